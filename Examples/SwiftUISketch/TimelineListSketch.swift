@@ -1,0 +1,4 @@
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
+import TimelineKit

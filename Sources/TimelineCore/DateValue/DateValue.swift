@@ -1,0 +1,52 @@
+/// A date as the user wrote it: a year, a month, a day, or a timestamp with an offset.
+///
+/// A date value keeps its text (and so its precision) for display, and has an
+/// ``instant`` for ordering: a partial or calendar date is the start of its period at
+/// UTC midnight (`2019` is 2019-01-01T00:00:00Z); a timestamp is its UTC instant.
+///
+/// Accepted forms: `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, and
+/// `YYYY-MM-DDTHH:MM[:SS[.fraction]]` followed by `Z` or `±HH:MM`, years 0001–9999.
+/// Create one with ``init(parsing:)``.
+public struct DateValue: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// How much of a date the text gives.
+    public enum Precision: Int, Hashable, Sendable, Comparable {
+        /// `YYYY`.
+        case year
+        /// `YYYY-MM`.
+        case month
+        /// `YYYY-MM-DD`.
+        case day
+        /// `YYYY-MM-DDTHH:MM` with an offset.
+        case minute
+        /// `YYYY-MM-DDTHH:MM:SS` with an offset.
+        case second
+        /// `YYYY-MM-DDTHH:MM:SS.fraction` with an offset.
+        case fraction
+
+        /// Orders precisions from the coarsest (year) to the finest (fraction).
+        public static func < (lhs: Precision, rhs: Precision) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// The text exactly as written, such as `"2019-03"`.
+    public let text: String
+    /// The UTC instant the value stands for (the start of its period for partial dates).
+    public let instant: Instant
+    /// How much of a date the text gives.
+    public let precision: Precision
+
+    /// Creates a value from parts already validated by the parser.
+    init(text: String, instant: Instant, precision: Precision) {
+        self.text = text
+        self.instant = instant
+        self.precision = precision
+    }
+
+    /// Orders values by instant, then by text, so that the order agrees with `==`.
+    public static func < (lhs: DateValue, rhs: DateValue) -> Bool {
+        if lhs.instant != rhs.instant { return lhs.instant < rhs.instant }
+        return lhs.text < rhs.text
+    }
+
+    /// The text as written.
+    public var description: String { text }
+}

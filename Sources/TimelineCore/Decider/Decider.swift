@@ -1,0 +1,115 @@
+/// The pure heart of the domain: commands become facts, facts change state.
+///
+/// `decide` validates a command against the current state and returns the facts to
+/// record, or a ``Rejection``; `evolve` applies a fact. Replaying a log applies the same
+/// rules through ``check(_:in:)``: a fact the decider would refuse makes the log invalid.
+public enum Decider {
+    /// Returns the facts that `command` records in `state`, or why it is refused.
+    ///
+    /// Titles and names are trimmed of whitespace at both ends before they are recorded.
+    /// A command that changes nothing (moving an event to its own timeline, renaming to
+    /// the same name) is accepted and still records its fact.
+    public static func decide(_ command: Command, _ state: DomainState) throws(Rejection) -> [Fact] {
+        let facts = proposedFacts(for: command, in: state)
+        var state = state
+        for fact in facts {
+            try check(fact, in: state)
+            state.apply(fact)
+        }
+        return facts
+    }
+
+    /// Returns the state after `fact`.
+    public static func evolve(_ state: DomainState, _ fact: Fact) -> DomainState {
+        var state = state
+        state.apply(fact)
+        return state
+    }
+
+    /// Checks that `fact` follows the domain rules in `state`; throws the rule it breaks.
+    ///
+    /// - Complexity: O(*t*) for the length *t* of a title or name, otherwise O(1).
+    public static func check(_ fact: Fact, in state: DomainState) throws(Rejection) {
+        switch fact {
+        case .timelineCreated(let id, let name):
+            guard state.timelines[id] == nil else { throw .timelineExists(id) }
+            try checkText(name, field: "timeline name")
+        case .timelineRenamed(let id, let name):
+            guard state.timelines[id] != nil else { throw .unknownTimeline(id) }
+            try checkText(name, field: "timeline name")
+        case .timelineRemoved(let id):
+            guard state.timelines[id] != nil else { throw .unknownTimeline(id) }
+        case .eventAdded(let id, let timeline, let title, _):
+            guard state.events[id] == nil else { throw .eventExists(id) }
+            guard state.timelines[timeline] != nil else { throw .unknownTimeline(timeline) }
+            try checkText(title, field: "title")
+        case .eventRetitled(let id, let title):
+            guard state.events[id] != nil else { throw .unknownEvent(id) }
+            try checkText(title, field: "title")
+        case .dateSet(let id, _):
+            guard state.events[id] != nil else { throw .unknownEvent(id) }
+        case .rangeSet(let id, let start, let end):
+            guard state.events[id] != nil else { throw .unknownEvent(id) }
+            if let end, end.instant < start.instant { throw .endBeforeStart(event: id, start: start, end: end) }
+        case .rangeClosed(let id, let end):
+            guard let event = state.events[id] else { throw .unknownEvent(id) }
+            guard case .range(let start, nil) = event.dates else { throw .notOpenRange(id) }
+            if end.instant < start.instant { throw .endBeforeStart(event: id, start: start, end: end) }
+        case .rangeReopened(let id):
+            guard let event = state.events[id] else { throw .unknownEvent(id) }
+            guard event.dates.isClosedRange else { throw .notClosedRange(id) }
+        case .eventMoved(let id, let timeline):
+            guard state.events[id] != nil else { throw .unknownEvent(id) }
+            guard state.timelines[timeline] != nil else { throw .unknownTimeline(timeline) }
+        case .eventRemoved(let id):
+            guard state.events[id] != nil else { throw .unknownEvent(id) }
+        }
+    }
+
+    /// The facts a command asks for, before any rule is checked.
+    static func proposedFacts(for command: Command, in state: DomainState) -> [Fact] {
+        switch command {
+        case .createTimeline(let id, let name):
+            return [.timelineCreated(timeline: id, name: trimmed(name))]
+        case .renameTimeline(let id, let name):
+            return [.timelineRenamed(timeline: id, name: trimmed(name))]
+        case .removeTimeline(let id):
+            return [.timelineRemoved(timeline: id)]
+        case .addEvent(let id, let timeline, let title, let dates):
+            let added = Fact.eventAdded(event: id, timeline: timeline, title: trimmed(title), date: dates.start)
+            guard case .range(let start, let end) = dates else { return [added] }
+            return [added, .rangeSet(event: id, start: start, end: end)]
+        case .retitleEvent(let id, let title):
+            return [.eventRetitled(event: id, title: trimmed(title))]
+        case .setDate(let id, let date):
+            return [.dateSet(event: id, date: date)]
+        case .setRange(let id, let start, let end):
+            return [.rangeSet(event: id, start: start, end: end)]
+        case .closeRange(let id, let end):
+            return [.rangeClosed(event: id, end: end)]
+        case .reopenRange(let id):
+            return [.rangeReopened(event: id)]
+        case .moveEvent(let id, let timeline):
+            return [.eventMoved(event: id, timeline: timeline)]
+        case .removeEvent(let id):
+            return [.eventRemoved(event: id)]
+        }
+    }
+
+    /// Checks a name or title: 1–1000 characters once whitespace at both ends is trimmed.
+    static func checkText(_ text: String, field: String) throws(Rejection) {
+        let count = trimmedSlice(text).count
+        if count == 0 { throw .emptyText(field: field) }
+        if count > Rejection.maximumTextLength { throw .textTooLong(field: field, length: count) }
+    }
+
+    /// The text without whitespace (spaces, tabs, newlines) at either end.
+    static func trimmed(_ text: String) -> String { String(trimmedSlice(text)) }
+
+    private static func trimmedSlice(_ text: String) -> Substring {
+        var slice = Substring(text)
+        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
+        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        return slice
+    }
+}

@@ -1,0 +1,58 @@
+/// The identifier of a timeline event, unique across all timelines while the event exists.
+///
+/// Event identifiers order date rows that share an instant; that comparison is by the
+/// identifier's UTF-8 bytes (see ``EventID/precedesInUTF8(_:)``), never by Swift's
+/// Unicode-aware `String` comparison.
+public struct EventID: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The identifier's text, exactly as recorded in the log.
+    public var rawValue: String
+
+    /// Creates an identifier from its text.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Creates an identifier from its text.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// Creates an identifier from a string literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// The identifier's text.
+    public var description: String { rawValue }
+
+    /// Whether this identifier sorts before `other` when both are compared as UTF-8 bytes.
+    ///
+    /// - Complexity: O(*m*), where *m* is the length of the shorter identifier.
+    @inlinable
+    public func precedesInUTF8(_ other: EventID) -> Bool {
+        EventID.compareUTF8(rawValue, other.rawValue) < 0
+    }
+
+    /// Compares two strings by their UTF-8 bytes: negative, zero or positive.
+    ///
+    /// - Complexity: O(*m*), where *m* is the length of the shorter string.
+    @inlinable
+    public static func compareUTF8(_ a: String, _ b: String) -> Int {
+        var a = a, b = b
+        return a.withUTF8 { pa in
+            b.withUTF8 { pb in
+                let n = min(pa.count, pb.count)
+                if n > 0, let ba = pa.baseAddress, let bb = pb.baseAddress {
+                    let c = memcmpBytes(ba, bb, n)
+                    if c != 0 { return c }
+                }
+                return pa.count - pb.count
+            }
+        }
+    }
+}
+
+@usableFromInline
+func memcmpBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Int {
+    var i = 0
+    while i < n {
+        let x = a[i], y = b[i]
+        if x != y { return Int(x) - Int(y) }
+        i += 1
+    }
+    return 0
+}

@@ -1,0 +1,47 @@
+/// One entry of the log: its position, its metadata and the fact it records.
+///
+/// A record the store writes holds exactly one fact. A record of an old schema version
+/// is upcast when read and may then stand for several of today's facts, which are
+/// always applied together, at the record's position.
+public struct Record: Hashable, Sendable {
+    /// The record's position in the log (its `seq`): 1, 2, 3, … with no gaps.
+    public var position: Int64
+    /// The facts the record stands for, in order; one for every record the store writes.
+    public var facts: [Fact]
+    /// When the record was appended (its `at`), if the log says.
+    public var recordedAt: DateValue?
+    /// The id of the command that produced the record (its `cmd`), for idempotent resends.
+    public var commandID: String?
+    /// How many records of the same atomic batch follow this one (its `more`, 0 for the last).
+    public var batchRemainder: Int
+
+    /// Creates a record.
+    public init(
+        position: Int64,
+        facts: [Fact],
+        recordedAt: DateValue? = nil,
+        commandID: String? = nil,
+        batchRemainder: Int = 0
+    ) {
+        self.position = position
+        self.facts = facts
+        self.recordedAt = recordedAt
+        self.commandID = commandID
+        self.batchRemainder = batchRemainder
+    }
+
+    /// Creates a record of one fact.
+    public init(
+        position: Int64,
+        fact: Fact,
+        recordedAt: DateValue? = nil,
+        commandID: String? = nil,
+        batchRemainder: Int = 0
+    ) {
+        self.init(position: position, facts: [fact], recordedAt: recordedAt, commandID: commandID,
+                  batchRemainder: batchRemainder)
+    }
+
+    /// The fact schema version the store writes (a record's `v`).
+    public static let currentVersion = 1
+}

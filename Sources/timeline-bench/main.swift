@@ -1,0 +1,2 @@
+import TimelineKit
+print("timeline-bench: not yet")
