@@ -1,0 +1,123 @@
+import Testing
+@testable import TimelineCore
+
+@Suite("Date values")
+struct DateValueTests {
+    /// Valid texts and their UTC instants, as `YYYY-MM-DDTHH:MM:SS[.ffffff]Z`.
+    static let valid: [(String, String, DateValue.Precision)] = [
+        ("2019", "2019-01-01T00:00:00Z", .year),
+        ("0001", "0001-01-01T00:00:00Z", .year),
+        ("9999", "9999-01-01T00:00:00Z", .year),
+        ("1970", "1970-01-01T00:00:00Z", .year),
+        ("2019-03", "2019-03-01T00:00:00Z", .month),
+        ("2019-12", "2019-12-01T00:00:00Z", .month),
+        ("2024-02-29", "2024-02-29T00:00:00Z", .day),
+        ("2000-02-29", "2000-02-29T00:00:00Z", .day),
+        ("2023-01-31", "2023-01-31T00:00:00Z", .day),
+        ("2023-02-28", "2023-02-28T00:00:00Z", .day),
+        ("2023-03-31", "2023-03-31T00:00:00Z", .day),
+        ("2023-04-30", "2023-04-30T00:00:00Z", .day),
+        ("2023-05-31", "2023-05-31T00:00:00Z", .day),
+        ("2023-06-30", "2023-06-30T00:00:00Z", .day),
+        ("2023-07-31", "2023-07-31T00:00:00Z", .day),
+        ("2023-08-31", "2023-08-31T00:00:00Z", .day),
+        ("2023-09-30", "2023-09-30T00:00:00Z", .day),
+        ("2023-10-31", "2023-10-31T00:00:00Z", .day),
+        ("2023-11-30", "2023-11-30T00:00:00Z", .day),
+        ("2023-12-31", "2023-12-31T00:00:00Z", .day),
+        ("0001-01-01", "0001-01-01T00:00:00Z", .day),
+        ("9999-12-31", "9999-12-31T00:00:00Z", .day),
+        ("1969-12-31", "1969-12-31T00:00:00Z", .day),
+        ("2019-03-01T10:30Z", "2019-03-01T10:30:00Z", .minute),
+        ("2019-03-01T10:30:15Z", "2019-03-01T10:30:15Z", .second),
+        ("2019-03-01T10:30:15.5Z", "2019-03-01T10:30:15.500000Z", .fraction),
+        ("2019-03-01T10:30:15.123456Z", "2019-03-01T10:30:15.123456Z", .fraction),
+        ("2019-03-01T10:30:15.123456789Z", "2019-03-01T10:30:15.123456Z", .fraction),
+        ("2019-03-01T10:30+05:30", "2019-03-01T05:00:00Z", .minute),
+        ("2019-03-01T10:30-00:00", "2019-03-01T10:30:00Z", .minute),
+        ("2019-03-01T00:30+01:00", "2019-02-28T23:30:00Z", .minute),
+        ("2019-12-31T23:59:59-01:00", "2020-01-01T00:59:59Z", .second),
+        ("2024-02-29T23:59:59.999999Z", "2024-02-29T23:59:59.999999Z", .fraction),
+        ("0001-01-01T00:00Z", "0001-01-01T00:00:00Z", .minute),
+        ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z", .second),
+    ]
+
+    @Test(arguments: valid)
+    func parsesValidText(_ text: String, _ utc: String, _ precision: DateValue.Precision) throws {
+        let value = try DateValue(parsing: text)
+        #expect(value.text == text)
+        #expect(value.instant.description == utc)
+        #expect(value.precision == precision)
+    }
+
+    /// Invalid texts and the exact reason given.
+    static let invalid: [(String, String)] = [
+        ("", "empty; " + DateValueParser.formsHint),
+        ("2019-3-1", "month must be two digits, 01–12"),
+        ("2019-13", "month must be 01–12"),
+        ("2019-00", "month must be 01–12"),
+        ("0000", "year must be 0001–9999"),
+        ("10000", "year must be four digits (0001–9999)"),
+        ("19", "year must be four digits; " + DateValueParser.formsHint),
+        ("abcd", "year must be four digits; " + DateValueParser.formsHint),
+        ("2019/03", "expected \"-\" after the year; " + DateValueParser.formsHint),
+        ("2023-02-29", "day must be 01–28: 2023 is not a leap year"),
+        ("1900-02-29", "day must be 01–28: 1900 is not a leap year"),
+        ("2024-02-30", "day must be 01–29 in month 02"),
+        ("2019-04-31", "day must be 01–30 in month 04"),
+        ("2019-01-32", "day must be 01–31 in month 01"),
+        ("2019-01-00", "day must be 01–31 in month 01"),
+        ("2019-01-1", "day must be two digits"),
+        ("2019-01-01T10:30", "a time needs an offset: Z or ±HH:MM"),
+        ("2019-01-01T24:00Z", "hour must be 00–23"),
+        ("2019-01-01T10:60Z", "minute must be 00–59"),
+        ("2019-01-01T10:30:60Z", "second must be 00–59"),
+        ("2019-01-01T10Z", "time must be HH:MM"),
+        ("2019-01-01T10:30:15.Z", "fraction of a second must have at least one digit"),
+        ("2019-01-01T10:30+5:30", "offset must be Z or ±HH:MM"),
+        ("2019-01-01T10:30+24:00", "offset must be within ±23:59"),
+        ("2019-01-01T10:30z", "a time needs an offset: Z or ±HH:MM"),
+        ("2019-01-01t10:30Z", "expected \"T\" and a time after the day; " + DateValueParser.formsHint),
+        ("2019-01-01 10:30Z", "expected \"T\" and a time after the day; " + DateValueParser.formsHint),
+        ("2019-01-01T10:30ZZ", "unexpected text after the offset"),
+        (" 2019", "year must be four digits; " + DateValueParser.formsHint),
+        ("2019 ", "expected \"-\" after the year; " + DateValueParser.formsHint),
+        ("-2019", "year must be four digits; " + DateValueParser.formsHint),
+        ("２０１９", "year must be four digits; " + DateValueParser.formsHint),
+    ]
+
+    @Test(arguments: invalid)
+    func rejectsInvalidText(_ text: String, _ reason: String) {
+        #expect(throws: DateValueError(value: text, reason: reason)) { try DateValue(parsing: text) }
+    }
+
+    @Test func errorMessageQuotesTheValue() {
+        let error = DateValueError(value: "2019-13", reason: "month must be 01–12")
+        #expect(error.description == "date \"2019-13\": month must be 01–12")
+    }
+
+    @Test func ordersByInstantThenText() throws {
+        let year = try DateValue(parsing: "2019")
+        let day = try DateValue(parsing: "2019-01-01")
+        let later = try DateValue(parsing: "2019-01-01T00:00:01Z")
+        #expect(year.instant == day.instant)
+        #expect(year != day)
+        #expect(year < day)  // same instant: text decides, so < agrees with ==
+        #expect(day < later)
+        #expect(try DateValue(parsing: "2019-03-01T10:30+05:30").instant == DateValue(parsing: "2019-03-01T05:00Z").instant)
+    }
+
+    @Test func civilCalendarRoundTripsEveryDayOfFourCenturies() {
+        var days = CivilCalendar.daysFromCivil(year: 1800, month: 1, day: 1)
+        for year in 1800..<2200 {
+            for month in 1...12 {
+                for day in 1...CivilCalendar.daysInMonth(month, year: year) {
+                    #expect(CivilCalendar.daysFromCivil(year: year, month: month, day: day) == days)
+                    let back = CivilCalendar.civilFromDays(days)
+                    if back != (year, month, day) { Issue.record("\(year)-\(month)-\(day) came back as \(back)") }
+                    days += 1
+                }
+            }
+        }
+    }
+}
