@@ -1,0 +1,34 @@
+import TimelineCore
+
+/// An immutable copy of an event, shared by all of its rows in every view.
+///
+/// Rows refer to the snapshot instead of copying titles and ids, so a row in the index is
+/// a few words; a change to the event makes a new snapshot, and rows handed out earlier
+/// keep the old one. The class is immutable (`let` properties of `Sendable` types only),
+/// which makes it `Sendable`.
+final class EventSnapshot: Sendable {
+    let id: EventID
+    let timeline: TimelineID
+    let title: String
+    let dates: EventDates
+
+    init(id: EventID, timeline: TimelineID, title: String, dates: EventDates) {
+        self.id = id
+        self.timeline = timeline
+        self.title = title
+        self.dates = dates
+    }
+
+    func with(timeline: TimelineID? = nil, title: String? = nil, dates: EventDates? = nil) -> EventSnapshot {
+        EventSnapshot(id: id, timeline: timeline ?? self.timeline, title: title ?? self.title, dates: dates ?? self.dates)
+    }
+
+    /// The event's rows: one for a single date, two for a range.
+    var rowKinds: [RowKind] {
+        switch dates {
+        case .single: [.single]
+        case .range(_, nil): [.start, .ongoing]
+        case .range(_, .some): [.start, .end]
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import TimelineCore
+
+/// The date rows of the timelines, kept incrementally for any number of views.
+///
+/// A pure left fold over records: ``apply(_:)`` takes a batch of records and returns, per
+/// view that changed, one ``ChangeSet``; ``advanceClock(to:)`` moves ongoing rows of views
+/// that place them at "now". Applying records one by one gives exactly the rows that
+/// ``init(records:views:now:)`` builds from scratch.
+///
+/// Records are assumed to have passed the decider's rules (``Decider/check(_:in:)``);
+/// facts about unknown events are ignored rather than trapping.
+public struct TimelineProjection: Sendable {
+    /// The log position of the last record applied.
+    public private(set) var position: Int64 = 0
+    /// "Now", for views that place ongoing rows at now.
+    public private(set) var now: Instant
+
+    var events: [EventID: EventSnapshot] = [:]
+    var eventsByTimeline: [TimelineID: Set<EventID>] = [:]
+    var views: [ViewDefinition: ViewState] = [:]
+    var summaries = SummaryState()
+
+    /// Batches that touch more rows than this give a reset change set instead of indices.
+    public var resetThreshold = 10_000
+
+    /// Creates an empty projection that maintains `views`, with "now" from the clock.
+    public init(views: [ViewDefinition] = [ViewDefinition()], now: Instant) {
+        self.now = now
+        for definition in views { self.views[definition] = ViewState(definition: definition, position: 0) }
+    }
+
+    /// Builds the projection from records in one pass, sorting each view once.
+    ///
+    /// - Complexity: O(*r* + *n* log *n*) for *r* records and *n* rows.
+    public init<S: Sequence>(records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
+    where S.Element == Record {
+        self.init(views: views, now: now)
+        for record in records {
+            for fact in record.facts { applyToEvents(fact) }
+            position = record.position
+        }
+        for definition in views { rebuildView(definition) }
+    }
+
+    // MARK: Views
+
+    /// The views the projection maintains.
+    public var viewDefinitions: [ViewDefinition] { Array(views.keys) }
+
+    /// Starts maintaining a view (built from the current events), if it is not already.
+    /// - Complexity: O(*n* log *n*) for a new view, O(1) for one that exists.
+    public mutating func addView(_ definition: ViewDefinition) {
+        guard views[definition] == nil else { return }
+        rebuildView(definition)
+    }
+
+    /// Stops maintaining a view.
+    public mutating func removeView(_ definition: ViewDefinition) {
+        views[definition] = nil
+    }
+
+    /// The rows of a view, in list order, or `nil` for a view the projection does not maintain.
+    /// - Complexity: O(1).
+    public func rows(_ definition: ViewDefinition) -> RowList? {
+        views[definition]?.rows()
+    }
+
+    /// The sections of a view in list order (empty for a view without sections).
+    /// - Complexity: O(*s*) for *s* sections.
+    public func sections(_ definition: ViewDefinition) -> [Section] {
+        views[definition]?.sections(now: now.microsecondsSinceEpoch) ?? []
+    }
+
+    /// The log position of a view's latest change: the `from` of its next change set.
+    public func viewPosition(_ definition: ViewDefinition) -> Int64? {
+        views[definition]?.position
+    }
+
+    /// The timeline summaries, ordered by name and then id.
+    /// - Complexity: O(1).
+    public var timelineSummaries: [TimelineSummary] { summaries.list }
+
+    private mutating func rebuildView(_ definition: ViewDefinition) {
+        var view = ViewState(definition: definition, position: position)
+        let nowValue = now.microsecondsSinceEpoch
+        var entries: [RowEntry] = []
+        for snapshot in events.values where definition.filter.includes(snapshot) {
+            for kind in snapshot.rowKinds {
+                entries.append(RowEntry(event: snapshot, kind: kind, now: nowValue, placement: definition.placement))
+            }
+        }
+        view.rebuild(entries: entries, now: nowValue, position: position)
+        views[definition] = view
+    }
+
+    // MARK: Applying records
+
+    /// Applies a batch of records and returns the change sets: at most one per view, and
+    /// one for the summaries if they changed.
+    /// - Complexity: O(*k* log *n*) for *k* rows touched.
+    @discardableResult
+    public mutating func apply<C: Collection>(_ records: C) -> ProjectionChanges where C.Element == Record {
+        guard !records.isEmpty else { return ProjectionChanges() }
+        let nowValue = now.microsecondsSinceEpoch
+        for key in views.keys { views[key]!.beginBatch(now: nowValue) }
+        summaries.beginBatch()
+        for record in records {
+            for fact in record.facts { applyIncrementally(fact) }
+            position = record.position
+        }
+        var changes = ProjectionChanges()
+        for key in views.keys {
+            if let changeSet = views[key]!.endBatch(to: position, now: nowValue, resetThreshold: resetThreshold) {
+                changes.rows.append(changeSet)
+            }
+        }
+        changes.summaries = summaries.endBatch(to: position)
+        return changes
+    }
+
+    /// Applies one record; see ``apply(_:)-(C)``.
+    @discardableResult
+    public mutating func apply(_ record: Record) -> ProjectionChanges {
+        apply(CollectionOfOne(record))
+    }
+
+    /// Updates the events (not the views) for a fact; returns the event's snapshot before and after.
+    @discardableResult
+    private mutating func applyToEvents(_ fact: Fact) -> [(old: EventSnapshot?, new: EventSnapshot?)] {
+        summaries.apply(fact, events: events)
+        switch fact {
+        case .timelineCreated, .timelineRenamed:
+            return []
+        case .timelineRemoved(let timeline):
+            let ids = eventsByTimeline.removeValue(forKey: timeline) ?? []
+            return ids.compactMap { id in events.removeValue(forKey: id).map { (old: $0, new: nil) } }
+        case .eventAdded(let id, let timeline, let title, let date):
+            let snapshot = EventSnapshot(id: id, timeline: timeline, title: title, dates: .single(date))
+            let old = events.updateValue(snapshot, forKey: id)
+            if let old { eventsByTimeline[old.timeline]?.remove(id) }
+            eventsByTimeline[timeline, default: []].insert(id)
+            return [(old, snapshot)]
+        case .eventRemoved(let id):
+            guard let old = events.removeValue(forKey: id) else { return [] }
+            eventsByTimeline[old.timeline]?.remove(id)
+            return [(old, nil)]
+        case .eventMoved(let id, let timeline):
+            guard let old = events[id] else { return [] }
+            eventsByTimeline[old.timeline]?.remove(id)
+            eventsByTimeline[timeline, default: []].insert(id)
+            return [replace(old, with: old.with(timeline: timeline))]
+        case .eventRetitled(let id, let title):
+            guard let old = events[id] else { return [] }
+            return [replace(old, with: old.with(title: title))]
+        case .dateSet(let id, let date):
+            guard let old = events[id] else { return [] }
+            return [replace(old, with: old.with(dates: .single(date)))]
+        case .rangeSet(let id, let start, let end):
+            guard let old = events[id] else { return [] }
+            return [replace(old, with: old.with(dates: .range(start: start, end: end)))]
+        case .rangeClosed(let id, let end):
+            guard let old = events[id] else { return [] }
+            return [replace(old, with: old.with(dates: .range(start: old.dates.start, end: end)))]
+        case .rangeReopened(let id):
+            guard let old = events[id] else { return [] }
+            return [replace(old, with: old.with(dates: .range(start: old.dates.start, end: nil)))]
+        }
+    }
+
+    private mutating func replace(_ old: EventSnapshot, with new: EventSnapshot) -> (old: EventSnapshot?, new: EventSnapshot?) {
+        events[new.id] = new
+        return (old, new)
+    }
+
+    private mutating func applyIncrementally(_ fact: Fact) {
+        let changes = applyToEvents(fact)
+        guard !changes.isEmpty else { return }
+        let nowValue = now.microsecondsSinceEpoch
+        for key in views.keys {
+            let placement = key.placement
+            for change in changes {
+                let oldEntries = entries(of: change.old, in: key, now: nowValue, placement: placement)
+                let newEntries = entries(of: change.new, in: key, now: nowValue, placement: placement)
+                // A row whose sort key is unchanged is replaced in place; others move.
+                var remaining = newEntries
+                for old in oldEntries {
+                    if let i = remaining.firstIndex(where: { $0.id == old.id && sameKey($0, old) }) {
+                        views[key]!.replace(old, with: remaining.remove(at: i), now: nowValue)
+                    } else {
+                        views[key]!.remove(old, now: nowValue)
+                    }
+                }
+                for new in remaining { views[key]!.insert(new, now: nowValue) }
+            }
+        }
+    }
+
+    private func sameKey(_ a: RowEntry, _ b: RowEntry) -> Bool {
+        a.instant == b.instant && a.kind.role == b.kind.role && a.isMarked == b.isMarked
+            && (a.kind == .ongoing) == (b.kind == .ongoing)
+    }
+
+    private func entries(of snapshot: EventSnapshot?, in view: ViewDefinition, now: Int64,
+                         placement: OngoingPlacement) -> [RowEntry] {
+        guard let snapshot, view.filter.includes(snapshot) else { return [] }
+        return snapshot.rowKinds.map { RowEntry(event: snapshot, kind: $0, now: now, placement: placement) }
+    }
+
+    // MARK: The clock
+
+    /// Moves "now" to `instant`: ongoing rows of `now`-placed views that pass dated rows move.
+    ///
+    /// Moving forward costs O(*k* log *n*) for the *k* rows whose place relative to the
+    /// ongoing rows changes; moving backwards rebuilds the `now`-placed views (a reset).
+    @discardableResult
+    public mutating func advanceClock(to instant: Instant) -> ProjectionChanges {
+        let old = now.microsecondsSinceEpoch, new = instant.microsecondsSinceEpoch
+        guard old != new else { return ProjectionChanges() }
+        var changes = ProjectionChanges()
+        let nowViews = views.keys.filter { $0.placement == .now }
+        if new < old {
+            now = instant
+            for key in nowViews {
+                rebuildView(key)
+                changes.rows.append(views[key]!.reset(to: position, now: new))
+            }
+            return changes
+        }
+        for key in nowViews {
+            let passed = views[key]!.rowsPassed(from: old, to: new)
+            views[key]!.beginBatch(now: old)
+            for entry in passed { views[key]!.remove(entry, now: old) }
+            for entry in passed {
+                views[key]!.insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now), now: new)
+            }
+            if let changeSet = views[key]!.endBatch(to: position, now: new, resetThreshold: resetThreshold) {
+                changes.rows.append(changeSet)
+            }
+        }
+        now = instant
+        return changes
+    }
+}
+
+/// The change sets one batch of records (or one clock change) produced.
+public struct ProjectionChanges: Sendable {
+    /// One change set per view that changed.
+    public var rows: [ChangeSet] = []
+    /// The summaries' change set, if any summary changed.
+    public var summaries: SummaryChangeSet?
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { rows.isEmpty && summaries == nil }
+
+    /// The change set of one view, if it changed.
+    public func changeSet(for view: ViewDefinition) -> ChangeSet? {
+        rows.first { $0.view == view }
+    }
+}

@@ -1,0 +1,60 @@
+import TimelineCore
+
+/// The rows of a view in list order: an immutable snapshot that shares structure with the view.
+///
+/// Taking a snapshot is O(1); the view goes on changing without affecting it. Rows are
+/// made on access from the ordered index, so the list costs a few words per row.
+public struct RowList: RandomAccessCollection, Sendable {
+    let index: OrderedIndex<RowEntry>
+    let descending: Bool
+
+    init(index: OrderedIndex<RowEntry>, descending: Bool) {
+        self.index = index
+        self.descending = descending
+    }
+
+    /// An empty list.
+    public init() {
+        self.init(index: OrderedIndex(), descending: false)
+    }
+
+    /// The position of the first row: always 0.
+    public var startIndex: Int { 0 }
+
+    /// One past the position of the last row: the number of rows.
+    public var endIndex: Int { index.count }
+
+    /// The number of rows.
+    /// - Complexity: O(1).
+    public var count: Int { index.count }
+
+    /// The row at `position` in list order.
+    /// - Complexity: O(log *n*).
+    public subscript(position: Int) -> Row {
+        index[descending ? index.count - 1 - position : position].row
+    }
+
+    /// Iterates over the rows in list order.
+    /// - Complexity: O(1) amortised per row ascending; O(log *n*) per row descending.
+    public func makeIterator() -> Iterator {
+        descending ? Iterator(descending: self) : Iterator(ascending: index.makeIterator())
+    }
+
+    /// An iterator over a row list.
+    public struct Iterator: IteratorProtocol {
+        var ascending: OrderedIndex<RowEntry>.Iterator?
+        var list: RowList?
+        var offset: Int = 0
+
+        init(ascending: OrderedIndex<RowEntry>.Iterator) { self.ascending = ascending }
+        init(descending list: RowList) { self.list = list }
+
+        /// The next row, or `nil` after the last.
+        public mutating func next() -> Row? {
+            if ascending != nil { return ascending!.next()?.row }
+            guard let list, offset < list.count else { return nil }
+            defer { offset += 1 }
+            return list[offset]
+        }
+    }
+}

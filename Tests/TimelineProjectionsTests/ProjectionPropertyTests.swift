@@ -1,0 +1,145 @@
+import Testing
+import TimelineCore
+@testable import TimelineProjections
+
+/// Checks one change set against the rows before and after it.
+func checkChangeSet(_ changeSet: ChangeSet, old: [Row], new: [Row], oldSections: [Section],
+                    sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(Array(changeSet.rows) == new, sourceLocation: sourceLocation)
+    #expect(!changeSet.isEmpty, "empty change set", sourceLocation: sourceLocation)
+    #expect(changeSet.applied(to: old) == new, "applying the change set", sourceLocation: sourceLocation)
+    if changeSet.isReset { return }
+    let sources = changeSet.removals + changeSet.moves.map(\.from)
+    let destinations = changeSet.insertions + changeSet.moves.map(\.to)
+    #expect(Set(sources).count == sources.count, "an old index used twice", sourceLocation: sourceLocation)
+    #expect(Set(destinations).count == destinations.count, "a new index used twice", sourceLocation: sourceLocation)
+    #expect(sources.allSatisfy { old.indices.contains($0) }, "old index out of range", sourceLocation: sourceLocation)
+    #expect(destinations.allSatisfy { new.indices.contains($0) }, "new index out of range", sourceLocation: sourceLocation)
+    #expect(changeSet.removals == changeSet.removals.sorted(), sourceLocation: sourceLocation)
+    #expect(changeSet.insertions == changeSet.insertions.sorted(), sourceLocation: sourceLocation)
+    let oldByID = Dictionary(uniqueKeysWithValues: old.map { ($0.id, $0) })
+    let newByID = Dictionary(uniqueKeysWithValues: new.map { ($0.id, $0) })
+    for id in changeSet.updates {
+        #expect(oldByID[id] != nil && newByID[id] != nil && oldByID[id] != newByID[id],
+                "update of \(id) without a change of content", sourceLocation: sourceLocation)
+    }
+    for (id, row) in newByID where oldByID[id] != nil && oldByID[id] != row {
+        #expect(changeSet.updates.contains(id), "changed row \(id) not in updates", sourceLocation: sourceLocation)
+    }
+    #expect(changeSet.sectionRemovals.allSatisfy { oldSections.indices.contains($0) }, sourceLocation: sourceLocation)
+    #expect(changeSet.sectionInsertions.allSatisfy { changeSet.sections.indices.contains($0) }, sourceLocation: sourceLocation)
+    let oldNames = oldSections.map(\.id), newNames = changeSet.sections.map(\.id)
+    var names = oldNames
+    for index in changeSet.sectionRemovals.sorted(by: >) { names.remove(at: index) }
+    for index in changeSet.sectionInsertions.sorted() { names.insert(newNames[index], at: index) }
+    #expect(names == newNames, "applying section changes", sourceLocation: sourceLocation)
+}
+
+@Suite("Projection properties")
+struct ProjectionPropertyTests {
+    static let now = date("2015-06-01T12:00Z").instant
+
+    @Test(arguments: 0..<40)
+    func incrementalEqualsReferenceAndRebuild(seed: UInt64) {
+        var generator = FactGenerator(seed: seed)
+        var projection = TimelineProjection(views: allViews, now: Self.now)
+        var records: [Record] = []
+        var positions = Dictionary(uniqueKeysWithValues: allViews.map { ($0, Int64(0)) })
+        var summaryPosition: Int64 = 0
+        var rng = SplitMix64(seed: seed &+ 1000)
+        for _ in 0..<60 {
+            // A batch of one to three commands' records.
+            var batch: [Record] = []
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                batch.append(Record(position: Int64(records.count + batch.count + 1), facts: generator.nextFacts()))
+            }
+            let oldRows = Dictionary(uniqueKeysWithValues: allViews.map { ($0, Array(projection.rows($0)!)) })
+            let oldSections = Dictionary(uniqueKeysWithValues: allViews.map { ($0, projection.sections($0)) })
+            let oldSummaries = projection.timelineSummaries
+            let changes = projection.apply(batch)
+            records += batch
+            #expect(projection.position == Int64(records.count))
+            for view in allViews {
+                let expected = ReferenceModel.rows(generator.state, view, now: Self.now)
+                let rows = Array(projection.rows(view)!)
+                #expect(rows == expected, "seed \(seed) view \(view)")
+                #expect(projection.sections(view) == ReferenceModel.sections(generator.state, view, now: Self.now))
+                if let changeSet = changes.changeSet(for: view) {
+                    checkChangeSet(changeSet, old: oldRows[view]!, new: rows, oldSections: oldSections[view]!)
+                    #expect(changeSet.from == positions[view]!, "change sets chain")
+                    #expect(changeSet.to == Int64(records.count))
+                    positions[view] = changeSet.to
+                } else {
+                    #expect(oldRows[view]! == rows, "a view changed without a change set")
+                    #expect(oldSections[view]! == projection.sections(view))
+                }
+            }
+            #expect(changes.rows.count == Set(changes.rows.map(\.view)).count, "one change set per view")
+            if let summaryChanges = changes.summaries {
+                #expect(summaryChanges.from == summaryPosition)
+                summaryPosition = summaryChanges.to
+                #expect(summaryChanges.applied(to: oldSummaries) == projection.timelineSummaries)
+            } else {
+                #expect(oldSummaries == projection.timelineSummaries)
+            }
+        }
+        let rebuilt = TimelineProjection(records: records, views: allViews, now: Self.now)
+        for view in allViews {
+            #expect(Array(rebuilt.rows(view)!) == Array(projection.rows(view)!))
+            #expect(rebuilt.sections(view) == projection.sections(view))
+        }
+        #expect(rebuilt.timelineSummaries == projection.timelineSummaries)
+        #expect(projection.timelineSummaries == ReferenceSummaries.of(generator.state))
+    }
+
+    @Test(arguments: 0..<25)
+    func advancingTheClockEqualsRebuildingAtTheNewNow(seed: UInt64) {
+        var generator = FactGenerator(seed: seed)
+        let nowViews = allViews.filter { $0.placement == .now }
+        var records: [Record] = []
+        for i in 1...60 { records.append(Record(position: Int64(i), facts: generator.nextFacts())) }
+        var now = date("1980").instant
+        var projection = TimelineProjection(records: records, views: nowViews, now: now)
+        let steps = ["1990", "1990-04-12", "1990-04-12", "1999-12-31T23:59:59Z", "2000", "2000-02-29T00:00:00.000001Z",
+                     "2010-06-15T10:30Z", "2019", "2019-03", "2024-02-29", "2030", "2015"].map { date($0).instant }
+        for next in steps {
+            let oldRows = Dictionary(uniqueKeysWithValues: nowViews.map { ($0, Array(projection.rows($0)!)) })
+            let oldSections = Dictionary(uniqueKeysWithValues: nowViews.map { ($0, projection.sections($0)) })
+            let changes = projection.advanceClock(to: next)
+            now = next
+            for view in nowViews {
+                let rows = Array(projection.rows(view)!)
+                #expect(rows == ReferenceModel.rows(generator.state, view, now: now), "seed \(seed) now \(now) \(view)")
+                #expect(projection.sections(view) == ReferenceModel.sections(generator.state, view, now: now))
+                if let changeSet = changes.changeSet(for: view) {
+                    checkChangeSet(changeSet, old: oldRows[view]!, new: rows, oldSections: oldSections[view]!)
+                } else {
+                    #expect(oldRows[view]! == rows)
+                    #expect(oldSections[view]! == projection.sections(view))
+                }
+            }
+            let rebuilt = TimelineProjection(records: records, views: nowViews, now: now)
+            for view in nowViews { #expect(Array(rebuilt.rows(view)!) == Array(projection.rows(view)!)) }
+        }
+    }
+}
+
+enum ReferenceSummaries {
+    static func of(_ state: DomainState) -> [TimelineSummary] {
+        state.timelines.values.map { timeline in
+            let events = state.events.values.filter { $0.timeline == timeline.id }
+            let dates = events.flatMap { event -> [DateValue] in
+                switch event.dates {
+                case .single(let d): [d]
+                case .range(let s, let e): [s] + (e.map { [$0] } ?? [])
+                }
+            }.sorted()
+            return TimelineSummary(id: timeline.id, name: timeline.name, eventCount: events.count,
+                                   earliest: dates.first, latest: dates.last,
+                                   ongoingCount: events.filter(\.dates.isOpenRange).count)
+        }.sorted { a, b in
+            let an = Array(a.name.utf8), bn = Array(b.name.utf8)
+            return an != bn ? an.lexicographicallyPrecedes(bn) : Array(a.id.rawValue.utf8).lexicographicallyPrecedes(Array(b.id.rawValue.utf8))
+        }
+    }
+}
