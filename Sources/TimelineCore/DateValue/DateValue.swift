@@ -50,3 +50,12 @@ public struct DateValue: Hashable, Sendable, Comparable, CustomStringConvertible
     /// The text as written.
     public var description: String { text }
 }
+
+extension DateValue {
+    /// The value of an instant written as UTC text, `YYYY-MM-DDTHH:MM:SSZ` (with a
+    /// fraction when the instant has one): how the store writes a record's `at`.
+    public init(utc instant: Instant) {
+        self.init(text: InstantFormatter.iso8601(instant), instant: instant,
+                  precision: instant.microsecondsSinceEpoch % 1_000_000 == 0 ? .second : .fraction)
+    }
+}

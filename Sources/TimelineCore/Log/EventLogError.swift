@@ -1,0 +1,33 @@
+/// Why the log could not be opened, read or appended to; each message names the file and the rule.
+public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The log is not at the position the append expected.
+    case conflict(expected: Int64, actual: Int64)
+    /// Another process holds the log open for writing.
+    case inUse(path: String)
+    /// A system call failed.
+    case io(path: String, operation: String, code: Int32)
+    /// A line of the log is not a valid record (or breaks the order of positions).
+    case invalidLine(path: String, line: Int, reason: String)
+    /// The log was closed.
+    case closed(path: String)
+    /// A batch to append was empty.
+    case emptyBatch
+
+    /// A message a person can act on.
+    public var description: String {
+        switch self {
+        case .conflict(let expected, let actual):
+            "conflict: expected the log at position \(expected), but it is at \(actual)"
+        case .inUse(let path):
+            "log is in use: \(path) is open for writing by another process"
+        case .io(let path, let operation, let code):
+            "\(path): \(operation) failed: \(SystemError.message(code)) (errno \(code))"
+        case .invalidLine(let path, let line, let reason):
+            "\(path): line \(line): \(reason)"
+        case .closed(let path):
+            "\(path): the log is closed"
+        case .emptyBatch:
+            "nothing to append: the batch is empty"
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import TimelineCore
+import TimelineProjections
+
+/// The store front ends talk to: commands in, live views out.
+///
+/// `send` validates a command against the current state, appends its facts durably,
+/// applies them to every view and publishes one change set per changed view before it
+/// returns (read-your-writes). Views are live: ``changes(_:bufferLimit:)`` streams change
+/// sets, ``observe(_:bufferLimit:_:)`` calls a closure, and `TimelineViewModel` keeps an
+/// `@Observable` copy for SwiftUI. Nobody polls, and a slow subscriber never blocks a writer.
+public actor TimelineStore {
+    let log: any EventLog
+    let clock: any TimelineClock
+    private(set) var state = DomainState()
+    private(set) var projection: TimelineProjection
+    private var subscribers: [ViewDefinition: [UpdateBuffer<ChangeSet>]] = [:]
+    private var summarySubscribers: [UpdateBuffer<SummaryUpdate>] = []
+    private var tickTask: Task<Void, Never>?
+
+    /// Opens a store on `log`, replaying every record in it; by default an empty in-memory log.
+    ///
+    /// Every record is checked against the domain rules: a record the decider would refuse
+    /// makes the log unusable, and opening fails naming its position.
+    public init(log: any EventLog = InMemoryEventLog(), clock: any TimelineClock = SystemClock(),
+                views: [ViewDefinition] = [ViewDefinition()]) throws(StoreError) {
+        self.log = log
+        self.clock = clock
+        let records: [Record]
+        do { records = try log.records(after: 0) } catch { throw .log(error) }
+        var state = DomainState()
+        for record in records {
+            for fact in record.facts {
+                do { try Decider.check(fact, in: state) } catch {
+                    throw .invalidRecord(position: record.position, reason: error.description)
+                }
+                state.apply(fact)
+            }
+        }
+        self.state = state
+        self.projection = TimelineProjection(records: records, views: views, now: clock.now())
+    }
+
+    /// The position of the last record applied.
+    public var position: Int64 { projection.position }
+
+    /// "Now" as the store's views see it.
+    public var now: Instant { projection.now }
+
+    /// The timelines and events as they stand.
+    public var domainState: DomainState { state }
+
+    // MARK: Commands
+
+    /// Validates, appends, projects and publishes one command; returns its records.
+    ///
+    /// A command with an `id` that was already sent appends nothing and returns the records
+    /// of the first time. `expectedPosition`, when given, must be the log's position.
+    @discardableResult
+    public func send(_ command: Command, id: String? = nil, expectedPosition: Int64? = nil) throws(StoreError) -> [Record] {
+        try send([command], id: id, expectedPosition: expectedPosition)
+    }
+
+    /// Validates a batch of commands (each against the state after the ones before it),
+    /// appends all their facts as one atomic batch and publishes one change set per view.
+    @discardableResult
+    public func send(_ commands: [Command], id: String? = nil, expectedPosition: Int64? = nil) throws(StoreError) -> [Record] {
+        if let id {
+            do {
+                if let earlier = try log.records(forCommandID: id) { return earlier }
+            } catch {
+                throw .log(error)
+            }
+        }
+        var next = state
+        var facts: [Fact] = []
+        for command in commands {
+            let decided: [Fact]
+            do { decided = try Decider.decide(command, next) } catch { throw .rejected(error) }
+            for fact in decided { next.apply(fact) }
+            facts += decided
+        }
+        if facts.isEmpty { return [] }
+        let result: AppendResult
+        do {
+            result = try log.append(facts, options: AppendOptions(
+                expectedPosition: expectedPosition, commandID: id, recordedAt: DateValue(utc: clock.now())))
+        } catch {
+            throw .log(error)
+        }
+        if result.wasDuplicate { return result.records }
+        state = next
+        publish(projection.apply(result.records))
+        return result.records
+    }
+
+    // MARK: Views
+
+    /// The current rows of a view (maintained from now on if it was not already).
+    /// - Complexity: O(1) for a maintained view; O(*n* log *n*) to start one.
+    public func rows(_ view: ViewDefinition = ViewDefinition()) -> RowList {
+        projection.addView(view)
+        return projection.rows(view) ?? RowList()
+    }
+
+    /// The current sections of a view.
+    public func sections(_ view: ViewDefinition) -> [Section] {
+        projection.addView(view)
+        return projection.sections(view)
+    }
+
+    /// The timeline summaries, ordered by name.
+    public var timelineSummaries: [TimelineSummary] { projection.timelineSummaries }
+
+    /// A live view: an `AsyncSequence` whose first change set is the current rows (a reset),
+    /// followed by one change set per change.
+    ///
+    /// At most `bufferLimit` change sets wait for a slow subscriber; past that they collapse
+    /// into one reset. Cancel the iterating task, or the token, to end the subscription.
+    public func changes(_ view: ViewDefinition = ViewDefinition(), bufferLimit: Int = 256) -> ChangeStream {
+        projection.addView(view)
+        let buffer = UpdateBuffer<ChangeSet>(limit: bufferLimit) { $0.merged(with: $1) }
+        buffer.push(.initial(view: view, position: projection.viewPosition(view) ?? projection.position,
+                             rows: projection.rows(view) ?? RowList(), sections: projection.sections(view)))
+        subscribers[view, default: []].append(buffer)
+        return ChangeStream(buffer: buffer, token: SubscriptionToken(buffer: buffer))
+    }
+
+    /// Calls `handler` with the current rows and then with every change set of `view`, on a
+    /// task of its own; returns the token that ends the observation.
+    public func observe(
+        _ view: ViewDefinition = ViewDefinition(), bufferLimit: Int = 256,
+        _ handler: @escaping @Sendable (ChangeSet) async -> Void
+    ) -> SubscriptionToken {
+        let stream = changes(view, bufferLimit: bufferLimit)
+        let buffer = stream.buffer
+        Task {
+            while let changeSet = await buffer.next() { await handler(changeSet) }
+        }
+        return stream.token
+    }
+
+    /// The timeline summaries as a live stream: the current list, then each change.
+    public func summaryChanges(bufferLimit: Int = 256) -> SummaryStream {
+        let buffer = UpdateBuffer<SummaryUpdate>(limit: bufferLimit, collapse: SummaryUpdate.collapse)
+        buffer.push(.initial(projection.timelineSummaries, position: projection.position))
+        summarySubscribers.append(buffer)
+        return SummaryStream(buffer: buffer, token: SubscriptionToken(buffer: buffer))
+    }
+
+    private func publish(_ changes: ProjectionChanges) {
+        for changeSet in changes.rows {
+            guard var buffers = subscribers[changeSet.view] else { continue }
+            buffers.removeAll { $0.isFinished }
+            for buffer in buffers { buffer.push(changeSet) }
+            subscribers[changeSet.view] = buffers.isEmpty ? nil : buffers
+        }
+        if let summaries = changes.summaries {
+            summarySubscribers.removeAll { $0.isFinished }
+            for buffer in summarySubscribers { buffer.push(.changes(summaries)) }
+        }
+    }
+
+    /// The number of live subscriptions (for tests and diagnostics).
+    public var subscriptionCount: Int {
+        subscribers.values.reduce(0) { $0 + $1.filter { !$0.isFinished }.count }
+    }
+
+    // MARK: The clock
+
+    /// Sets "now" for the views that place ongoing rows at now, publishing the rows that move.
+    public func advanceClock(to instant: Instant) {
+        publish(projection.advanceClock(to: instant))
+    }
+
+    /// Reads the store's clock every `interval` and advances the views to it, until
+    /// ``stopClock()``; without it, "now" changes only through ``advanceClock(to:)``.
+    public func startClock(every interval: Duration) {
+        tickTask?.cancel()
+        tickTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard let self else { return }
+                await self.advanceClock(to: self.clock.now())
+            }
+        }
+    }
+
+    /// Stops the automatic clock.
+    public func stopClock() {
+        tickTask?.cancel()
+        tickTask = nil
+    }
+
+    /// Ends every subscription and stops the clock.
+    public func close() {
+        stopClock()
+        for buffer in subscribers.values.joined() { buffer.finish() }
+        for buffer in summarySubscribers { buffer.finish() }
+        subscribers = [:]
+        summarySubscribers = []
+    }
+}

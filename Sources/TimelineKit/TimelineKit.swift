@@ -1,2 +1,0 @@
-import TimelineCore
-import TimelineProjections
