@@ -1,0 +1,91 @@
+/// An element that an ``OrderedIndex`` can store.
+///
+/// The index keeps, for every subtree, how many of its elements are *marked*, so that
+/// it can count marked elements before a position and find the *n*-th marked or
+/// unmarked element in O(log *n*).
+public protocol OrderedIndexElement {
+    /// Whether the element counts as marked.
+    ///
+    /// The value must not change while the element is stored in an index; to change
+    /// it, replace the element with ``OrderedIndex/update(at:with:)``.
+    var isMarked: Bool { get }
+}
+
+/// A persistent positional sequence with O(log *n*) access, insertion and removal by
+/// index, stored as an order-statistic B-tree.
+///
+/// The index is *positional*: it never compares elements. Callers keep the elements in
+/// whatever order they need, computing positions with ``partitionIndex(where:)``.
+///
+/// Every node records its subtree's element count and its count of marked elements
+/// (see ``OrderedIndexElement/isMarked``), so rank queries over marks are logarithmic too.
+///
+/// The index is a value type with structural sharing. Copying it is O(1); a mutation
+/// copies only the nodes on its path that are shared with another copy, so a copy
+/// never observes later mutations of the original, and vice versa.
+public struct OrderedIndex<Element: OrderedIndexElement> {
+    /// The root node; an empty leaf when the index is empty.
+    var root: Node
+
+    /// The most elements a node may hold. Every node other than the root holds at
+    /// least `nodeCapacity / 2`.
+    let nodeCapacity: Int
+
+    /// Creates an empty index.
+    ///
+    /// - Complexity: O(1).
+    public init() {
+        self.init(nodeCapacity: Self.defaultNodeCapacity)
+    }
+
+    /// Creates an empty index whose nodes hold at most `nodeCapacity` elements.
+    ///
+    /// Tests use small capacities to build deep trees from few elements.
+    init(nodeCapacity: Int) {
+        precondition(nodeCapacity >= 2, "An OrderedIndex node must hold at least two elements")
+        self.root = Node()
+        self.nodeCapacity = nodeCapacity
+    }
+
+    /// The number of elements in the index.
+    ///
+    /// - Complexity: O(1).
+    public var count: Int { root.count }
+
+    /// Whether the index holds no elements.
+    ///
+    /// - Complexity: O(1).
+    public var isEmpty: Bool { root.count == 0 }
+
+    /// The number of marked elements in the index.
+    ///
+    /// - Complexity: O(1).
+    public var markedCount: Int { root.markedCount }
+
+    /// The number of unmarked elements in the index.
+    ///
+    /// - Complexity: O(1).
+    public var unmarkedCount: Int { root.count - root.markedCount }
+
+    /// The node capacity used by ``init()``: about 2 KiB of elements per node,
+    /// kept between 16 and 128 elements.
+    ///
+    /// Measured with 32-byte elements in a one-million-element index, 64 elements per
+    /// node gave the fastest single-element insertion and removal; larger nodes spend
+    /// more time moving elements, smaller ones more time descending.
+    static var defaultNodeCapacity: Int {
+        let stride = Swift.max(1, MemoryLayout<Element>.stride)
+        return Swift.min(128, Swift.max(16, 2048 / stride))
+    }
+
+    /// Makes the root uniquely referenced by this value, copying it if it is shared,
+    /// and returns it.
+    mutating func uniqueRoot() -> Node {
+        if !isKnownUniquelyReferenced(&root) {
+            root = root.copy(nodeCapacity: nodeCapacity)
+        }
+        return root
+    }
+}
+
+extension OrderedIndex: Sendable where Element: Sendable {}
