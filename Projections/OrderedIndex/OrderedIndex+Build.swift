@@ -2,8 +2,8 @@ extension OrderedIndex {
     /// Creates an index holding the given elements in the given order.
     ///
     /// The index does not sort; pass the elements already in the order the caller keeps.
-    /// The tree is built bottom-up with full nodes, so it takes little more memory than
-    /// the elements themselves.
+    /// The tree is built bottom-up with nodes as full as possible, each leaf's storage
+    /// sized to its elements, so it takes little more memory than the elements themselves.
     ///
     /// - Parameter elements: The elements, in order.
     /// - Complexity: O(*n*). A sequence without contiguous storage is first copied into
@@ -48,9 +48,7 @@ extension OrderedIndex {
         var start = 0
         for k in 0..<leafCount {
             let size = slots * (k + 1) / leafCount - slots * k / leafCount - 1
-            var leafElements = ContiguousArray<Element>()
-            leafElements.reserveCapacity(nodeCapacity)
-            leafElements.append(contentsOf: UnsafeBufferPointer(rebasing: elements[start..<(start + size)]))
+            let leafElements = ContiguousArray(UnsafeBufferPointer(rebasing: elements[start..<(start + size)]))
             nodes.append(Node(elements: leafElements, children: []))
             start += size
             if k < leafCount - 1 {

@@ -47,6 +47,7 @@ extension OrderedIndex.Node {
         if element.isMarked { markedCount += 1 }
         if isLeaf {
             if elements.count < nodeCapacity {
+                reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
                 elements.insert(element, at: position)
                 return nil
             }
@@ -58,6 +59,7 @@ extension OrderedIndex.Node {
             return nil
         }
         if elements.count < nodeCapacity {
+            reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
             elements.insert(separator, at: i)
             children.insert(right, at: i + 1)
             return nil
@@ -72,43 +74,55 @@ extension OrderedIndex.Node {
     /// the next one is returned as the separator and the rest move to the returned node;
     /// both halves hold at least `nodeCapacity / 2` elements. The subtree totals of this
     /// node must already include the inserted element.
+    ///
+    /// Both halves get new storage sized for their elements (see
+    /// ``grownCapacity(for:nodeCapacity:)``) rather than keeping a full node's worth.
     private func split(
         inserting element: Element,
         at position: Int,
         child: OrderedIndex.Node?,
         nodeCapacity: Int
     ) -> (Element, OrderedIndex.Node) {
-        let middle = (elements.count + 1) / 2
+        let total = elements.count + 1
+        let middle = total / 2
+        var leftElements = ContiguousArray<Element>()
+        leftElements.reserveCapacity(Self.grownCapacity(for: middle, nodeCapacity: nodeCapacity))
         var rightElements = ContiguousArray<Element>()
-        rightElements.reserveCapacity(nodeCapacity)
-        var rightChildren = ContiguousArray<OrderedIndex.Node>()
-        if child != nil { rightChildren.reserveCapacity(nodeCapacity + 1) }
+        rightElements.reserveCapacity(Self.grownCapacity(for: total - middle - 1, nodeCapacity: nodeCapacity))
         let separator: Element
         if position < middle {
+            leftElements.append(contentsOf: elements[..<position])
+            leftElements.append(element)
+            leftElements.append(contentsOf: elements[position..<(middle - 1)])
             separator = elements[middle - 1]
             rightElements.append(contentsOf: elements[middle...])
-            elements.removeSubrange((middle - 1)...)
-            elements.insert(element, at: position)
-            if let child {
+        } else if position == middle {
+            leftElements.append(contentsOf: elements[..<middle])
+            separator = element
+            rightElements.append(contentsOf: elements[middle...])
+        } else {
+            leftElements.append(contentsOf: elements[..<middle])
+            separator = elements[middle]
+            rightElements.append(contentsOf: elements[(middle + 1)..<position])
+            rightElements.append(element)
+            rightElements.append(contentsOf: elements[position...])
+        }
+        elements = leftElements
+
+        // Children: the left half keeps child slots `0...middle` of the combined list, the
+        // right half the rest. `child` goes just after the old child at slot `position`.
+        var rightChildren = ContiguousArray<OrderedIndex.Node>()
+        if let child {
+            rightChildren.reserveCapacity(nodeCapacity + 1)
+            if position < middle {
                 rightChildren.append(contentsOf: children[middle...])
                 children.removeSubrange(middle...)
                 children.insert(child, at: position + 1)
-            }
-        } else if position == middle {
-            separator = element
-            rightElements.append(contentsOf: elements[middle...])
-            elements.removeSubrange(middle...)
-            if let child {
+            } else if position == middle {
                 rightChildren.append(child)
                 rightChildren.append(contentsOf: children[(middle + 1)...])
                 children.removeSubrange((middle + 1)...)
-            }
-        } else {
-            separator = elements[middle]
-            rightElements.append(contentsOf: elements[(middle + 1)...])
-            rightElements.insert(element, at: position - middle - 1)
-            elements.removeSubrange(middle...)
-            if let child {
+            } else {
                 rightChildren.append(contentsOf: children[(middle + 1)...])
                 rightChildren.insert(child, at: position - middle)
                 children.removeSubrange((middle + 1)...)

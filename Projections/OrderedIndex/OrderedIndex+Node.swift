@@ -56,7 +56,7 @@ extension OrderedIndex {
         /// A new node with the same contents, sharing the children.
         ///
         /// The copy reserves the same storage as the original (never more than a full
-        /// node), so later insertions into it do not reallocate.
+        /// node): a copy replaces the original in the new version of the tree.
         func copy(nodeCapacity: Int) -> Node {
             var newElements = ContiguousArray<Element>()
             newElements.reserveCapacity(Swift.min(nodeCapacity, Swift.max(elements.capacity, elements.count)))
@@ -67,6 +67,26 @@ extension OrderedIndex {
                 newChildren.append(contentsOf: children)
             }
             return Node(elements: newElements, children: newChildren, count: count, markedCount: markedCount)
+        }
+
+        /// The storage to reserve for `needed` elements: a quarter more (at least four
+        /// more) for the insertions to come, but never more than a full node.
+        ///
+        /// Node arrays grow by this rule instead of doubling, so a node holds little more
+        /// storage than it has elements (half-full nodes after a split, or after appends at
+        /// the end, do not keep storage for a full node).
+        static func grownCapacity(for needed: Int, nodeCapacity: Int) -> Int {
+            Swift.max(needed, Swift.min(nodeCapacity, needed + Swift.max(4, needed / 4)))
+        }
+
+        /// Makes sure `extra` more elements fit in `elements` without reallocating, growing
+        /// the storage by ``grownCapacity(for:nodeCapacity:)`` if they do not.
+        @inline(__always)
+        func reserveRoom(forElements extra: Int, nodeCapacity: Int) {
+            let needed = elements.count + extra
+            if needed > elements.capacity {
+                elements.reserveCapacity(Self.grownCapacity(for: needed, nodeCapacity: nodeCapacity))
+            }
         }
 
         /// Makes child `i` uniquely referenced by this node, copying it if it is shared,

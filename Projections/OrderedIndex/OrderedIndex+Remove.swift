@@ -79,6 +79,7 @@ extension OrderedIndex.Node {
         let separator = elements[i - 1]
         let lifted = left.elements.removeLast()
         elements[i - 1] = lifted
+        child.reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
         child.elements.insert(separator, at: 0)
         var movedCount = 1
         var movedMarked = separator.isMarked ? 1 : 0
@@ -104,6 +105,7 @@ extension OrderedIndex.Node {
         let separator = elements[i]
         let lifted = right.elements.removeFirst()
         elements[i] = lifted
+        child.reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
         child.elements.append(separator)
         var movedCount = 1
         var movedMarked = separator.isMarked ? 1 : 0
@@ -126,6 +128,7 @@ extension OrderedIndex.Node {
         let left = uniqueChild(j, nodeCapacity: nodeCapacity)
         let separator = elements.remove(at: j)
         let right = children.remove(at: j + 1)
+        left.reserveRoom(forElements: 1 + right.elements.count, nodeCapacity: nodeCapacity)
         left.elements.append(separator)
         left.elements.append(contentsOf: right.elements)
         left.children.append(contentsOf: right.children)
