@@ -19,7 +19,8 @@ extension OrderedIndex {
 
     /// Removes all elements.
     ///
-    /// - Complexity: O(1) (the old nodes are released as their last owner goes away).
+    /// - Complexity: O(1) when a copy still shares the old nodes; otherwise O(*n*) to
+    ///   free them.
     public mutating func removeAll() {
         root = Node()
     }
@@ -30,16 +31,14 @@ extension OrderedIndex.Node {
     /// subtree, leaving every child of this node at least half full. This node itself may
     /// be left under-full; its parent rebalances it.
     func remove(at position: Int, nodeCapacity: Int) -> Element {
-        let removed: Element
-        let i: Int
         if isLeaf {
-            removed = elements.remove(at: position)
+            let removed = elements.remove(at: position)
             count -= 1
             if removed.isMarked { markedCount -= 1 }
             return removed
         }
-        let (slot, offset) = slot(containing: position)
-        i = slot
+        let (i, offset) = slot(containing: position)
+        let removed: Element
         let child = uniqueChild(i, nodeCapacity: nodeCapacity)
         if offset < child.count {
             removed = child.remove(at: offset, nodeCapacity: nodeCapacity)
