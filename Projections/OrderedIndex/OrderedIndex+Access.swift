@@ -1,0 +1,70 @@
+extension OrderedIndex {
+    /// The element at a position.
+    ///
+    /// Setting replaces the element in place, like ``update(at:with:)``; the index does
+    /// not check that the order the caller keeps is preserved.
+    ///
+    /// - Parameter position: A position in `0..<count`.
+    /// - Complexity: O(log *n*) to get or set. To visit many consecutive elements, iterate
+    ///   instead (O(1) amortised per element).
+    public subscript(position: Int) -> Element {
+        get {
+            precondition(position >= 0 && position < count, "OrderedIndex position out of range")
+            var node = root
+            var offset = position
+            while !node.isLeaf {
+                let (i, childOffset) = node.slot(containing: offset)
+                let child = node.children[i]
+                if childOffset == child.count { return node.elements[i] }
+                node = child
+                offset = childOffset
+            }
+            return node.elements[offset]
+        }
+        set {
+            update(at: position, with: newValue)
+        }
+    }
+
+    /// Replaces the element at a position and returns the one it replaced.
+    ///
+    /// The index does not check order; the new element must belong at the same position
+    /// for a caller that keeps the index sorted. The marked counts are updated when the
+    /// new element's ``OrderedIndexElement/isMarked`` differs from the old one's.
+    ///
+    /// - Parameters:
+    ///   - position: A position in `0..<count`.
+    ///   - element: The new element.
+    /// - Returns: The element that was at `position`.
+    /// - Complexity: O(log *n*), plus copying the O(log *n*) nodes on the path that are
+    ///   shared with another copy of the index.
+    @discardableResult
+    public mutating func update(at position: Int, with element: Element) -> Element {
+        precondition(position >= 0 && position < count, "OrderedIndex position out of range")
+        return uniqueRoot().update(at: position, with: element, nodeCapacity: nodeCapacity)
+    }
+}
+
+extension OrderedIndex.Node {
+    /// Replaces the element at `position` of this uniquely referenced node's subtree,
+    /// adjusting the marked counts on the way back up.
+    func update(at position: Int, with element: Element, nodeCapacity: Int) -> Element {
+        let old: Element
+        if isLeaf {
+            old = elements[position]
+            elements[position] = element
+        } else {
+            let (i, offset) = slot(containing: position)
+            if offset == children[i].count {
+                old = elements[i]
+                elements[i] = element
+            } else {
+                old = uniqueChild(i, nodeCapacity: nodeCapacity).update(at: offset, with: element, nodeCapacity: nodeCapacity)
+            }
+        }
+        if old.isMarked != element.isMarked {
+            markedCount += element.isMarked ? 1 : -1
+        }
+        return old
+    }
+}

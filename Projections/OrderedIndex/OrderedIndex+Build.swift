@@ -1,0 +1,89 @@
+extension OrderedIndex {
+    /// Creates an index holding the given elements in the given order.
+    ///
+    /// The index does not sort; pass the elements already in the order the caller keeps.
+    /// The tree is built bottom-up with nodes as full as possible, each leaf's storage
+    /// sized to its elements, so it takes little more memory than the elements themselves.
+    ///
+    /// - Parameter elements: The elements, in order.
+    /// - Complexity: O(*n*). A sequence without contiguous storage is first copied into
+    ///   a temporary array.
+    public init<S: Sequence>(_ elements: S) where S.Element == Element {
+        self.init(elements, nodeCapacity: Self.defaultNodeCapacity)
+    }
+
+    /// Creates an index holding the given elements in the given order, with nodes of at
+    /// most `nodeCapacity` elements.
+    init<S: Sequence>(_ elements: S, nodeCapacity: Int) where S.Element == Element {
+        self.init(nodeCapacity: nodeCapacity)
+        if let built = elements.withContiguousStorageIfAvailable({ Self.build($0, nodeCapacity: nodeCapacity) }) {
+            root = built
+        } else {
+            let array = ContiguousArray(elements)
+            root = array.withUnsafeBufferPointer { Self.build($0, nodeCapacity: nodeCapacity) }
+        }
+    }
+
+    /// Builds a tree bottom-up: first the leaves, spread evenly and as full as possible,
+    /// with one separator between neighbours; then each level of parents over the level
+    /// below, until one node remains.
+    ///
+    /// Spreading `k` items over `ceil(k / (capacity + 1))` groups of nearly equal size
+    /// keeps every group within `capacity + 1` and, when there are at least two groups,
+    /// above `capacity / 2`, so every node but the root is at least half full.
+    private static func build(_ elements: UnsafeBufferPointer<Element>, nodeCapacity: Int) -> Node {
+        let total = elements.count
+        if total <= nodeCapacity {
+            return Node(elements: ContiguousArray(elements), children: [])
+        }
+
+        // Leaves: `total + 1` slots (each leaf's elements plus the separator after it, the
+        // last leaf having none) shared among the leaves.
+        let slots = total + 1
+        let leafCount = (slots + nodeCapacity) / (nodeCapacity + 1)
+        var nodes = ContiguousArray<Node>()
+        nodes.reserveCapacity(leafCount)
+        var separators = ContiguousArray<Element>()
+        separators.reserveCapacity(leafCount - 1)
+        var start = 0
+        for k in 0..<leafCount {
+            let size = slots * (k + 1) / leafCount - slots * k / leafCount - 1
+            let leafElements = ContiguousArray(UnsafeBufferPointer(rebasing: elements[start..<(start + size)]))
+            nodes.append(Node(elements: leafElements, children: []))
+            start += size
+            if k < leafCount - 1 {
+                separators.append(elements[start])
+                start += 1
+            }
+        }
+
+        // Parents: `separators[j]` lies between `nodes[j]` and `nodes[j + 1]`. A parent over
+        // `nodes[begin..<end]` takes the separators between them; the one after `end - 1`
+        // goes up a level.
+        while nodes.count > 1 {
+            let childCount = nodes.count
+            let parentCount = (childCount + nodeCapacity) / (nodeCapacity + 1)
+            var parents = ContiguousArray<Node>()
+            parents.reserveCapacity(parentCount)
+            var parentSeparators = ContiguousArray<Element>()
+            parentSeparators.reserveCapacity(parentCount - 1)
+            for k in 0..<parentCount {
+                let begin = childCount * k / parentCount
+                let end = childCount * (k + 1) / parentCount
+                var parentElements = ContiguousArray<Element>()
+                parentElements.reserveCapacity(nodeCapacity)
+                parentElements.append(contentsOf: separators[begin..<(end - 1)])
+                var parentChildren = ContiguousArray<Node>()
+                parentChildren.reserveCapacity(nodeCapacity + 1)
+                parentChildren.append(contentsOf: nodes[begin..<end])
+                parents.append(Node(elements: parentElements, children: parentChildren))
+                if k < parentCount - 1 {
+                    parentSeparators.append(separators[end - 1])
+                }
+            }
+            nodes = parents
+            separators = parentSeparators
+        }
+        return nodes[0]
+    }
+}

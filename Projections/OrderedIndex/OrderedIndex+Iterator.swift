@@ -1,0 +1,85 @@
+extension OrderedIndex: Sequence {
+    /// An iterator over an index's elements in order.
+    ///
+    /// It keeps the path from the root to the current node, so each step is O(1)
+    /// amortised. The iterator holds its own references to the nodes: mutating the
+    /// index during iteration does not affect it (the mutation copies the shared path).
+    public struct Iterator: IteratorProtocol {
+        /// The elements of the current leaf.
+        private var leafElements: ContiguousArray<Element>
+        /// The position in `leafElements` of the next element to return.
+        private var leafOffset: Int
+        /// The internal nodes above the current leaf, outermost first, each with the
+        /// slot of the own element to return once the child below it is exhausted.
+        private var path: ContiguousArray<(node: Node, slot: Int)>
+
+        /// Creates an iterator whose first element is the one at `position`.
+        init(root: Node, startingAt position: Int) {
+            leafElements = []
+            leafOffset = 0
+            path = []
+            guard position < root.count else { return }
+            var node = root
+            var offset = position
+            while !node.isLeaf {
+                let (i, childOffset) = node.slot(containing: offset)
+                path.append((node, i))
+                let child = node.children[i]
+                if childOffset == child.count { return }  // Next comes `node.elements[i]`.
+                node = child
+                offset = childOffset
+            }
+            leafElements = node.elements
+            leafOffset = offset
+        }
+
+        /// Returns the next element, or `nil` after the last one.
+        ///
+        /// - Complexity: O(1) amortised.
+        public mutating func next() -> Element? {
+            if leafOffset < leafElements.count {
+                defer { leafOffset += 1 }
+                return leafElements[leafOffset]
+            }
+            while let top = path.last {
+                let slot = top.slot
+                if slot < top.node.elements.count {
+                    path[path.count - 1].slot = slot + 1
+                    descendToFirstLeaf(of: top.node.children[slot + 1])
+                    return top.node.elements[slot]
+                }
+                path.removeLast()
+            }
+            return nil
+        }
+
+        /// Makes the first leaf of `node`'s subtree the current one.
+        private mutating func descendToFirstLeaf(of node: Node) {
+            var node = node
+            while !node.isLeaf {
+                path.append((node, 0))
+                node = node.children[0]
+            }
+            leafElements = node.elements
+            leafOffset = 0
+        }
+    }
+
+    /// Returns an iterator over the elements in order.
+    ///
+    /// - Complexity: O(log *n*) to create; O(1) amortised per element.
+    public func makeIterator() -> Iterator {
+        Iterator(root: root, startingAt: 0)
+    }
+
+    /// Returns an iterator over the elements from a position on, in order.
+    ///
+    /// - Parameter position: The position of the first element to return, in `0...count`.
+    /// - Complexity: O(log *n*) to create; O(1) amortised per element.
+    public func makeIterator(startingAt position: Int) -> Iterator {
+        precondition(position >= 0 && position <= count, "OrderedIndex position out of range")
+        return Iterator(root: root, startingAt: position)
+    }
+}
+
+extension OrderedIndex.Iterator: Sendable where Element: Sendable {}

@@ -1,0 +1,137 @@
+extension OrderedIndex {
+    /// Removes and returns the element at a position, shifting the later elements down
+    /// by one.
+    ///
+    /// - Parameter position: The position of the element to remove, in `0..<count`.
+    /// - Returns: The removed element.
+    /// - Complexity: O(log *n*), plus copying the O(log *n*) nodes on the path (and
+    ///   their siblings used for rebalancing) that are shared with another copy.
+    @discardableResult
+    public mutating func remove(at position: Int) -> Element {
+        precondition(position >= 0 && position < count, "OrderedIndex removal position out of range")
+        let node = uniqueRoot()
+        let removed = node.remove(at: position, nodeCapacity: nodeCapacity)
+        if node.elements.isEmpty && !node.isLeaf {
+            root = node.children[0]
+        }
+        return removed
+    }
+
+    /// Removes all elements.
+    ///
+    /// - Complexity: O(1) when a copy still shares the old nodes; otherwise O(*n*) to
+    ///   free them.
+    public mutating func removeAll() {
+        root = Node()
+    }
+}
+
+extension OrderedIndex.Node {
+    /// Removes and returns the element at `position` of this uniquely referenced node's
+    /// subtree, leaving every child of this node at least half full. This node itself may
+    /// be left under-full; its parent rebalances it.
+    func remove(at position: Int, nodeCapacity: Int) -> Element {
+        if isLeaf {
+            let removed = elements.remove(at: position)
+            count -= 1
+            if removed.isMarked { markedCount -= 1 }
+            return removed
+        }
+        let (i, offset) = slot(containing: position)
+        let removed: Element
+        let child = uniqueChild(i, nodeCapacity: nodeCapacity)
+        if offset < child.count {
+            removed = child.remove(at: offset, nodeCapacity: nodeCapacity)
+        } else {
+            // The element is this node's own: replace it by its predecessor, the last
+            // element of the child before it.
+            removed = elements[i]
+            elements[i] = child.remove(at: offset - 1, nodeCapacity: nodeCapacity)
+        }
+        count -= 1
+        if removed.isMarked { markedCount -= 1 }
+        rebalance(child: i, nodeCapacity: nodeCapacity)
+        return removed
+    }
+
+    /// Restores the minimum fill of child `i` after a removal below it, by taking an
+    /// element from a sibling that can spare one or else merging with a sibling.
+    private func rebalance(child i: Int, nodeCapacity: Int) {
+        let minimum = nodeCapacity / 2
+        guard children[i].elements.count < minimum else { return }
+        if i > 0 && children[i - 1].elements.count > minimum {
+            rotateRight(into: i, nodeCapacity: nodeCapacity)
+        } else if i + 1 < children.count && children[i + 1].elements.count > minimum {
+            rotateLeft(into: i, nodeCapacity: nodeCapacity)
+        } else if i > 0 {
+            merge(at: i - 1, nodeCapacity: nodeCapacity)
+        } else {
+            merge(at: i, nodeCapacity: nodeCapacity)
+        }
+    }
+
+    /// Moves the separator before child `i` to the front of child `i`, and the last
+    /// element (and last child) of child `i - 1` up to replace it.
+    private func rotateRight(into i: Int, nodeCapacity: Int) {
+        let left = uniqueChild(i - 1, nodeCapacity: nodeCapacity)
+        let child = uniqueChild(i, nodeCapacity: nodeCapacity)
+        let separator = elements[i - 1]
+        let lifted = left.elements.removeLast()
+        elements[i - 1] = lifted
+        child.reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
+        child.elements.insert(separator, at: 0)
+        var movedCount = 1
+        var movedMarked = separator.isMarked ? 1 : 0
+        left.count -= 1
+        if lifted.isMarked { left.markedCount -= 1 }
+        if !left.isLeaf {
+            let grandchild = left.children.removeLast()
+            child.children.insert(grandchild, at: 0)
+            left.count -= grandchild.count
+            left.markedCount -= grandchild.markedCount
+            movedCount += grandchild.count
+            movedMarked += grandchild.markedCount
+        }
+        child.count += movedCount
+        child.markedCount += movedMarked
+    }
+
+    /// Moves the separator after child `i` to the end of child `i`, and the first element
+    /// (and first child) of child `i + 1` up to replace it.
+    private func rotateLeft(into i: Int, nodeCapacity: Int) {
+        let child = uniqueChild(i, nodeCapacity: nodeCapacity)
+        let right = uniqueChild(i + 1, nodeCapacity: nodeCapacity)
+        let separator = elements[i]
+        let lifted = right.elements.removeFirst()
+        elements[i] = lifted
+        child.reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
+        child.elements.append(separator)
+        var movedCount = 1
+        var movedMarked = separator.isMarked ? 1 : 0
+        right.count -= 1
+        if lifted.isMarked { right.markedCount -= 1 }
+        if !right.isLeaf {
+            let grandchild = right.children.removeFirst()
+            child.children.append(grandchild)
+            right.count -= grandchild.count
+            right.markedCount -= grandchild.markedCount
+            movedCount += grandchild.count
+            movedMarked += grandchild.markedCount
+        }
+        child.count += movedCount
+        child.markedCount += movedMarked
+    }
+
+    /// Merges child `j + 1` and the separator between them into child `j`.
+    private func merge(at j: Int, nodeCapacity: Int) {
+        let left = uniqueChild(j, nodeCapacity: nodeCapacity)
+        let separator = elements.remove(at: j)
+        let right = children.remove(at: j + 1)
+        left.reserveRoom(forElements: 1 + right.elements.count, nodeCapacity: nodeCapacity)
+        left.elements.append(separator)
+        left.elements.append(contentsOf: right.elements)
+        left.children.append(contentsOf: right.children)
+        left.count += 1 + right.count
+        left.markedCount += (separator.isMarked ? 1 : 0) + right.markedCount
+    }
+}

@@ -1,0 +1,36 @@
+extension OrderedIndex {
+    /// The first position whose element satisfies a predicate that is false for a prefix
+    /// of the index and true for the rest; `count` when it holds for no element.
+    ///
+    /// Use it to find where a key belongs in an index kept sorted by that key (for
+    /// example `partitionIndex { $0.key >= key }` for the first element not less than
+    /// `key`), and so the rank of an existing element.
+    ///
+    /// - Parameter belongsInSecondPartition: A predicate that is false for every element
+    ///   before some position and true for every element from it on.
+    /// - Returns: The position where the predicate first holds, in `0...count`.
+    /// - Complexity: O(log *n*) evaluations of the predicate: a binary search in each
+    ///   node along one root-to-leaf path.
+    public func partitionIndex(where belongsInSecondPartition: (Element) throws -> Bool) rethrows -> Int {
+        var node = root
+        var base = 0
+        while true {
+            var low = 0
+            var high = node.elements.count
+            while low < high {
+                let middle = low &+ (high &- low) >> 1
+                if try belongsInSecondPartition(node.elements[middle]) {
+                    high = middle
+                } else {
+                    low = middle &+ 1
+                }
+            }
+            if node.isLeaf { return base + low }
+            // Elements before `low` in this node, and every child subtree before child
+            // `low`, are in the first partition.
+            for child in node.children[..<low] { base += child.count }
+            base += low
+            node = node.children[low]
+        }
+    }
+}
