@@ -48,6 +48,18 @@ import Testing
         #expect(line.contains(expected))
     }
 
+    /// Long strings that are all escapes: the worst case for the room the encoder sets aside.
+    @Test func longStringsOfEscapes() throws {
+        let controls = String(repeating: "\u{1}", count: 5_000)
+        let quotes = String(repeating: "\"\\", count: 3_000)
+        let record = Record(position: 1, fact: .eventAdded(event: EventID(controls), timeline: TimelineID(quotes),
+                                                          title: controls + quotes, date: try day("2020")),
+                            recordedAt: try day("2020"), commandID: controls, batchRemainder: Int.max)
+        let line = RecordEncoder().encode(record)
+        #expect(line.count == 6 * 5_000 * 3 + 2 * 6_000 * 2 + 160)
+        #expect(try RecordDecoder().decode(line: line, lineNumber: 1, expectedPosition: 1) == record)
+    }
+
     @Test func plainLayoutLeavesOutCommandBatchAndChecksum() throws {
         let record = Record(position: 12, fact: .rangeClosed(event: "e1", end: try day("2001")),
                             recordedAt: try day("2026-11-29T12:00:00+01:00"), commandID: "c", batchRemainder: 3)

@@ -4,49 +4,61 @@
 /// `\b` `\f` or `\u00XX` (lowercase hexadecimal); everything else, non-ASCII included,
 /// is written as its raw UTF-8.
 enum JSONStringWriter {
-    /// Appends `string` in quotes, escaped, to `buffer`.
+    /// The most bytes the literal for a string of `utf8Count` bytes can take: quotes,
+    /// and every byte a control character written as `\u00XX`.
     @inline(__always)
-    static func append(_ string: String, to buffer: inout [UInt8]) {
-        var string = string
-        string.withUTF8 { bytes in append(bytes, to: &buffer) }
-    }
+    static func maximumLength(utf8Count: Int) -> Int { 2 + 6 * utf8Count }
 
-    /// Appends the UTF-8 `bytes` in quotes, escaped, to `buffer`.
-    static func append(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
-        buffer.append(0x22)
-        var runStart = 0
-        var i = 0
-        let n = bytes.count
-        while i < n {
-            let byte = bytes[i]
+    /// Writes the UTF-8 `bytes` in quotes, escaped, at `out`; returns how many bytes
+    /// were written, at most ``maximumLength(utf8Count:)``.
+    @inline(__always)
+    static func write(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var o = 0
+        out[o] = 0x22
+        o += 1
+        for byte in bytes {
             if byte >= 0x20, byte != 0x22, byte != 0x5C {
-                i += 1
+                out[o] = byte
+                o += 1
                 continue
             }
-            if i > runStart { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+            out[o] = 0x5C
             switch byte {
-            case 0x22: buffer.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: buffer.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: buffer.append(contentsOf: [0x5C, 0x6E])
-            case 0x09: buffer.append(contentsOf: [0x5C, 0x74])
-            case 0x0D: buffer.append(contentsOf: [0x5C, 0x72])
-            case 0x08: buffer.append(contentsOf: [0x5C, 0x62])
-            case 0x0C: buffer.append(contentsOf: [0x5C, 0x66])
+            case 0x22, 0x5C: out[o + 1] = byte
+            case 0x0A: out[o + 1] = 0x6E
+            case 0x09: out[o + 1] = 0x74
+            case 0x0D: out[o + 1] = 0x72
+            case 0x08: out[o + 1] = 0x62
+            case 0x0C: out[o + 1] = 0x66
             default:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                buffer.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                out[o + 1] = 0x75
+                out[o + 2] = 0x30
+                out[o + 3] = 0x30
+                out[o + 4] = hexDigit(byte >> 4)
+                out[o + 5] = hexDigit(byte & 0xF)
+                o += 4
             }
-            i += 1
-            runStart = i
+            o += 2
         }
-        if n > runStart { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
-        buffer.append(0x22)
+        out[o] = 0x22
+        return o + 1
+    }
+
+    /// Writes `string` in quotes, escaped, at `out`; returns how many bytes were written.
+    @inline(__always)
+    static func write(_ string: String, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var string = string
+        return string.withUTF8 { write($0, to: out) }
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? 0x30 + value : 0x61 + value - 10
     }
 
     /// `string` as a JSON string literal, for quoting values in messages.
     static func quoted(_ string: String) -> String {
-        var buffer: [UInt8] = []
-        append(string, to: &buffer)
-        return String(decoding: buffer, as: UTF8.self)
+        let capacity = maximumLength(utf8Count: string.utf8.count)
+        return String(unsafeUninitializedCapacity: capacity) { out in write(string, to: out.baseAddress!) }
     }
 }

@@ -61,91 +61,130 @@ public struct RecordEncoder: Sendable {
     ) {
         precondition(position >= 0, "a record's position is not negative")
         precondition(batchRemainder >= 0, "a record's batch remainder is not negative")
-        let lineStart = buffer.count
-        buffer.appendLiteral("{\"seq\":")
-        buffer.appendDecimal(UInt64(position))
-        buffer.appendLiteral(",\"type\":\"")
-        buffer.appendLiteral(RecordEncoder.typeName(fact.type))
-        buffer.appendLiteral("\",\"data\":{")
-        RecordEncoder.appendData(of: fact, to: &buffer)
-        buffer.append(0x7D)
-        if let recordedAt {
-            buffer.appendLiteral(",\"at\":")
-            JSONStringWriter.append(recordedAt.text, to: &buffer)
-        }
-        buffer.appendLiteral(",\"v\":")
-        buffer.appendDecimal(UInt64(Record.currentVersion))
-        if layout == .store {
-            if let commandID {
-                buffer.appendLiteral(",\"cmd\":")
-                JSONStringWriter.append(commandID, to: &buffer)
+        // The line is written into scratch memory (on the stack when it is small) and
+        // appended in one copy: far cheaper than many small appends to the array.
+        var textLength = RecordEncoder.textLength(of: fact)
+        if let recordedAt { textLength += recordedAt.text.utf8.count }
+        if let commandID { textLength += commandID.utf8.count }
+        let capacity = RecordEncoder.fixedLengthBound + JSONStringWriter.maximumLength(utf8Count: textLength)
+            + 2 * RecordEncoder.maximumStringCount
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            var line = LineWriter(scratch.baseAddress!)
+            line.literal("{\"seq\":")
+            line.decimal(UInt64(position))
+            line.literal(",\"type\":\"")
+            line.literal(RecordEncoder.typeName(fact.type))
+            line.literal("\",\"data\":{")
+            RecordEncoder.writeData(of: fact, to: &line)
+            line.byte(0x7D)
+            if let recordedAt {
+                line.literal(",\"at\":")
+                line.string(recordedAt.text)
             }
-            if batchRemainder != 0 {
-                buffer.appendLiteral(",\"more\":")
-                buffer.appendDecimal(UInt64(batchRemainder))
+            line.literal(",\"v\":")
+            line.decimal(UInt64(Record.currentVersion))
+            if layout == .store {
+                if let commandID {
+                    line.literal(",\"cmd\":")
+                    line.string(commandID)
+                }
+                if batchRemainder != 0 {
+                    line.literal(",\"more\":")
+                    line.decimal(UInt64(batchRemainder))
+                }
+                let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: line.start, count: line.count))
+                line.literal(",\"crc\":\"")
+                line.hex8(crc)
+                line.byte(0x22)
             }
-            let crc = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[lineStart...])) }
-            buffer.appendLiteral(",\"crc\":\"")
-            buffer.appendHex8(crc)
-            buffer.append(0x22)
+            line.literal("}\n")
+            assert(line.count <= capacity)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: line.start, count: line.count))
         }
-        buffer.appendLiteral("}\n")
+    }
+
+    /// Room for everything but the strings: the longest member names, `seq` and
+    /// `more` of 20 digits, the checksum.
+    private static let fixedLengthBound = 256
+    /// The most strings a line holds (four in `data`, `at`, `cmd`), for their quotes.
+    private static let maximumStringCount = 6
+
+    /// The UTF-8 length of all the strings of a fact's data.
+    private static func textLength(of fact: Fact) -> Int {
+        switch fact {
+        case .timelineCreated(let timeline, let name), .timelineRenamed(let timeline, let name):
+            timeline.rawValue.utf8.count + name.utf8.count
+        case .timelineRemoved(let timeline):
+            timeline.rawValue.utf8.count
+        case .eventAdded(let event, let timeline, let title, let date):
+            event.rawValue.utf8.count + timeline.rawValue.utf8.count + title.utf8.count + date.text.utf8.count
+        case .eventRetitled(let event, let title):
+            event.rawValue.utf8.count + title.utf8.count
+        case .dateSet(let event, let date), .rangeClosed(let event, let date):
+            event.rawValue.utf8.count + date.text.utf8.count
+        case .rangeSet(let event, let start, let end):
+            event.rawValue.utf8.count + start.text.utf8.count + (end?.text.utf8.count ?? 0)
+        case .rangeReopened(let event), .eventRemoved(let event):
+            event.rawValue.utf8.count
+        case .eventMoved(let event, let timeline):
+            event.rawValue.utf8.count + timeline.rawValue.utf8.count
+        }
     }
 
     /// The fact's fields, in the contract's order, without the braces.
-    private static func appendData(of fact: Fact, to buffer: inout [UInt8]) {
+    private static func writeData(of fact: Fact, to line: inout LineWriter) {
         switch fact {
         case .timelineCreated(let timeline, let name), .timelineRenamed(let timeline, let name):
-            buffer.appendLiteral("\"timeline\":")
-            JSONStringWriter.append(timeline.rawValue, to: &buffer)
-            buffer.appendLiteral(",\"name\":")
-            JSONStringWriter.append(name, to: &buffer)
+            line.literal("\"timeline\":")
+            line.string(timeline.rawValue)
+            line.literal(",\"name\":")
+            line.string(name)
         case .timelineRemoved(let timeline):
-            buffer.appendLiteral("\"timeline\":")
-            JSONStringWriter.append(timeline.rawValue, to: &buffer)
+            line.literal("\"timeline\":")
+            line.string(timeline.rawValue)
         case .eventAdded(let event, let timeline, let title, let date):
-            appendEvent(event, to: &buffer)
-            buffer.appendLiteral(",\"timeline\":")
-            JSONStringWriter.append(timeline.rawValue, to: &buffer)
-            buffer.appendLiteral(",\"title\":")
-            JSONStringWriter.append(title, to: &buffer)
-            buffer.appendLiteral(",\"date\":")
-            JSONStringWriter.append(date.text, to: &buffer)
+            writeEvent(event, to: &line)
+            line.literal(",\"timeline\":")
+            line.string(timeline.rawValue)
+            line.literal(",\"title\":")
+            line.string(title)
+            line.literal(",\"date\":")
+            line.string(date.text)
         case .eventRetitled(let event, let title):
-            appendEvent(event, to: &buffer)
-            buffer.appendLiteral(",\"title\":")
-            JSONStringWriter.append(title, to: &buffer)
+            writeEvent(event, to: &line)
+            line.literal(",\"title\":")
+            line.string(title)
         case .dateSet(let event, let date):
-            appendEvent(event, to: &buffer)
-            buffer.appendLiteral(",\"date\":")
-            JSONStringWriter.append(date.text, to: &buffer)
+            writeEvent(event, to: &line)
+            line.literal(",\"date\":")
+            line.string(date.text)
         case .rangeSet(let event, let start, let end):
-            appendEvent(event, to: &buffer)
-            buffer.appendLiteral(",\"start\":")
-            JSONStringWriter.append(start.text, to: &buffer)
-            buffer.appendLiteral(",\"end\":")
+            writeEvent(event, to: &line)
+            line.literal(",\"start\":")
+            line.string(start.text)
+            line.literal(",\"end\":")
             if let end {
-                JSONStringWriter.append(end.text, to: &buffer)
+                line.string(end.text)
             } else {
-                buffer.appendLiteral("null")
+                line.literal("null")
             }
         case .rangeClosed(let event, let end):
-            appendEvent(event, to: &buffer)
-            buffer.appendLiteral(",\"end\":")
-            JSONStringWriter.append(end.text, to: &buffer)
+            writeEvent(event, to: &line)
+            line.literal(",\"end\":")
+            line.string(end.text)
         case .rangeReopened(let event), .eventRemoved(let event):
-            appendEvent(event, to: &buffer)
+            writeEvent(event, to: &line)
         case .eventMoved(let event, let timeline):
-            appendEvent(event, to: &buffer)
-            buffer.appendLiteral(",\"timeline\":")
-            JSONStringWriter.append(timeline.rawValue, to: &buffer)
+            writeEvent(event, to: &line)
+            line.literal(",\"timeline\":")
+            line.string(timeline.rawValue)
         }
     }
 
     @inline(__always)
-    private static func appendEvent(_ event: EventID, to buffer: inout [UInt8]) {
-        buffer.appendLiteral("\"event\":")
-        JSONStringWriter.append(event.rawValue, to: &buffer)
+    private static func writeEvent(_ event: EventID, to line: inout LineWriter) {
+        line.literal("\"event\":")
+        line.string(event.rawValue)
     }
 
     /// The record `type` of a fact type, as a static string (no allocation).
@@ -166,40 +205,53 @@ public struct RecordEncoder: Sendable {
     }
 }
 
-fileprivate extension [UInt8] {
-    /// Appends the UTF-8 of a static string.
+/// Writes the bytes of one line into memory that the caller has sized for it.
+private struct LineWriter {
+    let start: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+
+    init(_ start: UnsafeMutablePointer<UInt8>) { self.start = start }
+
     @inline(__always)
-    mutating func appendLiteral(_ literal: StaticString) {
-        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    mutating func byte(_ value: UInt8) {
+        start[count] = value
+        count += 1
     }
 
-    /// Appends the decimal digits of `value`.
     @inline(__always)
-    mutating func appendDecimal(_ value: UInt64) {
-        if value < 10 {
-            append(UInt8(truncatingIfNeeded: value) + 0x30)
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // room for 24 digits, UInt64 needs 20
-        Swift.withUnsafeMutableBytes(of: &digits) { raw in
-            var v = value
-            var i = raw.count
-            while v > 0 {
-                i -= 1
-                raw[i] = UInt8(truncatingIfNeeded: v % 10) + 0x30
-                v /= 10
-            }
-            append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[i...]))
-        }
+    mutating func literal(_ text: StaticString) {
+        let length = text.utf8CodeUnitCount
+        UnsafeMutableRawPointer(start + count).copyMemory(from: text.utf8Start, byteCount: length)
+        count += length
     }
 
-    /// Appends `value` as 8 lowercase hexadecimal digits.
     @inline(__always)
-    mutating func appendHex8(_ value: UInt32) {
-        let hex: StaticString = "0123456789abcdef"
-        let digits = hex.utf8Start
-        for shift in stride(from: 28, through: 0, by: -4) {
-            append(digits[Int(value >> UInt32(shift) & 0xF)])
+    mutating func string(_ text: String) {
+        count += JSONStringWriter.write(text, to: start + count)
+    }
+
+    @inline(__always)
+    mutating func decimal(_ value: UInt64) {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
         }
+        var v = value
+        for k in stride(from: digits - 1, through: 0, by: -1) {
+            start[count + k] = UInt8(truncatingIfNeeded: v % 10) + 0x30
+            v /= 10
+        }
+        count += digits
+    }
+
+    @inline(__always)
+    mutating func hex8(_ value: UInt32) {
+        for k in 0..<8 {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt32(28 - 4 * k)) & 0xF
+            start[count + k] = nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10
+        }
+        count += 8
     }
 }
