@@ -60,7 +60,7 @@ struct FastRecordScanner {
         if i < n, p[i] == 0x2C {
             let covered = i
             guard literal(",\"crc\":\""), i + 9 <= n, p[i + 8] == 0x22,
-                  let stored = GeneralRecordReader.lowercaseHex8(UnsafeBufferPointer(start: p + i, count: 8)),
+                  let stored = lowercaseHex8(at: i),
                   CRC32C.checksum(UnsafeRawBufferPointer(start: p, count: covered)) == stored else { return nil }
             i += 9
         }
@@ -177,8 +177,23 @@ struct FastRecordScanner {
         let bytes = UnsafeBufferPointer(start: p + start, count: end - start)
         guard case .success(let parsed) = DateValueParser.parse(bytes) else { return nil }
         i = end + 1
-        return DateValue(text: String(decoding: bytes, as: UTF8.self), instant: parsed.instant,
+        return DateValue(text: JSONStringScanner.copyString(p + start, count: end - start), instant: parsed.instant,
                          precision: parsed.precision)
+    }
+
+    /// The value of the 8 lowercase hexadecimal digits at `offset`.
+    @inline(__always)
+    private func lowercaseHex8(at offset: Int) -> UInt32? {
+        var value: UInt32 = 0
+        for k in 0..<8 {
+            let c = p[offset + k]
+            switch c {
+            case 0x30...0x39: value = value << 4 | UInt32(c - 0x30)
+            case 0x61...0x66: value = value << 4 | UInt32(c - 0x61 + 10)
+            default: return nil
+            }
+        }
+        return value
     }
 
     /// A record type name and its closing quote.

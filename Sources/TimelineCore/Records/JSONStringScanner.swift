@@ -105,10 +105,20 @@ enum JSONStringScanner {
     /// - Precondition: ``scan(_:count:from:)`` accepted the bytes and gave this span.
     @inline(__always)
     static func makeString(_ p: UnsafePointer<UInt8>, from start: Int, to end: Int, hasEscapes: Bool) -> String {
-        if !hasEscapes {
-            return String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
-        }
+        if !hasEscapes { return copyString(p + start, count: end - start) }
         return unescape(p, from: start, to: end)
+    }
+
+    /// The string whose UTF-8 is the `count` bytes at `p`.
+    ///
+    /// Unlike `String(decoding:as:)`, this makes no dynamic cast to look for contiguous
+    /// storage, which shows in profiles of the record reader's fast path.
+    @inline(__always)
+    static func copyString(_ p: UnsafePointer<UInt8>, count: Int) -> String {
+        String(unsafeUninitializedCapacity: count) { out in
+            if count > 0 { UnsafeMutableRawPointer(out.baseAddress!).copyMemory(from: p, byteCount: count) }
+            return count
+        }
     }
 
     /// Unescapes checked content; an escape never takes fewer bytes than what it stands
