@@ -20,30 +20,32 @@ enum GeneralRecordReader {
         guard case .object(let members) = root else { throw .notAnObject }
         try verifyChecksum(members, line: line)
 
-        var known: [String: JSONValue] = [:]
+        var seqValue, typeValue, dataValue, atValue, versionValue, commandValue, moreValue: JSONValue?
         for member in members {
             switch member.key {
-            case "seq", "type", "data", "at", "v", "cmd", "more":
-                guard known.updateValue(member.value, forKey: member.key) == nil else {
-                    throw .duplicateMember(member.key)
-                }
-            default:
-                continue // unknown members are ignored; "crc" was checked above
+            case "seq": try setOnce(&seqValue, member)
+            case "type": try setOnce(&typeValue, member)
+            case "data": try setOnce(&dataValue, member)
+            case "at": try setOnce(&atValue, member)
+            case "v": try setOnce(&versionValue, member)
+            case "cmd": try setOnce(&commandValue, member)
+            case "more": try setOnce(&moreValue, member)
+            default: continue // unknown members are ignored; "crc" was checked above
             }
         }
 
-        let version = try known["v"].map { value throws(RecordError.Reason) in try nonNegativeInteger("v", value) }
+        let version = try versionValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("v", value) }
             ?? Int64(Record.currentVersion)
         guard version <= Record.currentVersion else { throw .unsupportedVersion(version) }
-        let seq = try known["seq"].map { value throws(RecordError.Reason) in try nonNegativeInteger("seq", value) }
-        let more = try known["more"].map { value throws(RecordError.Reason) in try nonNegativeInteger("more", value) }
-        let commandID = try known["cmd"].map { value throws(RecordError.Reason) in try string("cmd", value) }
-        let recordedAt = try known["at"].map { value throws(RecordError.Reason) in
+        let seq = try seqValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("seq", value) }
+        let more = try moreValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("more", value) }
+        let commandID = try commandValue.map { value throws(RecordError.Reason) in try string("cmd", value) }
+        let recordedAt = try atValue.map { value throws(RecordError.Reason) in
             try FactFields.parseDate(try string("at", value, expected: "a date string"))
         }
-        guard let typeValue = known["type"] else { throw .missingMember("type") }
+        guard let typeValue else { throw .missingMember("type") }
         let type = try string("type", typeValue)
-        guard let dataValue = known["data"] else { throw .missingMember("data") }
+        guard let dataValue else { throw .missingMember("data") }
         guard case .object(let data) = dataValue else {
             throw .wrongMemberType("data", expected: "an object", found: dataValue.foundDescription)
         }
@@ -60,6 +62,12 @@ enum GeneralRecordReader {
         }
         return DecodedLine(seq: seq, facts: facts, recordedAt: recordedAt, commandID: commandID,
                            batchRemainder: batchRemainder)
+    }
+
+    @inline(__always)
+    private static func setOnce(_ slot: inout JSONValue?, _ member: JSONMember) throws(RecordError.Reason) {
+        guard slot == nil else { throw .duplicateMember(member.key) }
+        slot = member.value
     }
 
     private static func string(
