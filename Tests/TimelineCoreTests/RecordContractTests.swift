@@ -39,6 +39,20 @@ import Testing
             == Record(position: 4, fact: .eventRetitled(event: "e1", title: "T"), commandID: "c"))
     }
 
+    /// Names one bit away from "crc" are only taken for a damaged checksum when the
+    /// member looks exactly like one (last, 8 lowercase hex digits).
+    @Test func membersNamedLikeTheChecksumAreOtherwiseUnknownMembers() throws {
+        let lines = [
+            #"{"type":"eventRemoved","data":{"event":"e"},"src":"notes.txt"}"#,
+            #"{"type":"eventRemoved","src":"0123abcd","data":{"event":"e"}}"#,
+            #"{"type":"eventRemoved","data":{"event":"e"},"crb":12345678}"#,
+        ]
+        for line in lines {
+            #expect(try RecordDecoder().decode(line: line, lineNumber: 1, expectedPosition: 1)
+                == Record(position: 1, fact: .eventRemoved(event: "e")))
+        }
+    }
+
     @Test func rangeEndAbsentNullOrADate() throws {
         let start = try day("2020-01")
         let cases: [(String, DateValue?)] = [

@@ -93,6 +93,7 @@ import Testing
         (11, #"{"crc":"00000000","type":"eventRemoved","data":{"event":"e"}}"#,
          #"line 11: member "crc" must be the last member, after at least one other"#),
         (11, #"{"type":"eventRemoved","data":{"event":"e"},"crb":"00000000"}"#, "line 11: checksum mismatch"),
+        (11, #"{"type":"eventRemoved","data":{"event":"e"},"cRc":"0123abcd"}"#, "line 11: checksum mismatch"),
     ] as [(Int, String, String)])
     func messages(lineNumber: Int, line: String, message: String) {
         #expect(decodingError(line, lineNumber: lineNumber, expectedPosition: Int64(lineNumber))?.description == message)

@@ -92,20 +92,24 @@ enum GeneralRecordReader {
     /// precedes it.
     ///
     /// `crc` must be the last member, written plainly (`"crc":"xxxxxxxx"`, 8 lowercase
-    /// hexadecimal digits, whitespace allowed around the colon and the comma). A member
-    /// whose name is one bit away from `crc` (`crb`, `cRc`, `src`, …) counts as a damaged
-    /// checksum, so that no single flipped bit turns a checked line into an unchecked one.
+    /// hexadecimal digits, whitespace allowed around the colon and the comma). A line
+    /// without `crc` whose last member looks exactly like one but for a name one bit away
+    /// (`"crb":"1a2b3c4d"`, `"cRc":…`) has a damaged checksum: so no single flipped bit
+    /// turns a checked line into an unchecked one, while ordinary unknown members (even
+    /// one named `src`) are still ignored.
     static func verifyChecksum(_ members: [JSONMember], line: UnsafeRawBufferPointer) throws(RecordError.Reason) {
         var crcIndex: Int?
-        for (index, member) in members.enumerated() {
-            if member.key == "crc" {
-                guard crcIndex == nil else { throw .duplicateMember("crc") }
-                crcIndex = index
-            } else if isOneBitFromCRC(member.key) {
+        for (index, member) in members.enumerated() where member.key == "crc" {
+            guard crcIndex == nil else { throw .duplicateMember("crc") }
+            crcIndex = index
+        }
+        guard let crcIndex else {
+            if let last = members.last, isOneBitFromCRC(last.key), case .string(let text) = last.value,
+               lowercaseHex8(Array(text.utf8)) != nil {
                 throw .checksumMismatch
             }
+            return
         }
-        guard let crcIndex else { return }
         guard crcIndex == members.count - 1, crcIndex > 0 else { throw .checksumNotLast }
         guard case .string(let text) = members[crcIndex].value, let stored = lowercaseHex8(Array(text.utf8)) else {
             throw .malformedChecksum

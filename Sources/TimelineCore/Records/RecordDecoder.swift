@@ -1,15 +1,19 @@
 /// Reads lines of the log as records.
 ///
 /// Each line is tried first on the fast path, a byte scanner for exactly the layout
-/// ``RecordEncoder`` writes (see ``FastRecordScanner``); at the first surprise it is read
-/// again on the general path, which takes any valid JSON object (see
-/// ``GeneralRecordReader``) and explains what is wrong with a line it cannot accept.
+/// ``RecordEncoder`` writes, which builds nothing but the record's strings; at the first
+/// surprise the line is read again on the general path, which takes any valid JSON
+/// object and explains what is wrong with a line it cannot accept.
 /// Both paths give the same record for the same line.
 ///
 /// Positions: the caller says which position it expects next (1 for the first line,
 /// then one more than the last record's). A line without `seq` (hand-written) gets that
 /// position; a line whose `seq` differs is an error, since positions run 1, 2, 3, …
 /// with no gaps.
+///
+/// Checks, in order: UTF-8, JSON, the checksum (a line with `crc` must match it, a line
+/// without one is accepted), the known members' types, the schema version (older
+/// versions are upcast, newer ones are errors), then `type` and the fields of `data`.
 ///
 /// A line is its bytes with or without the `\n` that ends it. How long a line may be is
 /// the caller's business.

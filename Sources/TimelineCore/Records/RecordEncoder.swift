@@ -7,7 +7,9 @@
 /// followed by `\n`. `data` holds the fact's fields in the order of the contract's table
 /// (an open range's `end` is written as `null`); `at` and `cmd` are left out when `nil`,
 /// `more` when 0. `crc` is the lowercase hexadecimal ``CRC32C`` of every byte of the line
-/// before `,"crc"`. Strings are escaped as ``JSONStringWriter`` does.
+/// before `,"crc"`. In strings, `"`, `\` and control characters (below U+0020) are
+/// escaped (`\n` `\t` `\r` `\b` `\f`, else `\u00XX`); everything else, non-ASCII
+/// included, is written as raw UTF-8.
 ///
 /// The plain layout (``Layout/plain``), for export, leaves out `cmd`, `more` and `crc`.
 public struct RecordEncoder: Sendable {

@@ -15,8 +15,9 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidJSON(String, column: Int)
         /// The JSON value is not an object.
         case notAnObject
-        /// The line's `crc` is not the CRC-32C of the bytes before `,"crc"`, or a
-        /// top-level member whose name is one bit away from `crc` (a damaged checksum).
+        /// The line's `crc` is not the CRC-32C of the bytes before `,"crc"`, or the
+        /// line ends with what must be a `crc` member whose name a flipped bit damaged
+        /// (a last member named one bit away from `crc` holding 8 lowercase hex digits).
         case checksumMismatch
         /// `crc` is not a string of 8 lowercase hexadecimal digits written plainly.
         case malformedChecksum
