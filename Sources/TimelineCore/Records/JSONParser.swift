@@ -37,21 +37,12 @@ struct JSONParser {
 
     /// Parses `bytes` as one JSON text.
     static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        try withBytes(bytes) { buffer throws(JSONParseError) in try parse(buffer) }
+        try bytes.withUnsafeBytes { buffer in Result { () throws(JSONParseError) in try parse(buffer) } }.get()
     }
 
     /// Parses the UTF-8 of `text` as one JSON text.
     static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
-    }
-
-    private static func withBytes<R>(
-        _ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(JSONParseError) -> R
-    ) throws(JSONParseError) -> R {
-        let result: Result<R, JSONParseError> = bytes.withUnsafeBytes { buffer in
-            do throws(JSONParseError) { return .success(try body(buffer)) } catch { return .failure(error) }
-        }
-        return try result.get()
     }
 
     private func error(_ reason: String, at offset: Int? = nil) -> JSONParseError {
