@@ -1,0 +1,76 @@
+/// CRC-32C (Castagnoli): the checksum at the end of every line the store writes.
+///
+/// Reflected polynomial `0x82F63B78`, initial value and final XOR `0xFFFFFFFF`, so the
+/// checksum of the ASCII text `123456789` is `0xE3069283`. The implementation is
+/// table-driven, slicing-by-8: eight bytes per step through eight 256-entry tables.
+public enum CRC32C {
+    /// The reflected Castagnoli polynomial.
+    static let polynomial: UInt32 = 0x82F6_3B78
+
+    /// Eight tables of 256 entries, one after the other: table `k` gives the CRC of a
+    /// byte followed by `k` zero bytes.
+    static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for byte in 0..<256 {
+            var crc = UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ polynomial : crc >> 1 }
+            tables[byte] = crc
+        }
+        for slice in 1..<8 {
+            for byte in 0..<256 {
+                let previous = tables[(slice - 1) * 256 + byte]
+                tables[slice * 256 + byte] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
+
+    /// The checksum of `bytes`.
+    ///
+    /// - Complexity: O(*n*) in the number of bytes.
+    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        update(0, with: bytes)
+    }
+
+    /// The checksum of `bytes`.
+    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBytes { checksum($0) }
+    }
+
+    /// The checksum of `bytes`.
+    public static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.withUnsafeBytes { checksum($0) }
+    }
+
+    /// Extends the checksum `crc` of some bytes with the bytes that follow them, so that
+    /// `update(checksum(a), with: b) == checksum(a + b)`.
+    public static func update(_ crc: UInt32, with bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return crc }
+        return tables.withUnsafeBufferPointer { table in
+            var crc = ~crc
+            var p = start
+            var remaining = bytes.count
+            let t = table.baseAddress!
+            while remaining >= 8 {
+                let word = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self)) ^ UInt64(crc)
+                crc = t[7 * 256 + Int(word & 0xFF)]
+                    ^ t[6 * 256 + Int((word >> 8) & 0xFF)]
+                    ^ t[5 * 256 + Int((word >> 16) & 0xFF)]
+                    ^ t[4 * 256 + Int((word >> 24) & 0xFF)]
+                    ^ t[3 * 256 + Int((word >> 32) & 0xFF)]
+                    ^ t[2 * 256 + Int((word >> 40) & 0xFF)]
+                    ^ t[1 * 256 + Int((word >> 48) & 0xFF)]
+                    ^ t[Int(word >> 56)]
+                p += 8
+                remaining -= 8
+            }
+            while remaining > 0 {
+                let byte = p.load(as: UInt8.self)
+                crc = t[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
+                p += 1
+                remaining -= 1
+            }
+            return ~crc
+        }
+    }
+}

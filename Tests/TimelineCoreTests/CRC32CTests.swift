@@ -1,0 +1,57 @@
+import Testing
+@testable import TimelineCore
+
+/// Bit by bit, straight from the definition: the reference the tables must agree with.
+private func referenceCRC32C(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+    }
+    return ~crc
+}
+
+@Suite struct CRC32CTests {
+    @Test func knownAnswer() {
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+    }
+
+    /// The iSCSI test vectors of RFC 3720, appendix B.4.
+    @Test(arguments: [
+        ([UInt8](repeating: 0, count: 32), UInt32(0x8A91_36AA)),
+        ([UInt8](repeating: 0xFF, count: 32), UInt32(0x62A8_AB43)),
+        ((0..<32).map { UInt8($0) }, UInt32(0x46DD_794E)),
+        ((0..<32).reversed().map { UInt8($0) }, UInt32(0x113F_DB5C)),
+    ])
+    func rfc3720Vectors(bytes: [UInt8], expected: UInt32) {
+        #expect(CRC32C.checksum(bytes) == expected)
+    }
+
+    @Test func emptyAndLong() {
+        #expect(CRC32C.checksum([UInt8]()) == 0)
+        let long = (0..<1024).map { UInt8($0 % 256) }
+        #expect(CRC32C.checksum(long) == 0x2CDF_6E8F)
+    }
+
+    @Test func agreesWithTheBitwiseDefinitionAtEveryLengthAndAlignment() {
+        var rng = SplitMix64(seed: 0xC0FFEE)
+        let pool = (0..<300).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        for start in 0..<9 {
+            for length in 0...(pool.count - start - 9) where length < 80 || length % 37 == 0 {
+                let slice = pool[start..<(start + length)]
+                #expect(CRC32C.checksum(slice) == referenceCRC32C(Array(slice)), "start \(start), length \(length)")
+            }
+        }
+    }
+
+    @Test func updateContinuesAChecksum() {
+        var rng = SplitMix64(seed: 42)
+        for _ in 0..<200 {
+            let bytes = (0..<Int.random(in: 0...100, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let cut = Int.random(in: 0...bytes.count, using: &rng)
+            let first = CRC32C.checksum(bytes[..<cut])
+            let whole = bytes[cut...].withUnsafeBytes { CRC32C.update(first, with: $0) }
+            #expect(whole == CRC32C.checksum(bytes))
+        }
+    }
+}
