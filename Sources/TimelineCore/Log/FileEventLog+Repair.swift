@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension FileEventLog {
+    /// What ``repair(path:)`` did: the records it kept and the lines it moved aside.
+    public struct RepairReport: Hashable, Sendable {
+        /// A line moved to the side file, with its number in the old log and the reason.
+        public struct MovedLine: Hashable, Sendable, CustomStringConvertible {
+            /// The line's number in the log before the repair.
+            public var line: Int
+            /// Why it could not stay.
+            public var reason: String
+
+            /// `line 7: checksum mismatch`.
+            public var description: String { "line \(line): \(reason)" }
+        }
+
+        /// How many records the repaired log holds.
+        public var kept: Int
+        /// The lines moved aside, in order.
+        public var moved: [MovedLine]
+        /// The side file that holds the moved lines, byte for byte (`nil` when nothing moved).
+        public var sideFile: String?
+    }
+
+    /// The side file next to a log that receives the lines a repair moves out.
+    public static func sideFilePath(for path: String) -> String { path + ".rejected" }
+
+    /// Repairs the log at `path`: every line that is not a valid record, or whose fact the
+    /// decider refuses, is appended byte for byte to the side file; the good records stay,
+    /// renumbered 1, 2, 3, … with fresh checksums. Nothing is deleted.
+    ///
+    /// The side file is made durable before the log is replaced (atomically, by rename).
+    /// Takes the writer's lock, so it fails with ``EventLogError/inUse(path:)`` while a
+    /// store has the log open.
+    public static func repair(path: String) throws(EventLogError) -> RepairReport {
+        let file = try SystemFile(path: path, flags: O_RDWR)
+        try file.lockExclusively()
+        let bytes = try file.readAll()
+        let decoder = RecordDecoder()
+        let encoder = RecordEncoder()
+        var state = DomainState()
+        var kept: [UInt8] = []
+        var rejected: [UInt8] = []
+        var moved: [RepairReport.MovedLine] = []
+        var position: Int64 = 0
+        var lineNumber = 0
+        var start = 0
+        bytes.withUnsafeBytes { raw in
+            while start < raw.count {
+                lineNumber += 1
+                let newline = LogReader.firstNewline(in: raw, from: start)
+                let end = newline ?? raw.count
+                let next = newline.map { $0 + 1 } ?? raw.count
+                defer { start = next }
+                let line = UnsafeRawBufferPointer(rebasing: raw[start..<end])
+                if LogReader.isBlank(line) { continue }
+                func reject(_ reason: String) {
+                    moved.append(RepairReport.MovedLine(line: lineNumber, reason: reason))
+                    rejected.append(contentsOf: line)
+                    rejected.append(0x0A)
+                }
+                if line.count > LogReader.maximumLineLength {
+                    reject("line is \(line.count) bytes long; at most \(LogReader.maximumLineLength) are allowed")
+                    continue
+                }
+                let decoded: DecodedLine
+                switch Result(catching: { () throws(RecordError) in try decoder.decodeLine(line, lineNumber: lineNumber) }) {
+                case .success(let line): decoded = line
+                case .failure(let error):
+                    reject(error.reason.description)
+                    continue
+                }
+                let facts = decoded.facts
+                var after = state
+                var refusal: String?
+                for fact in facts {
+                    if case .failure(let error) = Result(catching: { () throws(Rejection) in try Decider.check(fact, in: after) }) {
+                        refusal = "\(fact.type.rawValue): \(error.description)"
+                        break
+                    }
+                    after.apply(fact)
+                }
+                if let refusal {
+                    reject(refusal)
+                    continue
+                }
+                state = after
+                for fact in facts {
+                    position += 1
+                    encoder.encode(fact, position: position, recordedAt: decoded.recordedAt,
+                                   commandID: decoded.commandID, into: &kept)
+                }
+            }
+        }
+        guard !moved.isEmpty else { return RepairReport(kept: Int(position), moved: [], sideFile: nil) }
+        let side = sideFilePath(for: path)
+        let sideFile = try SystemFile(path: side, flags: O_WRONLY | O_CREAT | O_APPEND)
+        try sideFile.write(rejected, at: try sideFile.size())
+        try sideFile.sync()
+        SystemFile.syncDirectory(of: side)
+        try SystemFile.writeAtomically(kept, to: path)
+        return RepairReport(kept: Int(position), moved: moved, sideFile: side)
+    }
+}

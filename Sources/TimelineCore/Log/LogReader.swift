@@ -1,0 +1,161 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a whole JSON Lines log: splits it into lines, decodes each record, checks that
+/// positions run 1, 2, 3, … and that atomic batches are complete, and finds a torn tail.
+///
+/// A final line without a newline is read like any other when it is a complete record;
+/// an incomplete one is a *torn tail* (a crash in the middle of a write): it is reported
+/// in ``Contents/tornTail`` and not returned. So is an atomic batch whose last records
+/// never reached the file. Any other bad line makes the log invalid, and reading stops
+/// at the first one with its line number and the reason.
+///
+/// Blank lines are skipped (they still count for line numbers).
+public struct LogReader: Sendable {
+    /// The longest line accepted, in bytes; a record of the longest title is far shorter.
+    public static let maximumLineLength = 1 << 20
+
+    /// A torn tail: bytes at the end of the log that are not a complete record or batch.
+    public struct TornTail: Hashable, Sendable, CustomStringConvertible {
+        /// The line number where the torn part starts.
+        public var line: Int
+        /// The byte offset where the torn part starts: the log's valid length.
+        public var offset: Int
+        /// How many bytes are torn.
+        public var length: Int
+        /// Why the tail is torn.
+        public var reason: String
+
+        /// `line 7: incomplete last record (35 bytes): …`.
+        public var description: String { "line \(line): incomplete last record (\(length) bytes): \(reason)" }
+    }
+
+    /// What a log holds.
+    public struct Contents: Sendable {
+        /// The records, in order.
+        public var records: [Record]
+        /// The byte offset where each record's line starts (same order as `records`).
+        public var offsets: [Int]
+        /// The line number of each record.
+        public var lineNumbers: [Int]
+        /// The torn tail, if the log ends in one.
+        public var tornTail: TornTail?
+        /// The length of the valid part of the log, in bytes.
+        public var validLength: Int
+    }
+
+    /// Why a log is invalid: the first bad line and the rule it breaks.
+    public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The line number, from 1.
+        public var line: Int
+        /// The byte offset where the line starts.
+        public var offset: Int
+        /// What is wrong with it.
+        public var reason: String
+
+        /// `line 12: date "2019-13": month must be 01–12`.
+        public var description: String { "line \(line): \(reason)" }
+    }
+
+    private let decoder = RecordDecoder()
+
+    /// Creates a reader.
+    public init() {}
+
+    /// Reads every record of `bytes`, the whole content of a log.
+    /// - Complexity: O(*n*) in the size of the log.
+    public func read(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Contents {
+        var contents = Contents(records: [], offsets: [], lineNumbers: [], tornTail: nil, validLength: 0)
+        var start = 0
+        var lineNumber = 0
+        var batchStart: (index: Int, line: Int, offset: Int)?
+        var expectedRemainder = 0
+        let count = bytes.count
+        while start < count {
+            lineNumber += 1
+            let newline = Self.firstNewline(in: bytes, from: start)
+            let end = newline ?? count
+            let next = newline.map { $0 + 1 } ?? count
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            if Self.isBlank(line) {
+                start = next
+                if batchStart == nil { contents.validLength = next }
+                continue
+            }
+            if line.count > Self.maximumLineLength {
+                if newline == nil {
+                    contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
+                                                 reason: "longer than \(Self.maximumLineLength) bytes")
+                    break
+                }
+                throw Failure(line: lineNumber, offset: start,
+                              reason: "line is \(line.count) bytes long; at most \(Self.maximumLineLength) are allowed")
+            }
+            let record: Record
+            do {
+                record = try decoder.decode(line: line, lineNumber: lineNumber,
+                                            expectedPosition: Int64(contents.records.count + 1))
+            } catch {
+                if newline == nil {
+                    contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
+                                                 reason: error.reason.description)
+                    break
+                }
+                throw Failure(line: lineNumber, offset: start, reason: error.reason.description)
+            }
+            // Atomic batches: a record announcing `more` must be followed by the rest.
+            if batchStart != nil {
+                guard record.batchRemainder == expectedRemainder else {
+                    throw Failure(line: lineNumber, offset: start, reason:
+                        "batch incomplete: expected a record with \"more\":\(expectedRemainder), found \(record.batchRemainder)")
+                }
+            } else if record.batchRemainder > 0 {
+                batchStart = (contents.records.count, lineNumber, start)
+            }
+            contents.records.append(record)
+            contents.offsets.append(start)
+            contents.lineNumbers.append(lineNumber)
+            if record.batchRemainder > 0 {
+                expectedRemainder = record.batchRemainder - 1
+            } else {
+                batchStart = nil
+                contents.validLength = next
+            }
+            start = next
+        }
+        if let batch = batchStart {
+            // The batch never finished: none of it counts.
+            let torn = TornTail(line: batch.line, offset: batch.offset, length: count - batch.offset,
+                                reason: "atomic batch of \(contents.records.count - batch.index + expectedRemainder + 1) records "
+                                    + "has only \(contents.records.count - batch.index)")
+            contents.records.removeSubrange(batch.index...)
+            contents.offsets.removeSubrange(batch.index...)
+            contents.lineNumbers.removeSubrange(batch.index...)
+            contents.tornTail = torn
+            contents.validLength = batch.offset
+        } else if let torn = contents.tornTail {
+            contents.validLength = torn.offset
+        }
+        return contents
+    }
+
+    /// Reads every record of `bytes`.
+    public func read(_ bytes: [UInt8]) throws(Failure) -> Contents {
+        try bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try read(raw) } }.get()
+    }
+
+    static func firstNewline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress else { return nil }
+        guard let found = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
+        return UnsafeRawPointer(found) - base
+    }
+
+    static func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    }
+}
