@@ -11,7 +11,7 @@ import TimelineCore
 /// facts about unknown events are ignored rather than trapping.
 public struct TimelineProjection: Sendable {
     /// The log position of the last record applied.
-    public private(set) var position: Int64 = 0
+    public internal(set) var position: Int64 = 0
     /// "Now", for views that place ongoing rows at now.
     public private(set) var now: Instant
 
@@ -35,10 +35,20 @@ public struct TimelineProjection: Sendable {
     public init<S: Sequence>(records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
     where S.Element == Record {
         self.init(views: views, now: now)
+        var names: [TimelineID: String] = [:]
         for record in records {
-            for fact in record.facts { applyToEvents(fact) }
+            for fact in record.facts {
+                switch fact {
+                case .timelineCreated(let id, let name), .timelineRenamed(let id, let name): names[id] = name
+                case .timelineRemoved(let id): names[id] = nil
+                default: break
+                }
+                applyToEvents(fact, updatingSummaries: false)
+            }
             position = record.position
         }
+        summaries = SummaryState(names: names, events: events.values)
+        summaries.restorePosition(position)
         for definition in views { rebuildView(definition) }
     }
 
@@ -126,8 +136,10 @@ public struct TimelineProjection: Sendable {
 
     /// Updates the events (not the views) for a fact; returns the event's snapshot before and after.
     @discardableResult
-    private mutating func applyToEvents(_ fact: Fact) -> [(old: EventSnapshot?, new: EventSnapshot?)] {
-        summaries.apply(fact, events: events)
+    private mutating func applyToEvents(
+        _ fact: Fact, updatingSummaries: Bool = true
+    ) -> [(old: EventSnapshot?, new: EventSnapshot?)] {
+        if updatingSummaries { summaries.apply(fact, events: events) }
         switch fact {
         case .timelineCreated, .timelineRenamed:
             return []

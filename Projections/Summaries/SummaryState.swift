@@ -21,6 +21,26 @@ struct SummaryState: Sendable {
     private var batchBase: [TimelineSummary]?
     private var dirty = false
 
+    init() {}
+
+    /// The summaries of these timelines and events, built at once.
+    /// - Complexity: O(*n* log *n*) for *n* dates.
+    init<S: Sequence>(names: [TimelineID: String], events: S) where S.Element == EventSnapshot {
+        var dates: [TimelineID: [DatedEntry]] = [:]
+        for (id, name) in names { timelines[id] = Timeline(name: name) }
+        for event in events where timelines[event.timeline] != nil {
+            timelines[event.timeline]!.eventCount += 1
+            if event.dates.isOpenRange { timelines[event.timeline]!.ongoingCount += 1 }
+            dates[event.timeline, default: []] += Self.dates(of: event).map { DatedEntry(date: $0) }
+        }
+        for (id, entries) in dates {
+            timelines[id]!.dates = OrderedIndex(entries.sorted { $0.date < $1.date })
+        }
+        rebuildList()
+    }
+
+    mutating func restorePosition(_ position: Int64) { self.position = position }
+
     mutating func beginBatch() {
         if batchBase == nil { batchBase = list }
     }

@@ -53,7 +53,13 @@ struct ViewState: Sendable {
     /// - Complexity: O(*n* log *n*).
     mutating func rebuild(entries: [RowEntry], now: Int64, position: Int64) {
         let order = order(now: now)
-        let sorted = entries.sorted(by: order.precedes)
+        restore(sortedEntries: entries.sorted(by: order.precedes), now: now, position: position)
+    }
+
+    /// Replaces all rows with `sorted`, already in the view's order.
+    /// - Complexity: O(*n*).
+    mutating func restore(sortedEntries sorted: [RowEntry], now: Int64, position: Int64) {
+        let order = order(now: now)
         index = OrderedIndex(sorted)
         sectionCounts = SectionCounts()
         if definition.sections != .none {

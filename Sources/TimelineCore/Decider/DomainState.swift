@@ -10,6 +10,21 @@ public struct DomainState: Hashable, Sendable {
     /// The state before any fact.
     public init() {}
 
+    /// A state holding these timelines and events (as restored from a checkpoint).
+    ///
+    /// Events whose timeline is not among `timelines` are left out.
+    /// - Complexity: O(*t* + *e*).
+    public init(timelines: [Timeline], events: [Event]) {
+        for timeline in timelines {
+            self.timelines[timeline.id] = timeline
+            eventsByTimeline[timeline.id] = []
+        }
+        for event in events where self.timelines[event.timeline] != nil {
+            self.events[event.id] = event
+            eventsByTimeline[event.timeline, default: []].insert(event.id)
+        }
+    }
+
     /// Applies a fact the decider accepted (see ``Decider/check(_:in:)``).
     ///
     /// A fact that breaks the rules is applied as far as it makes sense, never trapping;

@@ -9,13 +9,21 @@ import TimelineProjections
 /// sets, ``observe(_:bufferLimit:_:)`` calls a closure, and `TimelineViewModel` keeps an
 /// `@Observable` copy for SwiftUI. Nobody polls, and a slow subscriber never blocks a writer.
 public actor TimelineStore {
-    let log: any EventLog
-    let clock: any TimelineClock
+    nonisolated let log: any EventLog
+    nonisolated let clock: any TimelineClock
     private(set) var state = DomainState()
     private(set) var projection: TimelineProjection
     private var subscribers: [ViewDefinition: [UpdateBuffer<ChangeSet>]] = [:]
     private var summarySubscribers: [UpdateBuffer<SummaryUpdate>] = []
     private var tickTask: Task<Void, Never>?
+    /// Where checkpoints go, for a store on a file log.
+    let checkpointPath: String?
+    /// Write a checkpoint after this many records since the last one (`nil`: only on close).
+    let checkpointInterval: Int64?
+    private var checkpointedPosition: Int64 = 0
+    /// How the store was opened: from a checkpoint (and how many records of tail it
+    /// replayed), or by replaying the whole log.
+    public nonisolated let openingReport: OpeningReport
 
     /// Opens a store on `log`, replaying every record in it; by default an empty in-memory log.
     ///
@@ -23,22 +31,42 @@ public actor TimelineStore {
     /// makes the log unusable, and opening fails naming its position.
     public init(log: any EventLog = InMemoryEventLog(), clock: any TimelineClock = SystemClock(),
                 views: [ViewDefinition] = [ViewDefinition()]) throws(StoreError) {
-        self.log = log
-        self.clock = clock
         let records: [Record]
         do { records = try log.records(after: 0) } catch { throw .log(error) }
-        var state = DomainState()
+        let state = try Self.validated(records, from: DomainState())
+        self.init(log: log, clock: clock, state: state,
+                  projection: TimelineProjection(records: records, views: views, now: clock.now()),
+                  checkpointPath: nil, checkpointInterval: nil,
+                  report: OpeningReport(checkpointPosition: nil, replayedRecords: records.count, checkpointProblem: nil))
+    }
+
+    init(log: any EventLog, clock: any TimelineClock, state: DomainState, projection: TimelineProjection,
+         checkpointPath: String?, checkpointInterval: Int64?, report: OpeningReport) {
+        self.log = log
+        self.clock = clock
+        self.state = state
+        self.projection = projection
+        self.checkpointPath = checkpointPath
+        self.checkpointInterval = checkpointInterval
+        self.checkpointedPosition = report.checkpointPosition ?? 0
+        self.openingReport = report
+    }
+
+    /// Checks `records` against the domain rules, starting from `state`.
+    static func validated(_ records: [Record], from state: DomainState) throws(StoreError) -> DomainState {
+        var state = state
         for record in records {
             for fact in record.facts {
                 do { try Decider.check(fact, in: state) } catch {
-                    throw .invalidRecord(position: record.position, reason: error.description)
+                    throw .invalidRecord(position: record.position, reason: "\(fact.type.rawValue): \(error.description)")
                 }
                 state.apply(fact)
             }
         }
-        self.state = state
-        self.projection = TimelineProjection(records: records, views: views, now: clock.now())
+        return state
     }
+
+    func markCheckpointed() { checkpointedPosition = projection.position }
 
     /// The position of the last record applied.
     public var position: Int64 { projection.position }
@@ -90,6 +118,9 @@ public actor TimelineStore {
         if result.wasDuplicate { return result.records }
         state = next
         publish(projection.apply(result.records))
+        if let interval = checkpointInterval, projection.position - checkpointedPosition >= interval {
+            try? saveCheckpoint()
+        }
         return result.records
     }
 
@@ -191,8 +222,11 @@ public actor TimelineStore {
         tickTask = nil
     }
 
-    /// Ends every subscription and stops the clock.
-    public func close() {
+    /// Writes a checkpoint (for a store on a file log), ends every subscription, stops the
+    /// clock and releases the log.
+    public func close() throws(StoreError) {
+        defer { (log as? FileEventLog)?.close() }
+        if checkpointPath != nil, projection.position != checkpointedPosition { try saveCheckpoint() }
         stopClock()
         for buffer in subscribers.values.joined() { buffer.finish() }
         for buffer in summarySubscribers { buffer.finish() }

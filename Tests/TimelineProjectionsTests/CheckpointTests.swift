@@ -1,0 +1,91 @@
+import Testing
+import TimelineCore
+@testable import TimelineProjections
+
+@Suite("Checkpoints")
+struct CheckpointTests {
+    static func projection(seed: UInt64, records count: Int = 80) -> (TimelineProjection, [Record]) {
+        var generator = FactGenerator(seed: seed)
+        let records = (1...count).map { Record(position: Int64($0), facts: generator.nextFacts()) }
+        return (TimelineProjection(records: records, views: allViews, now: date("2015-06-01T12:00Z").instant), records)
+    }
+
+    static func expectEqual(_ a: TimelineProjection, _ b: TimelineProjection, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(a.position == b.position, sourceLocation: sourceLocation)
+        #expect(a.now == b.now, sourceLocation: sourceLocation)
+        #expect(Set(a.viewDefinitions) == Set(b.viewDefinitions), sourceLocation: sourceLocation)
+        for view in a.viewDefinitions {
+            #expect(Array(a.rows(view)!) == Array(b.rows(view) ?? RowList()), sourceLocation: sourceLocation)
+            #expect(a.sections(view) == b.sections(view), sourceLocation: sourceLocation)
+            #expect(a.viewPosition(view) == b.viewPosition(view), sourceLocation: sourceLocation)
+        }
+        #expect(a.timelineSummaries == b.timelineSummaries, sourceLocation: sourceLocation)
+        #expect(a.domainState == b.domainState, sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: 0..<8)
+    func aCheckpointRestoresTheSameProjection(seed: UInt64) throws {
+        let (projection, _) = Self.projection(seed: seed)
+        let bytes = projection.checkpoint(logIdentity: 42).encoded()
+        let loaded = try Checkpoint.load(bytes)
+        #expect(loaded.position == projection.position)
+        #expect(loaded.logIdentity == 42)
+        Self.expectEqual(TimelineProjection(loaded), projection)
+    }
+
+    @Test func aRestoredProjectionGoesOnLikeTheOriginal() throws {
+        var generator = FactGenerator(seed: 99)
+        let first = (1...50).map { Record(position: Int64($0), facts: generator.nextFacts()) }
+        let more = (51...90).map { Record(position: Int64($0), facts: generator.nextFacts()) }
+        var original = TimelineProjection(records: first, views: allViews, now: date("2015").instant)
+        var restored = TimelineProjection(try Checkpoint.load(original.checkpoint().encoded()))
+        for record in more {
+            let a = original.apply(record), b = restored.apply(record)
+            #expect(a.rows.map(\.view).sorted { "\($0)" < "\($1)" } == b.rows.map(\.view).sorted { "\($0)" < "\($1)" })
+            for changeSet in a.rows {
+                let other = b.changeSet(for: changeSet.view)
+                #expect(other?.from == changeSet.from)
+                #expect(other?.removals == changeSet.removals)
+                #expect(other?.insertions == changeSet.insertions)
+            }
+            #expect(a.summaries?.from == b.summaries?.from)
+        }
+        Self.expectEqual(original, restored)
+        original.advanceClock(to: date("2030").instant)
+        restored.advanceClock(to: date("2030").instant)
+        Self.expectEqual(original, restored)
+    }
+
+    @Test func everyFlippedBitIsRefused() {
+        let (projection, _) = Self.projection(seed: 3, records: 12)
+        let bytes = projection.checkpoint().encoded()
+        var refused = 0
+        for index in bytes.indices {
+            for bit in [0, 3, 7] {
+                var damaged = bytes
+                damaged[index] ^= UInt8(1 << bit)
+                if (try? Checkpoint.load(damaged)) == nil { refused += 1 }
+            }
+        }
+        #expect(refused == bytes.count * 3)
+    }
+
+    @Test func truncatedAndForeignBytesAreRefusedWithAReason() {
+        let bytes = Self.projection(seed: 4, records: 10).0.checkpoint().encoded()
+        for length in [0, 4, 8, 12, bytes.count / 2, bytes.count - 1] {
+            #expect(throws: Checkpoint.Failure.self) { try Checkpoint.load(Array(bytes.prefix(length))) }
+        }
+        #expect(throws: Checkpoint.Failure.damaged("not a checkpoint file")) { try Checkpoint.load(Array("hello world!".utf8)) }
+    }
+
+    @Test func aCheckpointOfAnotherSchemaVersionIsRefused() {
+        var bytes = Self.projection(seed: 5, records: 10).0.checkpoint().encoded()
+        bytes[8] = 77  // the schema version follows the 8-byte tag
+        let body = Array(bytes.dropLast(4))
+        let crc = CRC32C.checksum(body)
+        bytes = body + withUnsafeBytes(of: crc.littleEndian, Array.init)
+        #expect(throws: Checkpoint.Failure.otherSchemaVersion(found: 77, expected: TimelineProjection.schemaVersion)) {
+            try Checkpoint.load(bytes)
+        }
+    }
+}
