@@ -1,2 +1,94 @@
+// timeline-live: a terminal front end that follows a live view of a store.
+//
+// It subscribes to a view and prints each change set as it arrives, while another task
+// sends commands: the same pattern a SwiftUI or UIKit list uses. It holds no domain
+// logic: it sends commands, and prints what the store pushes.
+//
+//   swift run timeline-live            # an in-memory store with a scripted life
+//   swift run timeline-live LOG.jsonl  # follow a store on a log file (Ctrl-C to stop)
+import Foundation
 import TimelineKit
-print("timeline-live: not yet")
+
+func show(_ changeSet: ChangeSet) {
+    if changeSet.isReset {
+        print("── rows at \(changeSet.to) (\(changeSet.rows.count))")
+    } else {
+        var parts: [String] = []
+        if !changeSet.removals.isEmpty { parts.append("removed \(changeSet.removals)") }
+        if !changeSet.insertions.isEmpty { parts.append("inserted \(changeSet.insertions)") }
+        if !changeSet.moves.isEmpty { parts.append("moved " + changeSet.moves.map { "\($0.from)→\($0.to)" }.joined(separator: ", ")) }
+        if !changeSet.updates.isEmpty { parts.append("updated " + changeSet.updates.map(\.description).joined(separator: ", ")) }
+        print("── \(changeSet.from) → \(changeSet.to): " + parts.joined(separator: "; "))
+    }
+    for (index, row) in changeSet.rows.enumerated() {
+        let date = row.date?.text ?? "now"
+        print(padded(String(index), 4, left: true) + "  " + padded(row.kind.rawValue, 8) + padded(date, 12) + row.title)
+    }
+}
+
+func padded(_ text: String, _ width: Int, left: Bool = false) -> String {
+    let fill = String(repeating: " ", count: max(0, width - text.count))
+    return left ? fill + text : text + fill
+}
+
+func date(_ text: String) throws -> DateValue { try DateValue(parsing: text) }
+
+/// The scripted commands of the demo: a few years of a life, arriving one by one.
+func script() throws -> [Command] {
+    [
+        .createTimeline("life", name: "My life"),
+        .addEvent("born", timeline: "life", title: "Born", dates: .single(try date("1990-04-12"))),
+        .addEvent("school", timeline: "life", title: "School", dates: .range(start: try date("1996-09"), end: nil)),
+        .addEvent("berlin", timeline: "life", title: "Living in Berlin", dates: .range(start: try date("2019-03"), end: nil)),
+        .closeRange("school", end: try date("2008-06")),
+        .retitleEvent("born", title: "Born in Hamburg"),
+        .addEvent("trip", timeline: "life", title: "Trip to Lisbon", dates: .single(try date("2027-05"))),
+    ]
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "--help" || arguments.first == "-h" {
+    print("""
+    timeline-live: follow a live view of a store and print each change set.
+
+    usage: timeline-live [LOG]
+      without LOG: an in-memory store, a scripted life, then the clock moving past 2027
+      with LOG:    follow the store on the log file LOG (append from another terminal with
+                   `timeline --log LOG add-event …`; this process only reads what it pushes)
+    """)
+    exit(0)
+}
+
+let clock = ManualClock(try date("2026-11-29").instant)
+let store: TimelineStore
+do {
+    if let path = arguments.first {
+        store = try TimelineStore(path: path, clock: clock)
+    } else {
+        store = try TimelineStore(clock: clock)
+    }
+} catch {
+    FileHandle.standardError.write(Data("timeline-live: \(error)\n".utf8))
+    exit(1)
+}
+
+let stream = await store.changes()
+let printer = Task {
+    for await changeSet in stream { show(changeSet) }
+}
+
+if arguments.isEmpty {
+    for command in try script() {
+        try await Task.sleep(for: .milliseconds(150))
+        print("\n> \(command)")
+        try await store.send(command)
+    }
+    try await Task.sleep(for: .milliseconds(150))
+    print("\n> the clock moves to 2028: the ongoing stay in Berlin passes the trip")
+    await store.advanceClock(to: try date("2028").instant)
+    try await Task.sleep(for: .milliseconds(150))
+    try await store.close()
+    _ = await printer.value
+} else {
+    _ = await printer.value
+}
