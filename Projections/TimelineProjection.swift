@@ -77,8 +77,8 @@ public struct TimelineProjection: Sendable {
 
     /// The sections of a view in list order (empty for a view without sections).
     /// - Complexity: O(*s*) for *s* sections.
-    public func sections(_ definition: ViewDefinition) -> [Section] {
-        views[definition]?.sections(now: now.microsecondsSinceEpoch) ?? []
+    public func sections(_ definition: ViewDefinition) -> SectionList {
+        views[definition]?.sections(now: now.microsecondsSinceEpoch) ?? SectionList()
     }
 
     /// The log position of a view's latest change: the `from` of its next change set.

@@ -8,7 +8,7 @@ extension ChangeSet {
 
     /// A reset to `rows`: the first element of a live view's change stream.
     /// - Complexity: O(1).
-    public static func initial(view: ViewDefinition, position: Int64, rows: RowList, sections: [Section]) -> ChangeSet {
+    public static func initial(view: ViewDefinition, position: Int64, rows: RowList, sections: SectionList) -> ChangeSet {
         ChangeSet(view: view, from: position, to: position, isReset: true, rows: rows, sections: sections)
     }
 }

@@ -50,14 +50,14 @@ public struct ChangeSet: Sendable {
     public let sectionsChanged: Bool
     /// The new rows: an O(1) snapshot that shares structure with the view.
     public let rows: RowList
-    /// The new sections (empty for a view without sections).
-    public let sections: [Section]
+    /// The new sections (empty for a view without sections), named on access.
+    public let sections: SectionList
 
     init(
         view: ViewDefinition, from: Int64, to: Int64, isReset: Bool,
         removals: [Int] = [], insertions: [Int] = [], moves: [Move] = [], updates: [RowID] = [],
         sectionRemovals: [Int] = [], sectionInsertions: [Int] = [], sectionsChanged: Bool = false,
-        rows: RowList, sections: [Section]
+        rows: RowList, sections: SectionList
     ) {
         self.sectionsChanged = sectionsChanged || isReset
         self.view = view

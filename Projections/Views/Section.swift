@@ -78,23 +78,66 @@ struct SectionCounts: Sendable, Equatable {
     }
 
     /// The ascending sections with `marked` rows added to `nowKey`.
-    func sections(marked: Int, nowKey: SectionKey, sectioning: Sectioning) -> [(key: SectionKey, count: Int)] {
-        var result: [(key: SectionKey, count: Int)] = []
-        result.reserveCapacity(keys.count + 1)
-        var added = marked == 0
-        for (key, count) in zip(keys, counts) {
-            if !added, nowKey <= key {
-                if nowKey == key {
-                    result.append((key, count + marked))
-                    added = true
-                    continue
-                }
-                result.append((nowKey, marked))
-                added = true
-            }
-            result.append((key, count))
+    /// - Complexity: O(*s*) in the number of sections, with no text made.
+    func sections(marked: Int, nowKey: SectionKey) -> KeyedSections {
+        guard marked > 0 else { return KeyedSections(keys: keys, counts: counts) }
+        var lo = 0, hi = keys.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if keys[mid] < nowKey { lo = mid + 1 } else { hi = mid }
         }
-        if !added { result.append((nowKey, marked)) }
+        var result = KeyedSections(keys: keys, counts: counts)
+        if lo < keys.count, keys[lo] == nowKey {
+            result.counts[lo] += marked
+        } else {
+            result.keys.insert(nowKey, at: lo)
+            result.counts.insert(marked, at: lo)
+        }
         return result
+    }
+}
+
+/// Sections as keys and counts, ascending; named only when read.
+struct KeyedSections: Sendable, Equatable {
+    var keys: [SectionKey] = []
+    var counts: [Int] = []
+}
+
+/// The sections of a view in list order; each ``Section`` (and its name) is made on access.
+public struct SectionList: RandomAccessCollection, Sendable, Equatable {
+    let keyed: KeyedSections
+    let sectioning: Sectioning
+    let descending: Bool
+
+    init(keyed: KeyedSections, sectioning: Sectioning, descending: Bool) {
+        self.keyed = keyed
+        self.sectioning = sectioning
+        self.descending = descending
+    }
+
+    /// No sections.
+    public init() { self.init(keyed: KeyedSections(), sectioning: .none, descending: false) }
+
+    /// The position of the first section: 0.
+    public var startIndex: Int { 0 }
+    /// The number of sections.
+    public var endIndex: Int { keyed.keys.count }
+
+    /// The section at `position` in list order.
+    /// - Complexity: O(1).
+    public subscript(position: Int) -> Section {
+        let index = descending ? keyed.keys.count - 1 - position : position
+        return Section(id: keyed.keys[index].name(sectioning), count: keyed.counts[index])
+    }
+
+    /// The index of the section that holds the row at `row` (a row index in list order).
+    /// - Complexity: O(*s*).
+    public func sectionIndex(ofRow row: Int) -> Int? {
+        var start = 0
+        for (index, section) in enumerated() {
+            if row < start + section.count { return index }
+            start += section.count
+        }
+        return nil
     }
 }

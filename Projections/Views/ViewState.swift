@@ -9,7 +9,7 @@ struct ViewState: Sendable {
     private(set) var position: Int64
 
     /// The state at the start of the current batch, kept while a batch is being applied.
-    private var batchBase: (index: OrderedIndex<RowEntry>, sections: [(key: SectionKey, count: Int)], now: Int64)?
+    private var batchBase: (index: OrderedIndex<RowEntry>, sections: KeyedSections, now: Int64)?
     /// Rows the current batch touched: their entry before the batch and their entry now.
     private var touched: [RowID: (old: RowEntry?, new: RowEntry?)] = [:]
 
@@ -25,17 +25,15 @@ struct ViewState: Sendable {
     func order(now: Int64) -> RowOrder { RowOrder(placement: definition.placement, now: now) }
 
     /// The sections in list order (empty without sectioning).
-    func sections(now: Int64) -> [Section] {
-        guard definition.sections != .none else { return [] }
-        let keyed = ascendingSections(now: now)
-        let named = keyed.map { Section(id: $0.key.name(definition.sections), count: $0.count) }
-        return definition.order == .descending ? named.reversed() : named
+    func sections(now: Int64) -> SectionList {
+        SectionList(keyed: ascendingSections(now: now), sectioning: definition.sections,
+                    descending: definition.order == .descending)
     }
 
-    private func ascendingSections(now: Int64) -> [(key: SectionKey, count: Int)] {
-        guard definition.sections != .none else { return [] }
+    private func ascendingSections(now: Int64) -> KeyedSections {
+        guard definition.sections != .none else { return KeyedSections() }
         let nowKey = SectionKey(group: 0, bucket: SectionKey.bucket(of: now, definition.sections))
-        return sectionCounts.sections(marked: index.markedCount, nowKey: nowKey, sectioning: definition.sections)
+        return sectionCounts.sections(marked: index.markedCount, nowKey: nowKey)
     }
 
     private func sectionKey(of entry: RowEntry, order: RowOrder) -> SectionKey? {
@@ -152,7 +150,7 @@ struct ViewState: Sendable {
             view: definition, from: position, to: to, isReset: false,
             removals: built.removals, insertions: built.insertions, moves: built.moves, updates: built.updates,
             sectionRemovals: sectionRemovals, sectionInsertions: sectionInsertions,
-            sectionsChanged: !base.sections.elementsEqual(newSections) { $0.key == $1.key && $0.count == $1.count },
+            sectionsChanged: base.sections != newSections,
             rows: self.rows(), sections: sections(now: now))
         if changeSet.isEmpty { return nil }
         return finish(changeSet, to: to)
@@ -169,17 +167,14 @@ struct ViewState: Sendable {
         return changeSet
     }
 
-    private func sectionChanges(
-        old: [(key: SectionKey, count: Int)], new: [(key: SectionKey, count: Int)]
-    ) -> (removals: [Int], insertions: [Int]) {
-        guard definition.sections != .none else { return ([], []) }
-        let oldKeys = Set(old.map(\.key)), newKeys = Set(new.map(\.key))
-        guard oldKeys != newKeys else { return ([], []) }
-        var removals = old.indices.filter { !newKeys.contains(old[$0].key) }
-        var insertions = new.indices.filter { !oldKeys.contains(new[$0].key) }
+    private func sectionChanges(old: KeyedSections, new: KeyedSections) -> (removals: [Int], insertions: [Int]) {
+        guard definition.sections != .none, old.keys != new.keys else { return ([], []) }
+        let oldKeys = Set(old.keys), newKeys = Set(new.keys)
+        var removals = old.keys.indices.filter { !newKeys.contains(old.keys[$0]) }
+        var insertions = new.keys.indices.filter { !oldKeys.contains(new.keys[$0]) }
         if definition.order == .descending {
-            removals = removals.map { old.count - 1 - $0 }.reversed()
-            insertions = insertions.map { new.count - 1 - $0 }.reversed()
+            removals = removals.map { old.keys.count - 1 - $0 }.reversed()
+            insertions = insertions.map { new.keys.count - 1 - $0 }.reversed()
         }
         return (removals, insertions)
     }

@@ -3,7 +3,7 @@ import TimelineCore
 @testable import TimelineProjections
 
 /// Checks one change set against the rows before and after it.
-func checkChangeSet(_ changeSet: ChangeSet, old: [Row], new: [Row], oldSections: [Section],
+func checkChangeSet(_ changeSet: ChangeSet, old: [Row], new: [Row], oldSections: SectionList,
                     sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(Array(changeSet.rows) == new, sourceLocation: sourceLocation)
     #expect(!changeSet.isEmpty, "empty change set", sourceLocation: sourceLocation)
@@ -63,7 +63,7 @@ struct ProjectionPropertyTests {
                 let expected = ReferenceModel.rows(generator.state, view, now: Self.now)
                 let rows = Array(projection.rows(view)!)
                 #expect(rows == expected, "seed \(seed) view \(view)")
-                #expect(projection.sections(view) == ReferenceModel.sections(generator.state, view, now: Self.now))
+                #expect(Array(projection.sections(view)) == ReferenceModel.sections(generator.state, view, now: Self.now))
                 if let changeSet = changes.changeSet(for: view) {
                     checkChangeSet(changeSet, old: oldRows[view]!, new: rows, oldSections: oldSections[view]!)
                     #expect(changeSet.from == positions[view]!, "change sets chain")
@@ -110,7 +110,7 @@ struct ProjectionPropertyTests {
             for view in nowViews {
                 let rows = Array(projection.rows(view)!)
                 #expect(rows == ReferenceModel.rows(generator.state, view, now: now), "seed \(seed) now \(now) \(view)")
-                #expect(projection.sections(view) == ReferenceModel.sections(generator.state, view, now: now))
+                #expect(Array(projection.sections(view)) == ReferenceModel.sections(generator.state, view, now: now))
                 if let changeSet = changes.changeSet(for: view) {
                     checkChangeSet(changeSet, old: oldRows[view]!, new: rows, oldSections: oldSections[view]!)
                 } else {

@@ -13,7 +13,7 @@ public final class TimelineViewModel {
     /// The view's rows in list order.
     public private(set) var rows = RowList()
     /// The view's sections (empty without sectioning).
-    public private(set) var sections: [Section] = []
+    public private(set) var sections = SectionList()
     /// The log position the rows reflect.
     public private(set) var position: Int64 = 0
     /// The latest change set applied (for UIKit-style animation), or `nil` before the first.

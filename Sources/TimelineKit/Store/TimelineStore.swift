@@ -134,7 +134,7 @@ public actor TimelineStore {
     }
 
     /// The current sections of a view.
-    public func sections(_ view: ViewDefinition) -> [Section] {
+    public func sections(_ view: ViewDefinition) -> SectionList {
         projection.addView(view)
         return projection.sections(view)
     }
