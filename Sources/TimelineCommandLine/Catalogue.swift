@@ -93,7 +93,8 @@ enum Catalogue {
         details: """
             Reads the log without taking its lock (it works while a store writes) and \
             checks every line. Exits with status 1 naming the first bad line; see \
-            'timeline repair'.
+            'timeline repair'. An incomplete last line (a write in progress, or cut short) \
+            is named in a warning.
             """,
         examples: ["timeline verify --log life.jsonl"])
 

@@ -8,6 +8,7 @@ extension Runner {
     /// once the store's state is known.
     private enum Request {
         case createTimeline(TimelineID?, name: String)
+        case addEvent(EventID?, timeline: TimelineID, title: String, dates: EventDates)
         case command(Command)
     }
 
@@ -29,7 +30,9 @@ extension Runner {
             command = .createTimeline(id, name: name)
         case .createTimeline(nil, let name):
             command = .createTimeline(newTimelineID(name: name, in: await store.domainState), name: name)
-        case .command(.addEvent(let id, let timeline, let title, let dates)) where id.rawValue.isEmpty:
+        case .addEvent(let id?, let timeline, let title, let dates):
+            command = .addEvent(id, timeline: timeline, title: title, dates: dates)
+        case .addEvent(nil, let timeline, let title, let dates):
             command = .addEvent(newEventID(in: await store.domainState), timeline: timeline, title: title, dates: dates)
         case .command(let given):
             command = given
@@ -67,52 +70,48 @@ extension Runner {
     }
 
     private func request(from arguments: ParsedArguments) throws -> Request {
-        let timeline = arguments.value("--timeline").map(TimelineID.init(rawValue:))
-        let event = arguments.value("--event").map(EventID.init(rawValue:))
-        switch arguments.command.name {
+        let name = arguments.command.name
+        func timeline() throws -> TimelineID { TimelineID(try arguments.required("--timeline")) }
+        func event() throws -> EventID { EventID(try arguments.required("--event")) }
+        func text(_ option: String) throws -> String { try arguments.required(option) }
+        func date(_ option: String) throws -> DateValue {
+            if let date = try arguments.date(option) { return date }
+            throw UsageError(message: "missing \(option) DATE", command: name)
+        }
+        switch name {
         case Catalogue.createTimeline.name:
-            return .createTimeline(timeline, name: try arguments.required("--name"))
+            return .createTimeline(arguments.value("--timeline").map(TimelineID.init(rawValue:)), name: try text("--name"))
         case Catalogue.renameTimeline.name:
-            return .command(.renameTimeline(timeline!, name: try arguments.required("--name")))
+            return .command(.renameTimeline(try timeline(), name: try text("--name")))
         case Catalogue.removeTimeline.name:
-            return .command(.removeTimeline(timeline!))
+            return .command(.removeTimeline(try timeline()))
         case Catalogue.addEvent.name:
-            let date = try arguments.date("--date")
-            let start = try arguments.date("--start")
-            let end = try arguments.date("--end")
             let dates: EventDates
-            switch (date, start, end) {
+            switch (try arguments.date("--date"), try arguments.date("--start"), try arguments.date("--end")) {
             case (let date?, nil, nil): dates = .single(date)
             case (nil, let start?, let end): dates = .range(start: start, end: end)
-            case (_?, _?, _):
-                throw UsageError(message: "give either --date or --start, not both", command: arguments.command.name)
-            case (_?, nil, _?):
-                throw UsageError(message: "--end goes with --start, not with --date", command: arguments.command.name)
-            case (nil, nil, _):
-                throw UsageError(message: "missing --date DATE or --start DATE", command: arguments.command.name)
+            case (_?, _?, _): throw UsageError(message: "give either --date or --start, not both", command: name)
+            case (_?, nil, _?): throw UsageError(message: "--end goes with --start, not with --date", command: name)
+            case (nil, nil, _): throw UsageError(message: "missing --date DATE or --start DATE", command: name)
             }
-            // An empty id stands for "make one"; the command line cannot give an empty id.
-            if event?.rawValue.isEmpty == true {
-                throw UsageError(message: "invalid value '' for --event: expected an id", command: arguments.command.name)
-            }
-            return .command(.addEvent(event ?? EventID(""), timeline: timeline!, title: try arguments.required("--title"),
-                                      dates: dates))
+            return .addEvent(arguments.value("--event").map(EventID.init(rawValue:)), timeline: try timeline(),
+                             title: try text("--title"), dates: dates)
         case Catalogue.retitleEvent.name:
-            return .command(.retitleEvent(event!, title: try arguments.required("--title")))
+            return .command(.retitleEvent(try event(), title: try text("--title")))
         case Catalogue.setDate.name:
-            return .command(.setDate(event!, try arguments.date("--date")!))
+            return .command(.setDate(try event(), try date("--date")))
         case Catalogue.setRange.name:
-            return .command(.setRange(event!, start: try arguments.date("--start")!, end: try arguments.date("--end")))
+            return .command(.setRange(try event(), start: try date("--start"), end: try arguments.date("--end")))
         case Catalogue.closeRange.name:
-            return .command(.closeRange(event!, end: try arguments.date("--end")!))
+            return .command(.closeRange(try event(), end: try date("--end")))
         case Catalogue.reopenRange.name:
-            return .command(.reopenRange(event!))
+            return .command(.reopenRange(try event()))
         case Catalogue.moveEvent.name:
-            return .command(.moveEvent(event!, to: timeline!))
+            return .command(.moveEvent(try event(), to: try timeline()))
         case Catalogue.removeEvent.name:
-            return .command(.removeEvent(event!))
+            return .command(.removeEvent(try event()))
         default:
-            preconditionFailure("no store command named \(arguments.command.name)")
+            preconditionFailure("no store command named \(name)")
         }
     }
 

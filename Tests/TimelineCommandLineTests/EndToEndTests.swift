@@ -63,6 +63,13 @@ struct EndToEndTests {
         #expect(table.output == "(no rows)\n")
     }
 
+    @Test func anUnknownTimelineIsAWarningWithASuggestion() async throws {
+        let run = try await timeline(["replay", life, "--timeline", "wrok", "--json"])
+        #expect(run.status == 0)
+        #expect(run.output.isEmpty)
+        #expect(run.errors == "timeline: warning: \(life): there is no timeline \"wrok\"; did you mean 'work'?\n")
+    }
+
     @Test func descendingIsTheExactReverse() async throws {
         let ascending = try await timeline(["replay", life, "--json", "--now", "2026-11-29", "--ongoing", "first"])
         let descending = try await timeline(["replay", life, "--json", "--now", "2026-11-29", "--ongoing", "first",
@@ -172,6 +179,18 @@ struct EndToEndTests {
         #expect(run.status == 0)
         #expect(run.errors.isEmpty)
         #expect(run.outputLines.count == 1)
+    }
+
+    @Test func importRefusesAForeignLogWithATornLastLine() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let foreign = try directory.write("foreign.jsonl", Self.created + "\n" + #"{"type":"eventAdded","da"#)
+        let store = directory.path("store.jsonl")
+        let run = try await timeline(["import", foreign, "--log", store])
+        #expect(run.status == 1)
+        #expect(run.errors.hasPrefix("timeline: \(foreign): line 2: incomplete last record"))
+        #expect(run.errors.hasSuffix("nothing imported (see 'timeline repair')\n"))
+        #expect(!FileManager.default.fileExists(atPath: store), "the store's log is not even created")
     }
 
     @Test func aMissingFileIsNamed() async throws {
