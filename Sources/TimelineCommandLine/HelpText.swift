@@ -61,21 +61,33 @@ enum HelpText {
         return text
     }
 
-    /// `  timeline replay FILE [--timeline ID] …`, wrapped under the command's name.
-    static func synopsis(of command: CommandSpec) -> String {
-        var words = ["timeline", command.name] + command.positionals.map(\.name)
+    /// The words of a command's usage after `timeline NAME`: arguments, required
+    /// options, then optional ones in brackets.
+    static func usageWords(of command: CommandSpec) -> [String] {
+        var words = command.positionals.map(\.name)
         if command.name == Catalogue.addEvent.name {
+            let grouped = ["--timeline", "--title", "--date", "--start", "--end"]
             words += ["--timeline ID", "--title TITLE", "(--date DATE | --start DATE [--end DATE])"]
-            words += command.options.filter { !["--timeline", "--title", "--date", "--start", "--end"].contains($0.name) }
-                .map { "[\($0.synopsis)]" }
+            words += command.options.filter { !grouped.contains($0.name) }.map { "[\($0.synopsis)]" }
         } else {
             words += command.options.filter(\.isRequired).map(\.synopsis)
             words += command.options.filter { !$0.isRequired }.map { "[\($0.synopsis)]" }
         }
+        return words
+    }
+
+    /// `timeline replay FILE [--timeline ID] …` on one line, for a usage error.
+    static func usageLine(of command: CommandSpec?) -> String {
+        guard let command else { return "timeline COMMAND [ARGUMENTS] [OPTIONS]" }
+        return (["timeline", command.name] + usageWords(of: command)).joined(separator: " ")
+    }
+
+    /// `  timeline replay FILE [--timeline ID] …`, wrapped under the command's name.
+    static func synopsis(of command: CommandSpec) -> String {
         let head = "  timeline \(command.name) "
         var lines: [String] = []
         var line = head
-        for word in words.dropFirst(2) {
+        for word in usageWords(of: command) {
             if line.count + word.count > width, line.count > head.count {
                 lines.append(line)
                 line = String(repeating: " ", count: head.count)

@@ -21,6 +21,7 @@ public enum TimelineTool {
             return success
         } catch let error as UsageError {
             context.diagnose(error.message)
+            context.diagnose("usage: " + HelpText.usageLine(of: error.command.flatMap(Catalogue.command(named:))))
             context.diagnose(error.helpHint)
             return usageError
         } catch let error as CommandFailure {

@@ -262,7 +262,20 @@ struct InProcessToolTests {
         let (status, output, errors) = await run(arguments)
         #expect(status == 2)
         #expect(output.isEmpty)
-        #expect(errors == expected)
+        // The message, the usage line, and where to find help.
+        var lines = errors.split(separator: "\n", omittingEmptySubsequences: false).map { $0 + "\n" }
+        lines.removeLast()
+        #expect(lines.count == 3)
+        #expect(lines[1].hasPrefix("timeline: usage: timeline "))
+        lines.remove(at: 1)
+        #expect(lines.joined() == expected)
+    }
+
+    @Test func aUsageErrorShowsTheCommandsUsageLine() async {
+        let (_, _, errors) = await run(["close-range", "--event", "e1", "--ende", "2020"])
+        #expect(errors.contains("timeline: usage: timeline close-range --event ID --end DATE [--log PATH] [--json]\n"))
+        let (_, _, overall) = await run(["frobnicate"])
+        #expect(overall.contains("timeline: usage: timeline COMMAND [ARGUMENTS] [OPTIONS]\n"))
     }
 
     @Test func helpGoesToStandardOutput() async {
