@@ -56,6 +56,15 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 
     var description: String { message }
 
+    /// `invalid value 'up' for --order: expected 'asc' or 'desc'`, with a suggestion
+    /// when a choice is near.
+    static func invalidValue(_ text: String, for option: String, reason: String, choices: [String] = [],
+                             command: String) -> UsageError {
+        var message = "invalid value '\(text)' for \(option): \(reason)"
+        if let near = Suggestion.nearest(to: text, among: choices) { message += "; did you mean '\(near)'?" }
+        return UsageError(message: message, command: command)
+    }
+
     /// The line pointing to help.
     var helpHint: String {
         if let command { return "see 'timeline \(command) --help'" }
@@ -97,7 +106,9 @@ struct ParsedArguments: Sendable {
     where T.RawValue == String {
         guard let text = value(name) else { return nil }
         guard let value = T(rawValue: text) else {
-            throw invalidValue(text, for: name, reason: "expected " + Self.list(choices(of: name)))
+            let choices = command.option(named: name)?.choices ?? []
+            throw .invalidValue(text, for: name, reason: "expected " + Self.list(choices), choices: choices,
+                                command: command.name)
         }
         return value
     }
@@ -116,25 +127,13 @@ struct ParsedArguments: Sendable {
     func nonNegativeInteger(_ name: String) throws(UsageError) -> Int64? {
         guard let text = value(name) else { return nil }
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int64(text) else {
-            throw invalidValue(text, for: name, reason: "expected a whole number, 0 or more")
+            throw .invalidValue(text, for: name, reason: "expected a whole number, 0 or more", command: command.name)
         }
         return number
     }
 
     /// The single positional argument of a command that takes one.
     var firstPositional: String { positionals[0] }
-
-    private func choices(of name: String) -> [String] {
-        command.option(named: name)?.choices ?? []
-    }
-
-    private func invalidValue(_ text: String, for name: String, reason: String) -> UsageError {
-        var message = "invalid value '\(text)' for \(name): \(reason)"
-        if let near = Suggestion.nearest(to: text, among: choices(of: name)) {
-            message += "; did you mean '\(near)'?"
-        }
-        return UsageError(message: message, command: command.name)
-    }
 
     /// `'asc' or 'desc'`, `'now', 'first' or 'last'`.
     static func list(_ words: [String]) -> String {
@@ -205,13 +204,9 @@ enum ArgumentParser {
             if parsed.values[option.name] != nil {
                 throw UsageError(message: "option \(option.name) is given more than once", command: command.name)
             }
-            if option.choices != nil, option.choices?.contains(value) == false {
-                var message = "invalid value '\(value)' for \(option.name): expected "
-                    + ParsedArguments.list(option.choices ?? [])
-                if let near = Suggestion.nearest(to: value, among: option.choices ?? []) {
-                    message += "; did you mean '\(near)'?"
-                }
-                throw UsageError(message: message, command: command.name)
+            if let choices = option.choices, !choices.contains(value) {
+                throw .invalidValue(value, for: option.name, reason: "expected " + ParsedArguments.list(choices),
+                                    choices: choices, command: command.name)
             }
             parsed.values[option.name] = value
         }
