@@ -1,0 +1,264 @@
+/// Every command of the tool: its name, options, help and examples.
+enum Catalogue {
+    // MARK: Shared options
+
+    static let log = OptionSpec(
+        name: "--log", value: "PATH",
+        help: "the store's log (default: $TIMELINE_LOG, else ./timeline.jsonl)")
+    static let json = OptionSpec(name: "--json", help: "print JSON, one object per line")
+
+    static let viewOptions: [OptionSpec] = [
+        OptionSpec(name: "--timeline", value: "ID", help: "only the rows of this timeline's events"),
+        OptionSpec(name: "--order", value: "asc|desc", choices: ["asc", "desc"],
+                   help: "earliest first (asc, the default) or latest first (desc: the exact reverse)"),
+        OptionSpec(name: "--ongoing", value: "now|first|last", choices: ["now", "first", "last"],
+                   help: "where the rows of open ranges sort: at now (the default), before or after all dated rows"),
+        OptionSpec(name: "--now", value: "DATE", help: "the moment taken as now (default: the system clock)"),
+        OptionSpec(name: "--upto", value: "SEQ", help: "apply only the records at positions 1 to SEQ (0: none)"),
+        OptionSpec(name: "--json", help: "one JSON object per row, per line, in list order"),
+        OptionSpec(name: "--sections", value: "year|month|decade", choices: ["year", "month", "decade"],
+                   help: "group the rows by the year, month or decade of their date"),
+    ]
+
+    static let viewDetails = """
+        Columns: kind (single, start, end, ongoing), date (as written in the log; an \
+        ongoing row shows "now"), title, timeline. With --json, each row is
+          {"event":"e1","timeline":"life","title":"Born","kind":"single","date":"1990-04-12"}
+        with "date" null for an ongoing row, and a last member "section" with --sections.
+        """
+
+    static let dateDetails = """
+        Dates: YYYY, YYYY-MM, YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fraction]] followed by Z \
+        or ±HH:MM (years 0001-9999).
+        """
+
+    static func subject(_ name: String, _ value: String, _ help: String, required: Bool = true) -> OptionSpec {
+        OptionSpec(name: name, aliases: ["--id"], value: value, isRequired: required, help: help)
+    }
+
+    static func required(_ name: String, _ value: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, value: value, isRequired: true, help: help)
+    }
+
+    static let storeDetails = """
+        Takes the log's writer lock: fails with "log is in use" while another process \
+        writes to it. On success prints one line; with --json, the records appended, as \
+        JSON Lines.
+        """
+
+    // MARK: Commands
+
+    static let replay = CommandSpec(
+        name: "replay",
+        summary: "print the date rows of a log file, replayed from scratch",
+        positionals: [PositionalSpec(name: "FILE", help: "a log: JSON Lines, one record per line")],
+        options: viewOptions,
+        details: """
+            Reads every record of FILE, checks each against the format and the domain \
+            rules, and prints the rows of the chosen view. An invalid log prints nothing \
+            on standard output, names the first bad line on standard error, and exits \
+            with status 1. An incomplete last line (a torn write) is named in a warning \
+            and not applied.
+            """ + "\n\n" + viewDetails + "\n\n" + dateDetails,
+        examples: [
+            "timeline replay life.jsonl --now 2026-11-29",
+            "timeline replay life.jsonl --timeline work --order desc --ongoing last --json",
+            "timeline replay life.jsonl --sections decade --upto 40",
+        ])
+
+    static let rows = CommandSpec(
+        name: "rows",
+        summary: "print the date rows of the store's log (the options and output of replay)",
+        options: [log] + viewOptions,
+        details: "Reads the log without taking its lock, so it works while another process writes.\n\n"
+            + viewDetails,
+        examples: ["timeline rows --log life.jsonl --timeline home --order desc"])
+
+    static let timelines = CommandSpec(
+        name: "timelines",
+        summary: "list the timelines with their event counts and date spans",
+        options: [log, OptionSpec(name: "--upto", value: "SEQ", help: "apply only the records at positions 1 to SEQ"), json],
+        details: """
+            Columns: timeline id, name, events, ongoing (open ranges), earliest and latest \
+            date. With --json, each timeline is
+              {"timeline":"work","name":"Work","events":9,"ongoing":1,"earliest":"2008-10","latest":"2023-01-15"}
+            with "earliest" and "latest" null for a timeline without dated rows.
+            """,
+        examples: ["timeline timelines --log life.jsonl --json"])
+
+    static let verify = CommandSpec(
+        name: "verify",
+        summary: "check the store's log: checksums, positions, domain rules",
+        options: [log],
+        details: """
+            Reads the log without taking its lock (it works while a store writes) and \
+            checks every line. Exits with status 1 naming the first bad line; see \
+            'timeline repair'. An incomplete last line (a write in progress, or cut short) \
+            is named in a warning.
+            """,
+        examples: ["timeline verify --log life.jsonl"])
+
+    static let rebuild = CommandSpec(
+        name: "rebuild",
+        summary: "rebuild every projection from the store's log and report the throughput",
+        options: [log, OptionSpec(name: "--now", value: "DATE", help: "the moment taken as now (default: the system clock)")],
+        details: """
+            Reads and checks the log, then builds the date-row list of everything, of \
+            each timeline, and the timeline summaries from scratch. Shows progress on \
+            standard error when it is a terminal, and the records per second at the end.
+            """,
+        examples: ["timeline rebuild --log life.jsonl"])
+
+    static let repair = CommandSpec(
+        name: "repair",
+        summary: "move the bad lines of the store's log to a side file",
+        options: [log],
+        details: """
+            Every line that is not a valid record, or whose fact the domain rules refuse, \
+            is appended byte for byte to PATH.rejected; the good records stay, renumbered. \
+            Nothing is deleted. Takes the writer's lock.
+            """,
+        examples: ["timeline repair --log life.jsonl"])
+
+    static let export = CommandSpec(
+        name: "export",
+        summary: "print the store's log as plain JSON Lines",
+        options: [log],
+        details: """
+            One fact per record, renumbered from 1, with "seq", "type", "data", "at" and \
+            "v" but no checksums: a log that 'timeline replay' and 'timeline import' read.
+            """,
+        examples: ["timeline export --log life.jsonl > copy.jsonl"])
+
+    static let importLog = CommandSpec(
+        name: "import",
+        summary: "append the facts of another log to the store's log, all or nothing",
+        positionals: [PositionalSpec(name: "FILE", help: "the log to import")],
+        options: [log, json],
+        details: """
+            Checks FILE completely (format and domain rules, on its own and then after \
+            the store's records) before writing anything, then appends all of its facts \
+            as one atomic batch, recorded now. A torn last line in FILE refuses the import.
+            """,
+        examples: ["timeline import --log timeline.jsonl exported.jsonl"])
+
+    static let createTimeline = CommandSpec(
+        name: "create-timeline",
+        summary: "create a timeline",
+        options: [
+            required("--name", "NAME", "the timeline's name"),
+            subject("--timeline", "ID", "its id (default: made from the name, such as my-life)", required: false),
+            log, json,
+        ],
+        details: storeDetails,
+        examples: ["timeline create-timeline --timeline work --name \"Work\""])
+
+    static let renameTimeline = CommandSpec(
+        name: "rename-timeline",
+        summary: "give a timeline a new name",
+        options: [subject("--timeline", "ID", "the timeline"), required("--name", "NAME", "its new name"), log, json],
+        details: storeDetails,
+        examples: ["timeline rename-timeline --timeline work --name \"Career\""])
+
+    static let removeTimeline = CommandSpec(
+        name: "remove-timeline",
+        summary: "remove a timeline and all of its events",
+        options: [subject("--timeline", "ID", "the timeline"), log, json],
+        details: storeDetails,
+        examples: ["timeline remove-timeline --timeline drafts"])
+
+    static let addEvent = CommandSpec(
+        name: "add-event",
+        summary: "add an event with one date, or a date range, to a timeline",
+        options: [
+            required("--timeline", "ID", "the timeline it belongs to"),
+            required("--title", "TITLE", "its title"),
+            OptionSpec(name: "--date", value: "DATE", help: "its one date"),
+            OptionSpec(name: "--start", value: "DATE", help: "or the start of its range"),
+            OptionSpec(name: "--end", value: "DATE", help: "and the range's end (without it, the range is open)"),
+            subject("--event", "ID", "its id (default: the next free e1, e2, ...)", required: false),
+            log, json,
+        ],
+        details: "Give either --date, or --start with or without --end.\n\n" + storeDetails + "\n\n" + dateDetails,
+        examples: [
+            "timeline add-event --timeline life --title \"Born\" --date 1990-04-12 --event e1",
+            "timeline add-event --timeline home --title \"Living in Berlin\" --start 2019-03",
+        ])
+
+    static let retitleEvent = CommandSpec(
+        name: "retitle-event",
+        summary: "give an event a new title",
+        options: [subject("--event", "ID", "the event"), required("--title", "TITLE", "its new title"), log, json],
+        details: storeDetails,
+        examples: ["timeline retitle-event --event e1 --title \"Born in Leipzig\""])
+
+    static let setDate = CommandSpec(
+        name: "set-date",
+        summary: "give an event one date (a range becomes a single date)",
+        options: [subject("--event", "ID", "the event"), required("--date", "DATE", "its date"), log, json],
+        details: storeDetails + "\n\n" + dateDetails,
+        examples: ["timeline set-date --event e1 --date 1990-04-12"])
+
+    static let setRange = CommandSpec(
+        name: "set-range",
+        summary: "give an event a date range, open or closed",
+        options: [
+            subject("--event", "ID", "the event"),
+            required("--start", "DATE", "the range's start"),
+            OptionSpec(name: "--end", value: "DATE", help: "its end (without it, the range is open)"),
+            log, json,
+        ],
+        details: storeDetails + "\n\n" + dateDetails,
+        examples: ["timeline set-range --event school --start 1996-09 --end 2008-06"])
+
+    static let closeRange = CommandSpec(
+        name: "close-range",
+        summary: "give an open range its end",
+        options: [subject("--event", "ID", "the event"), required("--end", "DATE", "the range's end"), log, json],
+        details: storeDetails + "\n\n" + dateDetails,
+        examples: ["timeline close-range --event berlin --end 2024-05"])
+
+    static let reopenRange = CommandSpec(
+        name: "reopen-range",
+        summary: "take the end off a closed range, so it is open again",
+        options: [subject("--event", "ID", "the event"), log, json],
+        details: storeDetails,
+        examples: ["timeline reopen-range --event berlin"])
+
+    static let moveEvent = CommandSpec(
+        name: "move-event",
+        summary: "move an event to another timeline",
+        options: [subject("--event", "ID", "the event"), required("--timeline", "ID", "the timeline to move it to"),
+                  log, json],
+        details: storeDetails,
+        examples: ["timeline move-event --event e7 --timeline travel"])
+
+    static let removeEvent = CommandSpec(
+        name: "remove-event",
+        summary: "remove an event",
+        options: [subject("--event", "ID", "the event"), log, json],
+        details: storeDetails,
+        examples: ["timeline remove-event --event e7"])
+
+    static let help = CommandSpec(
+        name: "help",
+        summary: "show the help of the tool or of a command",
+        positionals: [],
+        options: [],
+        examples: ["timeline help replay"])
+
+    /// The commands, grouped as the tool's help lists them.
+    static let groups: [(title: String, commands: [CommandSpec])] = [
+        ("Reading a log file", [replay]),
+        ("Reading the store's log (--log PATH)", [rows, timelines, verify, rebuild, export]),
+        ("Changing the store's log (--log PATH)", [
+            createTimeline, renameTimeline, removeTimeline, addEvent, retitleEvent, setDate, setRange,
+            closeRange, reopenRange, moveEvent, removeEvent, importLog, repair,
+        ]),
+        ("Help", [help]),
+    ]
+
+    static let all: [CommandSpec] = groups.flatMap(\.commands)
+
+    static func command(named name: String) -> CommandSpec? { all.first { $0.name == name } }
+}

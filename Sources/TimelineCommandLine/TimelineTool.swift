@@ -1,0 +1,114 @@
+import TimelineCore
+
+/// The `timeline` command-line tool: parses the arguments, calls the library, prints.
+///
+/// Results go to standard output, written only once a command has succeeded, so a
+/// failure leaves standard output empty; diagnostics go to standard error, each line
+/// prefixed `timeline: `. Exit status: 0 success, 1 failure, 2 usage error.
+public enum TimelineTool {
+    /// Exit status of a command that did what it was asked.
+    public static let success: Int32 = 0
+    /// Exit status when a log is invalid, missing or in use, or a command is refused.
+    public static let failure: Int32 = 1
+    /// Exit status for a mistake on the command line.
+    public static let usageError: Int32 = 2
+
+    /// Runs the tool with `arguments` (without the program's name) and returns the exit status.
+    public static func run(_ arguments: [String], context: ToolContext = .process) async -> Int32 {
+        do {
+            let output = try await Runner(context: context).run(arguments)
+            context.output.write(output)
+            return success
+        } catch let error as UsageError {
+            context.diagnose(error.message)
+            context.diagnose("usage: " + HelpText.usageLine(of: error.command.flatMap(Catalogue.command(named:))))
+            context.diagnose(error.helpHint)
+            return usageError
+        } catch let error as CommandFailure {
+            context.diagnose(error.message)
+            return failure
+        } catch {
+            context.diagnose("\(error)")
+            return failure
+        }
+    }
+}
+
+/// A command that could not do its work: exit status 1 and a message.
+struct CommandFailure: Error, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// Runs one command line; every command returns the text for standard output.
+struct Runner {
+    let context: ToolContext
+
+    func run(_ arguments: [String]) async throws -> String {
+        guard let name = arguments.first else {
+            throw UsageError(message: "missing command", command: nil)
+        }
+        let rest = Array(arguments.dropFirst())
+        switch name {
+        case "--help", "-h":
+            return HelpText.overview()
+        case "help":
+            return try help(rest)
+        default:
+            break
+        }
+        guard let command = Catalogue.command(named: name) else {
+            let kind = name.hasPrefix("-") ? "option" : "command"
+            var message = "unknown \(kind) '\(name)'"
+            let candidates = name.hasPrefix("-") ? ["--help"] : Catalogue.all.map(\.name)
+            if let near = Suggestion.nearest(to: name, among: candidates) { message += "; did you mean '\(near)'?" }
+            throw UsageError(message: message, command: nil)
+        }
+        switch try ArgumentParser.parse(rest, for: command) {
+        case .help(let command):
+            return HelpText.page(for: command)
+        case .run(let arguments):
+            return try await run(arguments)
+        }
+    }
+
+    private func help(_ arguments: [String]) throws -> String {
+        guard let name = arguments.first, name != "--help", name != "-h" else { return HelpText.overview() }
+        guard arguments.count == 1 else {
+            throw UsageError(message: "unexpected argument '\(arguments[1])'", command: "help")
+        }
+        guard let command = Catalogue.command(named: name) else {
+            var message = "no help for '\(name)': there is no such command"
+            if let near = Suggestion.nearest(to: name, among: Catalogue.all.map(\.name)) {
+                message += "; did you mean '\(near)'?"
+            }
+            throw UsageError(message: message, command: nil)
+        }
+        return HelpText.page(for: command)
+    }
+
+    private func run(_ arguments: ParsedArguments) async throws -> String {
+        switch arguments.command.name {
+        case Catalogue.replay.name: try replay(arguments, path: arguments.firstPositional)
+        case Catalogue.rows.name: try replay(arguments, path: try logPath(arguments))
+        case Catalogue.timelines.name: try timelines(arguments)
+        case Catalogue.verify.name: try verify(arguments)
+        case Catalogue.rebuild.name: try rebuild(arguments)
+        case Catalogue.repair.name: try repair(arguments)
+        case Catalogue.export.name: try export(arguments)
+        case Catalogue.importLog.name: try importLog(arguments)
+        default: try await storeCommand(arguments)
+        }
+    }
+
+    /// The store's log: `--log`, else `$TIMELINE_LOG`, else `./timeline.jsonl`.
+    func logPath(_ arguments: ParsedArguments) throws(UsageError) -> String {
+        if let path = arguments.value("--log") {
+            guard !path.isEmpty else { throw UsageError(message: "invalid value '' for --log: expected a path", command: arguments.command.name) }
+            return path
+        }
+        if let path = context.environment["TIMELINE_LOG"], !path.isEmpty { return path }
+        return "timeline.jsonl"
+    }
+}

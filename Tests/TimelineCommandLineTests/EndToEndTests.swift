@@ -1,0 +1,446 @@
+import Foundation
+import Testing
+import TimelineCore
+@testable import TimelineCommandLine
+
+/// Runs the built `timeline` executable and checks its standard output, standard error
+/// and exit status, as a user or a script sees them.
+@Suite("timeline, end to end")
+struct EndToEndTests {
+    let life = exampleLogs.appendingPathComponent("life.jsonl").path
+
+    // MARK: The bundled log
+
+    @Test(arguments: [
+        ("life.expected.txt", ["--now", "2026-11-29"]),
+        ("life.expected.jsonl", ["--json", "--now", "2026-11-29"]),
+        ("life.work-desc-last.expected.jsonl",
+         ["--timeline", "work", "--order", "desc", "--ongoing", "last", "--json", "--now", "2026-11-29"]),
+        ("life.decades-ongoing-first.expected.txt", ["--sections", "decade", "--ongoing", "first", "--now", "2026-11-29"]),
+        ("life.years-upto-60.expected.jsonl", ["--json", "--sections", "year", "--upto", "60", "--now", "2026-11-29"]),
+    ])
+    func replayOfTheBundledLogMatchesItsExpectedOutput(_ expectedFile: String, _ options: [String]) async throws {
+        let expected = try String(contentsOf: exampleLogs.appendingPathComponent(expectedFile), encoding: .utf8)
+        let run = try await timeline(["replay", life] + options)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.errors.isEmpty)
+        #expect(run.output == expected)
+    }
+
+    @Test func jsonRowsHaveExactlyTheContractsMembersInOrder() async throws {
+        let run = try await timeline(["replay", life, "--json", "--now", "2026-11-29"])
+        #expect(run.status == 0)
+        #expect(run.outputLines.count > 40)
+        var kinds: Set<String> = []
+        for line in run.outputLines {
+            #expect(memberNames(ofJSONObjectLine: line) == ["event", "timeline", "title", "kind", "date"], "\(line)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let kind = try #require(object["kind"] as? String)
+            kinds.insert(kind)
+            if kind == "ongoing" {
+                #expect(object["date"] is NSNull)
+            } else {
+                #expect(object["date"] is String)
+            }
+        }
+        #expect(kinds == ["single", "start", "end", "ongoing"])
+    }
+
+    @Test func sectionsAddASectionMemberLast() async throws {
+        let run = try await timeline(["replay", life, "--json", "--sections", "month", "--now", "2026-11-29"])
+        #expect(run.status == 0)
+        for line in run.outputLines {
+            #expect(memberNames(ofJSONObjectLine: line) == ["event", "timeline", "title", "kind", "date", "section"])
+        }
+        #expect(run.output.contains(#""kind":"ongoing","date":null,"section":"2026-11"}"#))
+    }
+
+    @Test func replayUpToZeroPrintsNoRows() async throws {
+        let json = try await timeline(["replay", life, "--json", "--upto", "0"])
+        #expect(json.status == 0)
+        #expect(json.output.isEmpty)
+        let table = try await timeline(["replay", life, "--upto", "0"])
+        #expect(table.output == "(no rows)\n")
+    }
+
+    @Test func anUnknownTimelineIsAWarningWithASuggestion() async throws {
+        let run = try await timeline(["replay", life, "--timeline", "wrok", "--json"])
+        #expect(run.status == 0)
+        #expect(run.output.isEmpty)
+        #expect(run.errors == "timeline: warning: \(life): there is no timeline \"wrok\"; did you mean 'work'?\n")
+    }
+
+    @Test func descendingIsTheExactReverse() async throws {
+        let ascending = try await timeline(["replay", life, "--json", "--now", "2026-11-29", "--ongoing", "first"])
+        let descending = try await timeline(["replay", life, "--json", "--now", "2026-11-29", "--ongoing", "first",
+                                             "--order", "desc"])
+        #expect(Array(ascending.outputLines.reversed()) == descending.outputLines)
+    }
+
+    @Test func stringsAreEscapedAndNonASCIIKept() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("odd.jsonl", """
+            {"type":"timelineCreated","data":{"timeline":"ré","name":"Ré"}}
+            {"type":"eventAdded","data":{"event":"q","timeline":"ré","title":"say \\"hi\\" \\\\ a\\nb\\tc\\u0001 Zürich 東京 🎉","date":"2019"}}
+
+            """)
+        let run = try await timeline(["replay", path, "--json"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output == #"{"event":"q","timeline":"ré","title":"say \"hi\" \\ a\nb\tc\u0001 Zürich 東京 🎉","kind":"single","date":"2019"}"# + "\n")
+        let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+        #expect(object?["title"] as? String == "say \"hi\" \\ a\nb\tc\u{01} Zürich 東京 🎉")
+        let table = try await timeline(["replay", path])
+        #expect(table.outputLines.count == 2, "one line per row: \(table.output)")
+    }
+
+    // MARK: Invalid logs
+
+    static let created = #"{"type":"timelineCreated","data":{"timeline":"life","name":"My life"}}"#
+
+    @Test(arguments: [
+        (#"{"type":"eventAdded","data":{"event":"e1","timeline":"life","title":"X","date":"2019-13"}}"#,
+         #"line 2: date "2019-13": month must be 01–12"#),
+        (#"{"type":"rangeClosed","data":{"event":"e9","end":"2020"}}"#, #"line 2: rangeClosed: unknown event "e9""#),
+        (#"{"type":"eventAdded","data":{"event":"e1","timeline":"work","title":"X","date":"2019"}}"#,
+         #"line 2: eventAdded: unknown timeline "work""#),
+        (#"{"type":"eventAdd","data":{}}"#, #"line 2: unknown type "eventAdd""#),
+        (#"{"seq":5,"type":"timelineRemoved","data":{"timeline":"life"}}"#, "line 2: "),
+        (#"{"type":"eventAdded","data":{"event":"e1","timeline":"life","date":"2019"}}"#,
+         #"line 2: eventAdded: missing field "title""#),
+        ("not json", "line 2: not valid JSON"),
+    ])
+    func anInvalidLogExitsOneNamingTheLineWithNothingOnStandardOutput(_ line: String, _ reason: String) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("bad.jsonl", Self.created + "\n" + line + "\n"
+            + #"{"type":"timelineCreated","data":{"timeline":"more","name":"More"}}"# + "\n")
+        for arguments in [["replay", path], ["replay", path, "--json"], ["replay", path, "--upto", "1"],
+                          ["rows", "--log", path], ["verify", "--log", path], ["export", "--log", path]] {
+            let run = try await timeline(arguments)
+            #expect(run.status == 1, "\(arguments): \(run)")
+            #expect(run.output.isEmpty, "\(arguments)")
+            #expect(run.errors.hasPrefix("timeline: \(path): \(reason)"), "\(arguments): \(run.errors)")
+        }
+    }
+
+    @Test func aCorruptLineIsRefusedByItsChecksum() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("store.jsonl")
+        #expect(try await timeline(["create-timeline", "--timeline", "life", "--name", "Life", "--log", path]).status == 0)
+        #expect(try await timeline(["add-event", "--timeline", "life", "--title", "Born", "--date", "1990",
+                                    "--log", path]).status == 0)
+        let text = try directory.read("store.jsonl")
+        #expect(text.contains(#""crc":""#))
+        try directory.write("store.jsonl", text.replacingOccurrences(of: "Born", with: "Borm"))
+        let run = try await timeline(["replay", path])
+        #expect(run.status == 1)
+        #expect(run.output.isEmpty)
+        #expect(run.errors == "timeline: \(path): line 2: checksum mismatch\n")
+        let verify = try await timeline(["verify", "--log", path])
+        #expect(verify.status == 1)
+        #expect(verify.errors == "timeline: \(path): line 2: checksum mismatch\n")
+        let write = try await timeline(["remove-timeline", "--timeline", "life", "--log", path])
+        #expect(write.status == 1)
+        #expect(write.errors.contains("line 2: checksum mismatch"))
+
+        let repair = try await timeline(["repair", "--log", path])
+        #expect(repair.status == 0, "\(repair)")
+        #expect(repair.output.contains("moved 1 line to \(path).rejected, kept 1 record"))
+        #expect(repair.output.contains("  line 2: checksum mismatch"))
+        #expect(try directory.read("store.jsonl.rejected").contains("Borm"))
+        let after = try await timeline(["verify", "--log", path])
+        #expect(after.status == 0)
+        #expect(after.output.hasPrefix("\(path): ok: 1 record"))
+        let again = try await timeline(["repair", "--log", path])
+        #expect(again.output == "\(path): nothing to repair: 1 record kept\n")
+    }
+
+    @Test func aTornLastLineIsAWarningAndNotApplied() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("torn.jsonl", Self.created + "\n"
+            + #"{"type":"eventAdded","data":{"event":"e1","timeline":"life","title":"Born","date":"1990"}}"# + "\n"
+            + #"{"type":"eventAdded","data":{"event":"e2","timel"#)
+        let run = try await timeline(["replay", path, "--json"])
+        #expect(run.status == 0)
+        #expect(run.output == #"{"event":"e1","timeline":"life","title":"Born","kind":"single","date":"1990"}"# + "\n")
+        #expect(run.errors.hasPrefix("timeline: warning: \(path): line 3: incomplete last record"), "\(run.errors)")
+        #expect(run.errors.hasSuffix("; not applied\n"))
+    }
+
+    @Test func aCompleteLastLineWithoutNewlineIsRead() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("no-newline.jsonl", Self.created + "\n"
+            + #"{"type":"eventAdded","data":{"event":"e1","timeline":"life","title":"Born","date":"1990"}}"#)
+        let run = try await timeline(["replay", path, "--json"])
+        #expect(run.status == 0)
+        #expect(run.errors.isEmpty)
+        #expect(run.outputLines.count == 1)
+    }
+
+    @Test func importRefusesAForeignLogWithATornLastLine() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let foreign = try directory.write("foreign.jsonl", Self.created + "\n" + #"{"type":"eventAdded","da"#)
+        let store = directory.path("store.jsonl")
+        let run = try await timeline(["import", foreign, "--log", store])
+        #expect(run.status == 1)
+        #expect(run.errors.hasPrefix("timeline: \(foreign): line 2: incomplete last record"))
+        #expect(run.errors.hasSuffix("nothing imported (see 'timeline repair')\n"))
+        #expect(!FileManager.default.fileExists(atPath: store), "the store's log is not even created")
+    }
+
+    @Test func aMissingFileIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("nowhere.jsonl")
+        for arguments in [["replay", path], ["rows", "--log", path], ["timelines", "--log", path],
+                          ["verify", "--log", path], ["export", "--log", path], ["repair", "--log", path],
+                          ["import", path, "--log", directory.path("store.jsonl")]] {
+            let run = try await timeline(arguments)
+            #expect(run.status == 1, "\(arguments)")
+            #expect(run.output.isEmpty)
+            #expect(run.errors.hasPrefix("timeline: \(path): "), "\(arguments): \(run.errors)")
+        }
+    }
+
+    // MARK: Usage
+
+    struct UsageCase: Sendable, CustomTestStringConvertible {
+        var arguments: [String]
+        var message: String
+        /// The command whose help the message points to, or `nil` for the tool's.
+        var command: String?
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let usageCases: [UsageCase] = [
+        UsageCase(arguments: ["replay", "LIFE", "--ordr", "asc"],
+                  message: "unknown option '--ordr' for 'replay'; did you mean '--order'?", command: "replay"),
+        UsageCase(arguments: ["replay", "LIFE", "--order", "up"],
+                  message: "invalid value 'up' for --order: expected 'asc' or 'desc'", command: "replay"),
+        UsageCase(arguments: ["replay", "LIFE", "--order"], message: "option --order needs a value", command: "replay"),
+        UsageCase(arguments: ["replay", "LIFE", "--now", "2019-13"],
+                  message: #"invalid value for --now: date "2019-13": month must be 01–12"#, command: "replay"),
+        UsageCase(arguments: ["replay", "LIFE", "--upto", "-3"], message: "invalid value '-3' for --upto", command: "replay"),
+        UsageCase(arguments: ["replay"], message: "missing FILE", command: "replay"),
+        UsageCase(arguments: ["replay", "LIFE", "extra"], message: "unexpected argument 'extra'", command: "replay"),
+        UsageCase(arguments: ["replya", "LIFE"], message: "unknown command 'replya'; did you mean 'replay'?", command: nil),
+        UsageCase(arguments: ["close-range", "--event", "e1"], message: "missing --end DATE", command: "close-range"),
+        UsageCase(arguments: [], message: "missing command", command: nil),
+    ]
+
+    @Test(arguments: usageCases)
+    func usageErrorsExitTwo(_ usage: UsageCase) async throws {
+        let run = try await timeline(usage.arguments.map { $0 == "LIFE" ? life : $0 })
+        #expect(run.status == 2)
+        #expect(run.output.isEmpty)
+        #expect(run.errors.hasPrefix("timeline: \(usage.message)"), "\(run.errors)")
+        let help = usage.command.map { "timeline \($0) --help" } ?? "timeline --help"
+        #expect(run.errors.hasSuffix("timeline: see '\(help)'\n"))
+    }
+
+    @Test(arguments: [["--help"], ["help"], ["-h"]] + Catalogue.all.map { [$0.name, "--help"] })
+    func helpExitsZeroOnStandardOutput(_ arguments: [String]) async throws {
+        let run = try await timeline(arguments)
+        #expect(run.status == 0)
+        #expect(run.errors.isEmpty)
+        #expect(run.output.contains("Usage:"))
+        #expect(run.output.contains("Example"))
+    }
+
+    // MARK: The store
+
+    @Test func aStoreDrivenByCommandsListsWhatReplayOfItsExportLists() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("store.jsonl")
+        let steps: [[String]] = [
+            ["create-timeline", "--name", "My life"],
+            ["create-timeline", "--timeline", "work", "--name", "Jobs"],
+            ["create-timeline", "--name", "Scratch"],
+            ["add-event", "--timeline", "my-life", "--title", "Born", "--date", "1990-04-12", "--event", "born"],
+            ["add-event", "--timeline", "my-life", "--title", "School", "--start", "1996-09", "--end", "2008-06"],
+            ["add-event", "--timeline", "my-life", "--title", "Berlin", "--start", "2019-03"],
+            ["add-event", "--timeline", "work", "--title", "First job", "--date", "2008-09-01T09:00:00+02:00"],
+            ["add-event", "--timeline", "scratch", "--title", "Draft", "--date", "2020"],
+            ["set-range", "--event", "e3", "--start", "2008-09-01", "--end", "2012"],
+            ["close-range", "--event", "e2", "--end", "2024-05"],
+            ["reopen-range", "--event", "e2"],
+            ["retitle-event", "--event", "e2", "--title", "Living in Berlin"],
+            ["set-date", "--event", "e1", "--date", "1996-09-02"],
+            ["move-event", "--event", "e3", "--timeline", "my-life"],
+            ["move-event", "--id", "e3", "--timeline", "work"],
+            ["rename-timeline", "--timeline", "work", "--name", "Work"],
+            ["add-event", "--timeline", "work", "--title", "Mistake", "--date", "2030"],
+            ["remove-event", "--event", "e5"],
+            ["remove-timeline", "--timeline", "scratch"],
+        ]
+        for step in steps {
+            let run = try await timeline(step + ["--log", log])
+            #expect(run.status == 0, "\(step): \(run)")
+            #expect(run.errors.isEmpty, "\(step)")
+        }
+        let verify = try await timeline(["verify", "--log", log])
+        #expect(verify.output == "\(log): ok: 21 records, 21 facts, 2 timelines, 4 events\n")
+
+        let export = try await timeline(["export", "--log", log])
+        #expect(export.status == 0)
+        #expect(!export.output.contains("crc"))
+        #expect(export.outputLines.count == 21)
+        let exported = try directory.write("exported.jsonl", export.output)
+
+        let view = ["--json", "--now", "2026-11-29", "--sections", "year"]
+        let rows = try await timeline(["rows", "--log", log] + view)
+        let replay = try await timeline(["replay", exported] + view)
+        #expect(rows.status == 0)
+        #expect(rows.output == replay.output)
+        #expect(rows.output == """
+            {"event":"born","timeline":"my-life","title":"Born","kind":"single","date":"1990-04-12","section":"1990"}
+            {"event":"e1","timeline":"my-life","title":"School","kind":"single","date":"1996-09-02","section":"1996"}
+            {"event":"e3","timeline":"work","title":"First job","kind":"start","date":"2008-09-01","section":"2008"}
+            {"event":"e3","timeline":"work","title":"First job","kind":"end","date":"2012","section":"2012"}
+            {"event":"e2","timeline":"my-life","title":"Living in Berlin","kind":"start","date":"2019-03","section":"2019"}
+            {"event":"e2","timeline":"my-life","title":"Living in Berlin","kind":"ongoing","date":null,"section":"2026"}
+
+            """)
+
+        let timelines = try await timeline(["timelines", "--log", log, "--json"])
+        #expect(timelines.output == """
+            {"timeline":"my-life","name":"My life","events":3,"ongoing":1,"earliest":"1990-04-12","latest":"2019-03"}
+            {"timeline":"work","name":"Work","events":1,"ongoing":0,"earliest":"2008-09-01","latest":"2012"}
+
+            """)
+
+        // The exported log imported into a fresh store gives the same rows again.
+        let copy = directory.path("copy.jsonl")
+        let imported = try await timeline(["import", exported, "--log", copy])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.output == "imported 21 facts from \(exported) into \(copy) (records 1-21)\n")
+        #expect(try await timeline(["rows", "--log", copy] + view).output == rows.output)
+        // Importing it once more conflicts with what is there, and appends nothing.
+        let twice = try await timeline(["import", exported, "--log", copy])
+        #expect(twice.status == 1)
+        #expect(twice.errors == "timeline: \(exported): line 1: timelineCreated: timeline \"my-life\" already exists "
+            + "in \(copy); nothing imported\n")
+        #expect(try await timeline(["verify", "--log", copy]).output.contains("ok: 21 records"))
+    }
+
+    @Test func storeCommandsConfirmAndPrintGeneratedIDs() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let created = try await timeline(["create-timeline", "--name", "Home & Away!"], in: directory.url)
+        #expect(created.output == "created timeline home-away \"Home & Away!\" (record 1)\n")
+        #expect(FileManager.default.fileExists(atPath: directory.path("timeline.jsonl")), "./timeline.jsonl by default")
+        let again = try await timeline(["create-timeline", "--name", "home away"], in: directory.url)
+        #expect(again.output == "created timeline home-away-2 \"home away\" (record 2)\n")
+        let added = try await timeline(["add-event", "--timeline", "home-away", "--title", "Moved", "--start", "2019",
+                                        "--json"], in: directory.url)
+        #expect(added.status == 0)
+        let lines = added.outputLines
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix(#"{"seq":3,"type":"eventAdded","data":{"event":"e1","timeline":"home-away","#)
+                == true)
+        #expect(lines.last?.hasPrefix(#"{"seq":4,"type":"rangeSet","data":{"event":"e1","start":"2019","end":null}"#)
+                == true)
+        let next = try await timeline(["add-event", "--timeline", "home-away", "--title", "Back", "--date", "2021"],
+                                      in: directory.url)
+        #expect(next.output == "added event e2 to timeline home-away: 2021 (record 5)\n")
+    }
+
+    @Test func theLogDefaultsToTIMELINE_LOG() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("env.jsonl")
+        let run = try await timeline(["create-timeline", "--timeline", "t", "--name", "T"], environment: ["TIMELINE_LOG": log])
+        #expect(run.status == 0)
+        #expect(try directory.read("env.jsonl").contains(#""timeline":"t""#))
+    }
+
+    @Test func aRefusedCommandExitsOneAndAppendsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("store.jsonl")
+        _ = try await timeline(["create-timeline", "--timeline", "life", "--name", "Life", "--log", log])
+        _ = try await timeline(["add-event", "--timeline", "life", "--title", "Born", "--date", "1990", "--event", "e1",
+                                "--log", log])
+        let cases: [([String], String)] = [
+            (["close-range", "--event", "e1", "--end", "2000"], #"close-range refused: event "e1" is not an open range"#),
+            (["add-event", "--timeline", "life", "--title", "Again", "--date", "1991", "--event", "e1"],
+             #"add-event refused: event "e1" already exists"#),
+            (["add-event", "--timeline", "nope", "--title", "X", "--date", "1991"],
+             #"add-event refused: unknown timeline "nope""#),
+            (["retitle-event", "--event", "e1", "--title", "   "], "retitle-event refused: title must not be empty"),
+            (["set-range", "--event", "e1", "--start", "2000", "--end", "1999"],
+             #"set-range refused: event "e1": end "1999" is before start "2000""#),
+            (["remove-event", "--event", "e9"], #"remove-event refused: unknown event "e9""#),
+            (["create-timeline", "--timeline", "life", "--name", "Again"],
+             #"create-timeline refused: timeline "life" already exists"#),
+        ]
+        for (arguments, message) in cases {
+            let run = try await timeline(arguments + ["--log", log])
+            #expect(run.status == 1, "\(arguments)")
+            #expect(run.output.isEmpty)
+            #expect(run.errors == "timeline: \(message)\n")
+        }
+        let verify = try await timeline(["verify", "--log", log])
+        #expect(verify.output.contains("ok: 2 records"))
+    }
+
+    @Test func aLogInUseRefusesWritersButNotReaders() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("store.jsonl")
+        _ = try await timeline(["create-timeline", "--timeline", "life", "--name", "Life", "--log", log])
+        let held = try FileEventLog(path: log)
+        _ = try held.append([.eventAdded(event: "e1", timeline: "life", title: "Born", date: DateValue(parsing: "1990"))],
+                            options: AppendOptions())
+        for arguments in [["add-event", "--timeline", "life", "--title", "X", "--date", "2000"], ["repair"],
+                          ["import", life]] {
+            let run = try await timeline(arguments + ["--log", log])
+            #expect(run.status == 1, "\(arguments)")
+            #expect(run.output.isEmpty)
+            #expect(run.errors == "timeline: log is in use: \(log) is open for writing by another process\n",
+                    "\(arguments)")
+        }
+        let replay = try await timeline(["replay", log, "--json"])
+        #expect(replay.status == 0)
+        #expect(replay.output == #"{"event":"e1","timeline":"life","title":"Born","kind":"single","date":"1990"}"# + "\n")
+        let verify = try await timeline(["verify", "--log", log])
+        #expect(verify.status == 0)
+        let rows = try await timeline(["rows", "--log", log, "--json"])
+        #expect(rows.output == replay.output)
+        held.close()
+        let after = try await timeline(["remove-event", "--event", "e1", "--log", log])
+        #expect(after.status == 0, "\(after)")
+    }
+
+    @Test func rebuildReportsThroughputOnStandardError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("copy.jsonl")
+        try FileManager.default.copyItem(atPath: life, toPath: log)
+        let run = try await timeline(["rebuild", "--log", log, "--now", "2026-11-29"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output == "rebuilt \(log): 98 records, 74 rows, 4 timelines, 5 views\n")
+        #expect(run.errors.hasPrefix("timeline: 98 records in "))
+        #expect(run.errors.hasSuffix(" records/s\n"))
+        #expect(!run.errors.contains("\r"), "no progress when standard error is not a terminal")
+    }
+
+    @Test func timelinesTable() async throws {
+        let run = try await timeline(["timelines", "--log", life])
+        #expect(run.status == 0)
+        #expect(run.output == """
+            TIMELINE   NAME       EVENTS  ONGOING  EARLIEST    LATEST
+            education  Education  11      1        1990-09     2024-10
+            home       Home       15      3        1984-07-19  2022-04
+            travel     Travel     9       0        2001-07     2027-04
+            work       Work       10      3        2007-07     2027-01
+
+            """)
+    }
+}
