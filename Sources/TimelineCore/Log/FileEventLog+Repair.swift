@@ -31,9 +31,10 @@ extension FileEventLog {
     /// The side file next to a log that receives the lines a repair moves out.
     public static func sideFilePath(for path: String) -> String { path + ".rejected" }
 
-    /// Repairs the log at `path`: every line that is not a valid record, or whose fact the
-    /// decider refuses, is appended byte for byte to the side file; the good records stay,
-    /// renumbered 1, 2, 3, … with fresh checksums. Nothing is deleted.
+    /// Repairs the log at `path`: every line that is not a valid record, whose fact the
+    /// decider refuses, or whose `seq` repeats or goes back (a copied line), is appended
+    /// byte for byte to the side file; the good records stay, renumbered 1, 2, 3, … with
+    /// fresh checksums. Gaps in `seq` are expected where lines were moved. Nothing is deleted.
     ///
     /// The side file is made durable before the log is replaced (atomically, by rename).
     /// Takes the writer's lock, so it fails with ``EventLogError/inUse(path:)`` while a
@@ -49,6 +50,9 @@ extension FileEventLog {
         var rejected: [UInt8] = []
         var moved: [RepairReport.MovedLine] = []
         var position: Int64 = 0
+        // The original position of the last kept line: its `seq`, or one more than the one
+        // before for a line without `seq`.
+        var lastSeq: Int64 = 0
         var lineNumber = 0
         var start = 0
         bytes.withUnsafeBytes { raw in
@@ -76,6 +80,10 @@ extension FileEventLog {
                     reject(error.reason.description)
                     continue
                 }
+                if let seq = decoded.seq, seq <= lastSeq {
+                    reject("seq \(seq) is out of order: it comes after seq \(lastSeq) (a repeated or misplaced line)")
+                    continue
+                }
                 let facts = decoded.facts
                 var after = state
                 var refusal: String?
@@ -91,6 +99,7 @@ extension FileEventLog {
                     continue
                 }
                 state = after
+                lastSeq = decoded.seq ?? lastSeq + 1
                 for fact in facts {
                     position += 1
                     encoder.encode(fact, position: position, recordedAt: decoded.recordedAt,
