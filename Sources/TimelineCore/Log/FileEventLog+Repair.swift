@@ -46,6 +46,7 @@ extension FileEventLog {
         let decoder = RecordDecoder()
         let encoder = RecordEncoder()
         var state = DomainState()
+        var keptFacts: [Fact] = []
         var kept: [UInt8] = []
         var rejected: [UInt8] = []
         var moved: [RepairReport.MovedLine] = []
@@ -85,20 +86,24 @@ extension FileEventLog {
                     continue
                 }
                 let facts = decoded.facts
-                var after = state
+                // Facts are checked and applied in place: trying each line on a copy of the
+                // state would copy all of it per line, and make repair quadratic. Only when
+                // a record of several facts (upcast) is refused after its first is the
+                // state rebuilt, from the facts kept so far.
                 var refusal: String?
-                for fact in facts {
-                    if case .failure(let error) = Result(catching: { () throws(Rejection) in try Decider.check(fact, in: after) }) {
+                for (index, fact) in facts.enumerated() {
+                    if case .failure(let error) = Result(catching: { () throws(Rejection) in try Decider.check(fact, in: state) }) {
                         refusal = "\(fact.type.rawValue): \(error.description)"
+                        if index > 0 { state = keptFacts.reduce(into: DomainState()) { $0.apply($1) } }
                         break
                     }
-                    after.apply(fact)
+                    state.apply(fact)
                 }
                 if let refusal {
                     reject(refusal)
                     continue
                 }
-                state = after
+                keptFacts += facts
                 lastSeq = decoded.seq ?? lastSeq + 1
                 for fact in facts {
                     position += 1
