@@ -232,6 +232,55 @@ import Testing
         }
     }
 
+    /// An old record that upcasts to several facts stays or goes whole; one refused after
+    /// its first fact leaves no trace of that fact in what the later lines are checked against.
+    @Test func anUpcastRecordOfSeveralFactsIsKeptOrMovedWhole() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let refused = #"{"seq":2,"v":0,"type":"eventAdded","data":{"event":"x","timeline":"t","title":"X","start":"2000","end":"1999"}}"#
+            let text = #"{"seq":1,"type":"timelineCreated","data":{"timeline":"t","name":"T"}}"# + "\n"
+                + refused + "\n"
+                + #"{"seq":3,"v":0,"type":"eventAdded","data":{"event":"x","timeline":"t","title":"X2","start":"2001","end":null}}"# + "\n"
+                + #"{"seq":4,"type":"rangeClosed","data":{"event":"x","end":"2002"}}"# + "\n"
+            try writeFile(path, utf8(text))
+            let report = try FileEventLog.repair(path: path)
+            #expect(report.moved.map(\.line) == [2])
+            #expect(report.moved.first?.reason == #"rangeSet: event "x": end "1999" is before start "2000""#)
+            #expect(fileBytes(FileEventLog.sideFilePath(for: path)) == utf8(refused + "\n"))
+            #expect(try FileEventLog.read(path: path).records.map(\.facts) == [
+                [.timelineCreated(timeline: "t", name: "T")],
+                [.eventAdded(event: "x", timeline: "t", title: "X2", date: try day("2001"))],
+                [.rangeSet(event: "x", start: try day("2001"), end: nil)],
+                [.rangeClosed(event: "x", end: try day("2002"))],
+            ])
+            #expect(report.kept == 4)
+        }
+    }
+
+    /// Repair must stay linear in the size of the log: it once copied the whole domain
+    /// state for every line, so 20,000 records took about half a minute. Now well under a
+    /// second even in a debug build; the bound leaves a wide margin for a busy machine.
+    @Test func repairIsLinearInTheSizeOfTheLog() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let count = 20_000
+            var facts: [Fact] = [.timelineCreated(timeline: "t", name: "T")]
+            let date = try day("2000")
+            for index in 0..<count {
+                facts.append(.eventAdded(event: EventID("e\(index)"), timeline: "t", title: "Event", date: date))
+            }
+            let lines = storeBytes(singles(facts))
+            let middle = lines[(lines.count / 2)...].firstIndex(of: 0x0A)! + 1
+            try writeFile(path, Array(lines[..<middle]) + utf8("not a record\n") + lines[middle...])
+            let elapsed = try ContinuousClock().measure {
+                let report = try FileEventLog.repair(path: path)
+                #expect(report.kept == facts.count)
+                #expect(report.moved.count == 1)
+            }
+            #expect(elapsed < .seconds(8), "repair of \(count) records took \(elapsed)")
+        }
+    }
+
     @Test func repairingAMissingLogNamesTheFile() {
         let path = "/nonexistent-directory-for-timeline-tests/log.jsonl"
         let error = #expect(throws: EventLogError.self) { try FileEventLog.repair(path: path) }
