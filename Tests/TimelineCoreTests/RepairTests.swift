@@ -232,6 +232,53 @@ import Testing
         }
     }
 
+    /// A batch whose write was cut short at the end of the log was never acknowledged:
+    /// opening the log would drop it whole, so repair must not keep half of it. It goes
+    /// to the side file, and a resend of its command appends all of it.
+    @Test func anUnfinishedBatchAtTheEndIsMovedWholeNotHalfKept() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let facts = try storyFacts()
+            var lines = singles(Array(facts[0..<3])).map { RecordEncoder().encode($0) }
+            lines[1][lines[1].count - 5] ^= 0x01  // a flipped bit in line 2's checksum
+            let lost = batch(Array(facts[3..<6]), after: 3, commandID: "lost")
+            let lostLines = lost.map { RecordEncoder().encode($0) }
+            let tail = lostLines[0] + lostLines[1] + lostLines[2].prefix(25)
+            try writeFile(path, lines.reduce([], +) + tail)
+
+            let report = try FileEventLog.repair(path: path)
+            #expect(report.moved.map(\.line) == [2, 4, 5, 6])
+            #expect(report.moved[1].reason.contains("atomic batch of 3 records"), "\(report.moved[1].reason)")
+            #expect(report.kept == 2)
+            #expect(fileBytes(FileEventLog.sideFilePath(for: path)) == lines[1] + tail + [0x0A])
+
+            // The repaired log holds what opening it would have kept, and nothing of the lost command.
+            let log = try FileEventLog(path: path)
+            defer { log.close() }
+            #expect(log.tornTail == nil)
+            #expect(try log.records(after: 0).map(\.facts) == [[facts[0]], [facts[2]]])
+            #expect(try log.records(forCommandID: "lost") == nil)
+            let resent = try log.append(Array(facts[3..<6]), options: AppendOptions(commandID: "lost"))
+            #expect(!resent.wasDuplicate)
+            #expect(resent.records.map(\.position) == [3, 4, 5])
+        }
+    }
+
+    /// A batch that finished stays whole, however it was split by bad lines inside it.
+    @Test func aFinishedBatchAtTheEndStays() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let facts = try storyFacts()
+            let records = batch(Array(facts[0..<4]), after: 0, commandID: "all")
+            var lines = records.map { RecordEncoder().encode($0) }
+            lines.insert(utf8("noise\n"), at: 2)
+            try writeFile(path, lines.reduce([], +))
+            let report = try FileEventLog.repair(path: path)
+            #expect(report.moved.map(\.line) == [3])
+            #expect(try FileEventLog.read(path: path).records.map(\.facts) == facts[0..<4].map { [$0] })
+        }
+    }
+
     /// An old record that upcasts to several facts stays or goes whole; one refused after
     /// its first fact leaves no trace of that fact in what the later lines are checked against.
     @Test func anUpcastRecordOfSeveralFactsIsKeptOrMovedWhole() throws {
