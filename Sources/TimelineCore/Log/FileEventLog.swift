@@ -54,8 +54,9 @@ public final class FileEventLog: EventLog {
             try file.truncate(to: torn.offset)
             try file.sync()
             size = torn.offset
-        } else if size > 0, bytes[size - 1] != 0x0A, !contents.records.isEmpty {
-            // A complete last record without its newline: finish the line.
+        } else if size > 0, bytes[size - 1] != 0x0A {
+            // A complete last record (or a blank line) without its newline: finish the
+            // line, so that the next record starts one of its own.
             try file.write([0x0A], at: size)
             try file.sync()
             size += 1
