@@ -282,6 +282,26 @@ import Testing
         }
     }
 
+    /// A log of nothing but blanks whose last line has no newline: the first record
+    /// appended must start a line of its own, or its checksum (which covers the line from
+    /// its first byte) would no longer match and the log would refuse to open.
+    @Test(arguments: [" ", "\t", "\r", "\n  ", "\r\n\t "])
+    func aBlankLogWithoutFinalNewlineTakesAppendsCleanly(blank: String) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            try writeFile(path, utf8(blank))
+            let log = try FileEventLog(path: path)
+            #expect(log.tornTail == nil)
+            #expect(log.position == 0)
+            let written = try log.append(Array(try storyFacts().prefix(2)), options: AppendOptions())
+            #expect(try log.records(after: 0) == written.records)
+            log.close()
+            #expect(openError(path) == nil)
+            #expect(try FileEventLog.read(path: path).records == written.records)
+            #expect(fileBytes(path) == utf8(blank + "\n") + storeBytes(written.records))
+        }
+    }
+
     @Test func aHandWrittenLogOpensAndReadsBack() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"
