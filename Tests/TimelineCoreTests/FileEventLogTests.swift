@@ -332,6 +332,26 @@ import Testing
         }
     }
 
+    /// Blank lines between the store's own records (a log edited by hand, or joined from
+    /// pieces): catch-up reading reads each record's bytes up to the next record.
+    @Test func blankLinesBetweenStoreRecordsAreReadBack() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let records = batch(Array(try storyFacts().prefix(2)), after: 0, recordedAt: try recordedAt(), commandID: "c")
+                + [Record(position: 3, fact: .eventRemoved(event: "born"))]
+            let lines = records.map { storeLine($0) }
+            let text = "\n" + lines[0] + "\n \t\n" + lines[1] + "\r\n" + lines[2] + "  \n\n"
+            try writeFile(path, utf8(text))
+            let log = try FileEventLog(path: path)
+            defer { log.close() }
+            #expect(try log.records(after: 0) == records)
+            #expect(try log.records(after: 1) == Array(records[1...]))
+            #expect(try log.records(forCommandID: "c") == Array(records[0..<2]))
+            let next = try log.append([.timelineRemoved(timeline: "life")], options: AppendOptions())
+            #expect(try log.records(after: 2) == [records[2]] + next.records)
+        }
+    }
+
     // MARK: Corrupt lines refuse to open
 
     @Test func aCorruptLineInTheMiddleRefusesToOpenNamingTheLine() throws {

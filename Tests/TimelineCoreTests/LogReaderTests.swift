@@ -347,3 +347,47 @@ import Testing
         #expect(contents.records.map(\.position) == [1, 2, 3])
     }
 }
+
+/// The domain rules over a log's records, as replay applies them.
+@Suite struct LogValidatorTests {
+    @Test func aValidLogFoldsIntoItsState() throws {
+        let contents = try LogReader().read(storeBytes(singles(try storyFacts())))
+        let state = try LogValidator.validate(contents)
+        #expect(Set(state.timelines.keys) == ["life", "work"])
+        #expect(state.events["born"]?.title == "Born in Berlin")
+        #expect(state.events["job"]?.timeline == "life")
+        #expect(state.events["school"]?.dates == .range(start: try day("1996-09"), end: nil))
+    }
+
+    @Test func aFactTheDeciderRefusesNamesItsLine() throws {
+        let facts = try storyFacts()
+        let head = storeLine(Record(position: 1, fact: facts[0])) + "\n  \n"
+            + storeLine(Record(position: 2, fact: facts[1]))
+        let refused = storeLine(Record(position: 3, fact: .rangeClosed(event: "born", end: try day("2000"))))
+        let text = head + refused + storeLine(Record(position: 4, fact: .eventRemoved(event: "nobody")))
+        let contents = try LogReader().read(utf8(text))
+        #expect(throws: LogReader.Failure(line: 5, offset: head.utf8.count,
+                                          reason: #"rangeClosed: event "born" is not an open range"#)) {
+            try LogValidator.validate(contents)
+        }
+        // Up to the record before it, the log is valid.
+        #expect(try Set(LogValidator.validate(contents, upTo: 2).events.keys) == ["born"])
+    }
+
+    @Test(arguments: [
+        (Fact.eventRemoved(event: "nobody"), #"eventRemoved: unknown event "nobody""#),
+        (Fact.eventAdded(event: "born", timeline: "life", title: "Again", date: DateValue(utc: Instant(microsecondsSinceEpoch: 0))),
+         #"eventAdded: event "born" already exists"#),
+        (Fact.timelineRenamed(timeline: "life", name: "  "), "timelineRenamed: timeline name must not be empty"),
+        (Fact.rangeReopened(event: "born"), #"rangeReopened: event "born" is not a closed range"#),
+        (Fact.eventMoved(event: "born", timeline: "elsewhere"), #"eventMoved: unknown timeline "elsewhere""#),
+    ])
+    func everyKindOfRefusalIsAnInvalidLog(fact: Fact, reason: String) throws {
+        let facts = try storyFacts()
+        let records = singles([facts[0], facts[1], fact])
+        let contents = try LogReader().read(storeBytes(records))
+        let failure = #expect(throws: LogReader.Failure.self) { try LogValidator.validate(contents) }
+        #expect(failure?.line == 3)
+        #expect(failure?.reason == reason)
+    }
+}
