@@ -352,6 +352,41 @@ import Testing
         }
     }
 
+    /// A record whose line would be longer than the reader accepts must not be appended:
+    /// once acknowledged, it would make the log refuse to open. The decider lets such
+    /// text through (an id has no limit; a title of one character may hold a million
+    /// combining marks), so the log itself must refuse it, and write nothing.
+    @Test func aRecordLongerThanALineMayBeIsRefusedAndNothingIsWritten() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let facts = try storyFacts()
+            let log = try FileEventLog(path: path)
+            _ = try log.append([facts[0]], options: AppendOptions())
+            let before = fileBytes(path)
+            let title = "e" + String(repeating: "\u{301}", count: LogReader.maximumLineLength / 2)
+            let longTitle = Fact.eventAdded(event: "e", timeline: "life", title: title, date: try day("2000"))
+            let longID = Fact.eventRemoved(event: EventID(String(repeating: "x", count: LogReader.maximumLineLength)))
+            #expect(throws: Never.self) { try Decider.check(longTitle, in: Decider.evolve(DomainState(), facts[0])) }
+            for fact in [longTitle, longID] {
+                let error = #expect(throws: EventLogError.self) {
+                    try log.append([facts[4], fact], options: AppendOptions(commandID: "long"))
+                }
+                guard case .recordTooLong(let length, let limit)? = error else {
+                    Issue.record("expected recordTooLong, got \(String(describing: error))")
+                    continue
+                }
+                #expect(length > limit)
+                #expect(limit == LogReader.maximumLineLength)
+                #expect(error.map { "\($0)".contains("at most \(limit)") } == true)
+                #expect(fileBytes(path) == before)
+                #expect(log.position == 1)
+                #expect(try log.records(forCommandID: "long") == nil)
+            }
+            log.close()
+            #expect(openError(path) == nil)
+        }
+    }
+
     // MARK: Corrupt lines refuse to open
 
     @Test func aCorruptLineInTheMiddleRefusesToOpenNamingTheLine() throws {
