@@ -387,6 +387,30 @@ import Testing
         }
     }
 
+    /// A write that fails (here on a device that is always full) is an error naming the
+    /// file and the call; nothing is acknowledged and the position stays where it was.
+    @Test(.enabled(if: SystemFile.exists("/dev/full"), "needs a device that is always full"))
+    func aFailedWriteAcknowledgesNothing() throws {
+        let path = "/dev/full"
+        let log = try FileEventLog(path: path)
+        defer { log.close() }
+        let facts = try storyFacts()
+        for _ in 0..<2 {
+            let error = #expect(throws: EventLogError.self) {
+                try log.append(Array(facts[0..<3]), options: AppendOptions(commandID: "c"))
+            }
+            guard case .io(let errorPath, let operation, _)? = error else {
+                Issue.record("expected an io error, got \(String(describing: error))")
+                return
+            }
+            #expect(errorPath == path)
+            #expect(operation == "write" || operation == "fsync")
+            #expect(log.position == 0)
+            #expect(try log.records(forCommandID: "c") == nil)
+            #expect(try log.records(after: 0).isEmpty)
+        }
+    }
+
     // MARK: Corrupt lines refuse to open
 
     @Test func aCorruptLineInTheMiddleRefusesToOpenNamingTheLine() throws {
