@@ -437,6 +437,20 @@ import Testing
         }
     }
 
+    /// A hand-written last line without newline that is whole but wrong is not cut off
+    /// as if a write had been torn: the log refuses to open and the line stays on disk.
+    @Test func aCompleteButInvalidLastLineWithoutNewlineRefusesToOpenAndStays() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let text = #"{"type":"timelineCreated","data":{"timeline":"life","name":"My life"}}"# + "\n"
+                + #"{"type":"eventAdded","data":{"event":"w","timeline":"life","title":"Wedding","date":"2019-02-29"}}"#
+            try writeFile(path, utf8(text))
+            let error = openError(path)
+            #expect(error?.description.hasPrefix("\(path): line 2: date \"2019-02-29\"") == true, "\(String(describing: error))")
+            #expect(fileBytes(path) == utf8(text))
+        }
+    }
+
     @Test func aCorruptLastLineWithNewlineRefusesToOpen() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"

@@ -300,6 +300,34 @@ import Testing
         #expect(readFailure(head + half + [0x0A])?.line == 2)
     }
 
+    /// A write cut short leaves a proper prefix of the store's line, which is never a
+    /// whole JSON value. A last line that is one, but breaks another rule, is not torn:
+    /// it is a bad line (a hand-written line with a mistake, a flipped bit), and cutting
+    /// it off would destroy it.
+    @Test(arguments: [
+        (#"{"type":"eventAdded","data":{"event":"e9","timeline":"t","title":"Wedding","date":"2019-02-29"}}"#,
+         #"date "2019-02-29""#),
+        (#"{"type":"eventWed","data":{"event":"e9"}}"#, #"unknown type "eventWed""#),
+        (#"{"seq":1,"type":"timelineRenamed","data":{"timeline":"t","name":"U"}}"#, "seq 1 is out of order"),
+        (#"{"type":"timelineRenamed","data":{"timeline":"t"}}"#, #"missing field "name""#),
+        (#"["type","timelineRenamed"]"#, "a record must be a JSON object"),
+    ])
+    func aCompleteButInvalidLastLineWithoutNewlineIsABadLine(line: String, reason: String) throws {
+        let head = storeBytes(singles([.timelineCreated(timeline: "t", name: "T")]))
+        let failure = try #require(readFailure(head + utf8(line)))
+        #expect(failure.line == 2)
+        #expect(failure.offset == head.count)
+        #expect(failure.reason.contains(reason), "\(failure.reason)")
+    }
+
+    @Test func aFlippedBitInACompleteLastRecordWithoutNewlineIsABadLine() throws {
+        let head = storeBytes(singles([.timelineCreated(timeline: "t", name: "T")]))
+        var last = RecordEncoder().encode(Record(position: 2, fact: .timelineRenamed(timeline: "t", name: "Ulm")))
+        last.removeLast()
+        last[last.firstIndex(of: UInt8(ascii: "U"))!] ^= 0x08
+        #expect(readFailure(head + last) == LogReader.Failure(line: 2, offset: head.count, reason: "checksum mismatch"))
+    }
+
     // MARK: Batches in the middle
 
     @Test func aBatchCutShortInTheMiddleIsRefused() throws {
