@@ -169,16 +169,18 @@ import Testing
         }
     }
 
-    @Test func readingAMissingFileNamesIt() {
-        let path = "/nonexistent-directory-for-timeline-tests/log.jsonl"
-        let error = #expect(throws: EventLogError.self) { try FileEventLog.read(path: path) }
-        if case .io(let errorPath, let operation, _)? = error {
-            #expect(errorPath == path)
-            #expect(operation == "open")
-        } else {
-            Issue.record("expected an io error, got \(String(describing: error))")
+    @Test func readingAMissingFileNamesIt() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/missing/log.jsonl"
+            let error = #expect(throws: EventLogError.self) { try FileEventLog.read(path: path) }
+            if case .io(let errorPath, let operation, _)? = error {
+                #expect(errorPath == path)
+                #expect(operation == "open")
+            } else {
+                Issue.record("expected an io error, got \(String(describing: error))")
+            }
+            #expect(error.map { "\($0)".hasPrefix(path + ": open failed") } == true)
         }
-        #expect(error.map { "\($0)".hasPrefix(path + ": open failed") } == true)
     }
 
     // MARK: Torn tails on open

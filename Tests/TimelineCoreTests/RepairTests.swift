@@ -328,9 +328,14 @@ import Testing
         }
     }
 
-    @Test func repairingAMissingLogNamesTheFile() {
-        let path = "/nonexistent-directory-for-timeline-tests/log.jsonl"
-        let error = #expect(throws: EventLogError.self) { try FileEventLog.repair(path: path) }
-        #expect(error.map { "\($0)".hasPrefix(path) } == true)
+    @Test func repairingAMissingLogNamesTheFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let error = #expect(throws: EventLogError.self) { try FileEventLog.repair(path: path) }
+            #expect(error.map { "\($0)".hasPrefix(path) } == true)
+            // Nothing is created.
+            #expect(!SystemFile.exists(path))
+            #expect(!SystemFile.exists(FileEventLog.sideFilePath(for: path)))
+        }
     }
 }
