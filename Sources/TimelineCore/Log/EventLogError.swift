@@ -12,6 +12,9 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
     case closed(path: String)
     /// A batch to append was empty.
     case emptyBatch
+    /// A record of the batch would be a line longer than the log accepts when read
+    /// (``LogReader/maximumLineLength``), so the batch was not appended.
+    case recordTooLong(length: Int, limit: Int)
 
     /// A message a person can act on.
     public var description: String {
@@ -28,6 +31,8 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(path): the log is closed"
         case .emptyBatch:
             "nothing to append: the batch is empty"
+        case .recordTooLong(let length, let limit):
+            "record too long: its line would be \(length) bytes; at most \(limit) are allowed"
         }
     }
 }

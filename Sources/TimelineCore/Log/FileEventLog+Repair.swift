@@ -31,9 +31,12 @@ extension FileEventLog {
     /// The side file next to a log that receives the lines a repair moves out.
     public static func sideFilePath(for path: String) -> String { path + ".rejected" }
 
-    /// Repairs the log at `path`: every line that is not a valid record, or whose fact the
-    /// decider refuses, is appended byte for byte to the side file; the good records stay,
-    /// renumbered 1, 2, 3, … with fresh checksums. Nothing is deleted.
+    /// Repairs the log at `path`: every line that is not a valid record, whose fact the
+    /// decider refuses, or whose `seq` repeats or goes back (a copied line), is appended
+    /// byte for byte to the side file; the good records stay, renumbered 1, 2, 3, … with
+    /// fresh checksums. Gaps in `seq` are expected where lines were moved. An atomic batch
+    /// at the end whose last records are missing (a write cut short, never acknowledged)
+    /// is moved aside whole, as opening the log would drop it. Nothing is deleted.
     ///
     /// The side file is made durable before the log is replaced (atomically, by rename).
     /// Takes the writer's lock, so it fails with ``EventLogError/inUse(path:)`` while a
@@ -45,10 +48,17 @@ extension FileEventLog {
         let decoder = RecordDecoder()
         let encoder = RecordEncoder()
         var state = DomainState()
+        var keptFacts: [Fact] = []
         var kept: [UInt8] = []
-        var rejected: [UInt8] = []
-        var moved: [RepairReport.MovedLine] = []
+        // Each moved line with where its bytes are in the log.
+        var moved: [(line: RepairReport.MovedLine, bytes: Range<Int>)] = []
+        // The last atomic batch while its records are still to come: its size, what had
+        // been kept before it, and its kept lines.
+        var openBatch: (size: Int, keptBytes: Int, position: Int64, lines: [(line: Int, bytes: Range<Int>)])?
         var position: Int64 = 0
+        // The original position of the last kept line: its `seq`, or one more than the one
+        // before for a line without `seq`.
+        var lastSeq: Int64 = 0
         var lineNumber = 0
         var start = 0
         bytes.withUnsafeBytes { raw in
@@ -61,9 +71,7 @@ extension FileEventLog {
                 let line = UnsafeRawBufferPointer(rebasing: raw[start..<end])
                 if LogReader.isBlank(line) { continue }
                 func reject(_ reason: String) {
-                    moved.append(RepairReport.MovedLine(line: lineNumber, reason: reason))
-                    rejected.append(contentsOf: line)
-                    rejected.append(0x0A)
+                    moved.append((RepairReport.MovedLine(line: lineNumber, reason: reason), start..<end))
                 }
                 if line.count > LogReader.maximumLineLength {
                     reject("line is \(line.count) bytes long; at most \(LogReader.maximumLineLength) are allowed")
@@ -76,21 +84,35 @@ extension FileEventLog {
                     reject(error.reason.description)
                     continue
                 }
+                if let seq = decoded.seq, seq <= lastSeq {
+                    reject("seq \(seq) is out of order: it comes after seq \(lastSeq) (a repeated or misplaced line)")
+                    continue
+                }
                 let facts = decoded.facts
-                var after = state
+                // Facts are checked and applied in place: trying each line on a copy of the
+                // state would copy all of it per line, and make repair quadratic. Only when
+                // a record of several facts (upcast) is refused after its first is the
+                // state rebuilt, from the facts kept so far.
                 var refusal: String?
-                for fact in facts {
-                    if case .failure(let error) = Result(catching: { () throws(Rejection) in try Decider.check(fact, in: after) }) {
+                for (index, fact) in facts.enumerated() {
+                    if case .failure(let error) = Result(catching: { () throws(Rejection) in try Decider.check(fact, in: state) }) {
                         refusal = "\(fact.type.rawValue): \(error.description)"
+                        if index > 0 { state = keptFacts.reduce(into: DomainState()) { $0.apply($1) } }
                         break
                     }
-                    after.apply(fact)
+                    state.apply(fact)
                 }
                 if let refusal {
                     reject(refusal)
                     continue
                 }
-                state = after
+                keptFacts += facts
+                lastSeq = decoded.seq ?? lastSeq + 1
+                if openBatch == nil, decoded.batchRemainder > 0 {
+                    openBatch = (decoded.batchRemainder + 1, kept.count, position, [])
+                }
+                openBatch?.lines.append((lineNumber, start..<end))
+                if decoded.batchRemainder == 0 { openBatch = nil }
                 for fact in facts {
                     position += 1
                     encoder.encode(fact, position: position, recordedAt: decoded.recordedAt,
@@ -98,13 +120,28 @@ extension FileEventLog {
                 }
             }
         }
+        if let batch = openBatch {
+            // The log ends in a batch whose last records never came: its write was cut
+            // short and never acknowledged. Opening the log would drop it whole; keeping
+            // part of it would make a resend of its command return that part as done.
+            kept.removeSubrange(batch.keptBytes...)
+            position = batch.position
+            let reason = "atomic batch of \(batch.size) records has only \(batch.lines.count): a write cut short"
+            moved += batch.lines.map { (RepairReport.MovedLine(line: $0.line, reason: reason), $0.bytes) }
+            moved.sort { $0.line.line < $1.line.line }
+        }
         guard !moved.isEmpty else { return RepairReport(kept: Int(position), moved: [], sideFile: nil) }
+        var rejected: [UInt8] = []
+        for entry in moved {
+            rejected += bytes[entry.bytes]
+            rejected.append(0x0A)
+        }
         let side = sideFilePath(for: path)
         let sideFile = try SystemFile(path: side, flags: O_WRONLY | O_CREAT | O_APPEND)
         try sideFile.write(rejected, at: try sideFile.size())
         try sideFile.sync()
         SystemFile.syncDirectory(of: side)
         try SystemFile.writeAtomically(kept, to: path)
-        return RepairReport(kept: Int(position), moved: moved, sideFile: side)
+        return RepairReport(kept: Int(position), moved: moved.map(\.line), sideFile: side)
     }
 }

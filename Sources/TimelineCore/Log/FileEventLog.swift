@@ -54,8 +54,9 @@ public final class FileEventLog: EventLog {
             try file.truncate(to: torn.offset)
             try file.sync()
             size = torn.offset
-        } else if size > 0, bytes[size - 1] != 0x0A, !contents.records.isEmpty {
-            // A complete last record without its newline: finish the line.
+        } else if size > 0, bytes[size - 1] != 0x0A {
+            // A complete last record (or a blank line) without its newline: finish the
+            // line, so that the next record starts one of its own.
             try file.write([0x0A], at: size)
             try file.sync()
             size += 1
@@ -84,6 +85,9 @@ public final class FileEventLog: EventLog {
     public var position: Int64 { state.withLock { Int64($0.offsets.count) } }
 
     /// Appends a batch durably: one write, then fsync; see ``EventLog/append(_:options:)``.
+    ///
+    /// A batch with a record whose line would be longer than the reader accepts is
+    /// refused with ``EventLogError/recordTooLong(length:limit:)``, and nothing is written.
     public func append(_ facts: [Fact], options: AppendOptions) throws(EventLogError) -> AppendResult {
         let outcome: Result<AppendResult, EventLogError> = state.withLock { state in
             guard let file = state.file else { return .failure(.closed(path: path)) }
@@ -105,7 +109,13 @@ public final class FileEventLog: EventLog {
                 let record = Record(position: position + Int64(offset) + 1, fact: fact, recordedAt: options.recordedAt,
                                     commandID: options.commandID, batchRemainder: facts.count - offset - 1)
                 lineStarts.append(state.size + state.buffer.count)
+                let lineStart = state.buffer.count
                 encoder.encode(record, into: &state.buffer)
+                // A line the reader would refuse must never be acknowledged.
+                let length = state.buffer.count - lineStart - 1
+                if length > LogReader.maximumLineLength {
+                    return .failure(.recordTooLong(length: length, limit: LogReader.maximumLineLength))
+                }
                 records.append(record)
             }
             let written = Result { () throws(EventLogError) in

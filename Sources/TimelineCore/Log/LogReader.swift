@@ -10,10 +10,11 @@ import Darwin
 /// positions run 1, 2, 3, … and that atomic batches are complete, and finds a torn tail.
 ///
 /// A final line without a newline is read like any other when it is a complete record;
-/// an incomplete one is a *torn tail* (a crash in the middle of a write): it is reported
-/// in ``Contents/tornTail`` and not returned. So is an atomic batch whose last records
-/// never reached the file. Any other bad line makes the log invalid, and reading stops
-/// at the first one with its line number and the reason.
+/// an incomplete one (not valid UTF-8 or not valid JSON: a record's line cut short) is a
+/// *torn tail* (a crash in the middle of a write): it is reported in ``Contents/tornTail``
+/// and not returned. So is an atomic batch whose last records never reached the file.
+/// Any other bad line, a final one that is whole JSON included, makes the log invalid,
+/// and reading stops at the first one with its line number and the reason.
 ///
 /// Blank lines are skipped (they still count for line numbers).
 public struct LogReader: Sendable {
@@ -101,7 +102,7 @@ public struct LogReader: Sendable {
                 record = try decoder.decode(line: line, lineNumber: lineNumber,
                                             expectedPosition: Int64(contents.records.count + 1))
             } catch {
-                if newline == nil {
+                if newline == nil, Self.mayBeCutShort(error.reason) {
                     contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
                                                  reason: error.reason.description)
                     break
@@ -147,6 +148,18 @@ public struct LogReader: Sendable {
     /// Reads every record of `bytes`.
     public func read(_ bytes: [UInt8]) throws(Failure) -> Contents {
         try bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try read(raw) } }.get()
+    }
+
+    /// Whether a last line failing for `reason` may be a write cut short. What a cut
+    /// leaves is a proper prefix of a record's line, which is never a whole JSON value
+    /// (the record's closing brace is its last byte): so only a line that is not valid
+    /// UTF-8 or not valid JSON may be torn. A whole JSON value that breaks another rule
+    /// is a bad line, and cutting it off would destroy it.
+    static func mayBeCutShort(_ reason: RecordError.Reason) -> Bool {
+        switch reason {
+        case .invalidUTF8, .invalidJSON: true
+        default: false
+        }
     }
 
     static func firstNewline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {

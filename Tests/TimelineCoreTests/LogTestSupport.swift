@@ -1,0 +1,106 @@
+import Foundation
+@testable import TimelineCore
+
+/// Runs `body` with the path of a new, empty directory of its own, removed afterwards.
+func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    return try body(directory)
+}
+
+/// Runs `body` with the path of a new, empty directory of its own, removed afterwards.
+func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    let directory = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    return try await body(directory)
+}
+
+private func makeTemporaryDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory
+        .appendingPathComponent("timeline-log-tests-\(UUID().uuidString)", isDirectory: true).path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+    return path
+}
+
+/// Every byte of the file at `path` (empty when there is no such file).
+func fileBytes(_ path: String) -> [UInt8] {
+    FileManager.default.contents(atPath: path).map { Array($0) } ?? []
+}
+
+/// Replaces the file at `path` with `bytes`.
+func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// Appends `bytes` to the file at `path`, as a crash in the middle of a write might leave them.
+func appendToFile(_ path: String, _ bytes: [UInt8]) throws {
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(bytes))
+}
+
+/// The store's lines for `records`, newlines included.
+func storeBytes(_ records: [Record]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    let encoder = RecordEncoder()
+    for record in records { encoder.encode(record, into: &bytes) }
+    return bytes
+}
+
+/// The records an append of `facts` at `position` writes: one batch, `more` counting down.
+func batch(_ facts: [Fact], after position: Int64, recordedAt: DateValue? = nil, commandID: String? = nil) -> [Record] {
+    facts.enumerated().map { offset, fact in
+        Record(position: position + Int64(offset) + 1, fact: fact, recordedAt: recordedAt, commandID: commandID,
+               batchRemainder: facts.count - offset - 1)
+    }
+}
+
+/// Single records (batches of one) at positions 1, 2, 3, … for `facts`.
+func singles(_ facts: [Fact]) -> [Record] {
+    facts.enumerated().map { Record(position: Int64($0.offset + 1), fact: $0.element) }
+}
+
+/// The bytes of `text`.
+func utf8(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+/// The facts of a small life story that the decider accepts in this order.
+func storyFacts() throws -> [Fact] {
+    [
+        .timelineCreated(timeline: "life", name: "My life"),
+        .eventAdded(event: "born", timeline: "life", title: "Born", date: try day("1990-04-12")),
+        .eventAdded(event: "school", timeline: "life", title: "School \"Ünter den Linden\" 🏫", date: try day("1996")),
+        .rangeSet(event: "school", start: try day("1996-09"), end: nil),
+        .timelineCreated(timeline: "work", name: "Work"),
+        .eventAdded(event: "job", timeline: "work", title: "First job", date: try day("2012-05-02T09:00+02:00")),
+        .rangeClosed(event: "school", end: try day("2008-07")),
+        .eventRetitled(event: "born", title: "Born in Berlin"),
+        .eventMoved(event: "job", timeline: "life"),
+        .rangeReopened(event: "school"),
+    ]
+}
+
+/// A timestamp for a record's `at`.
+func recordedAt() throws -> DateValue {
+    try day("2026-11-29T12:00:00Z")
+}
+
+/// What reading `bytes` as a log throws, or `nil` when it reads.
+func readFailure(_ bytes: [UInt8]) -> LogReader.Failure? {
+    do {
+        _ = try LogReader().read(bytes)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// What opening the log at `path` throws, or `nil` (closing the log again) when it opens.
+func openError(_ path: String) -> EventLogError? {
+    do {
+        try FileEventLog(path: path).close()
+        return nil
+    } catch {
+        return error
+    }
+}
