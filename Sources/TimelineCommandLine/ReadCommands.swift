@@ -59,7 +59,7 @@ extension Runner {
             }
             context.warn(message)
         }
-        let printer = RowPrinter(rows: projection.rows(view) ?? RowList(), sections: projection.sections(view))
+        let printer = RowPrinter(rows: projection.rows(view) ?? RowList(), sections: Array(projection.sections(view)))
         return arguments.flag("--json") ? printer.json() : printer.table()
     }
 

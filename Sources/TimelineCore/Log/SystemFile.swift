@@ -22,11 +22,18 @@ final class SystemFile {
     deinit { close(descriptor) }
 
     /// Takes the exclusive writer's lock without waiting; `inUse` if another process has it.
+    ///
+    /// A lock that is busy is tried again for about a tenth of a second before giving up:
+    /// a child process this process has just forked holds a copy of the descriptor (and so
+    /// of the lock) for the moment until it executes its program and the descriptor closes.
     func lockExclusively() throws(EventLogError) {
-        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        var attempts = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
-            if code == EWOULDBLOCK || code == EAGAIN { throw .inUse(path: path) }
-            throw .io(path: path, operation: "lock", code: code)
+            guard code == EWOULDBLOCK || code == EAGAIN else { throw .io(path: path, operation: "lock", code: code) }
+            attempts += 1
+            if attempts > 10 { throw .inUse(path: path) }
+            usleep(10_000)
         }
     }
 
