@@ -17,7 +17,11 @@ public struct TimelineProjection: Sendable {
 
     var events: [EventID: EventSnapshot] = [:]
     var eventsByTimeline: [TimelineID: Set<EventID>] = [:]
-    var views: [ViewDefinition: ViewState] = [:]
+    /// The views, in the order they were added; `viewIndex` finds one by definition.
+    /// (An array, so that a view is mutated in place: a dictionary's `d[k]!.mutate()`
+    /// may copy the value out, which would make every tree node shared and copied.)
+    var views: [ViewState] = []
+    var viewIndex: [ViewDefinition: Int] = [:]
     var summaries = SummaryState()
 
     /// Batches that touch more rows than this give a reset change set instead of indices.
@@ -26,7 +30,10 @@ public struct TimelineProjection: Sendable {
     /// Creates an empty projection that maintains `views`, with "now" from the clock.
     public init(views: [ViewDefinition] = [ViewDefinition()], now: Instant) {
         self.now = now
-        for definition in views { self.views[definition] = ViewState(definition: definition, position: 0) }
+        for definition in views where viewIndex[definition] == nil {
+            viewIndex[definition] = self.views.count
+            self.views.append(ViewState(definition: definition, position: 0))
+        }
     }
 
     /// Builds the projection from records in one pass, sorting each view once.
@@ -34,7 +41,13 @@ public struct TimelineProjection: Sendable {
     /// - Complexity: O(*r* + *n* log *n*) for *r* records and *n* rows.
     public init<S: Sequence>(records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
     where S.Element == Record {
-        self.init(views: views, now: now)
+        var projection = TimelineProjection(views: views, now: now)
+        projection.load(records)
+        self = projection
+    }
+
+    /// Applies records to the events only, then builds the summaries and views at once.
+    private mutating func load<S: Sequence>(_ records: S) where S.Element == Record {
         var names: [TimelineID: String] = [:]
         for record in records {
             for fact in record.facts {
@@ -49,41 +62,43 @@ public struct TimelineProjection: Sendable {
         }
         summaries = SummaryState(names: names, events: events.values)
         summaries.restorePosition(position)
-        for definition in views { rebuildView(definition) }
+        for definition in views.map(\.definition) { rebuildView(definition) }
     }
 
     // MARK: Views
 
     /// The views the projection maintains.
-    public var viewDefinitions: [ViewDefinition] { Array(views.keys) }
+    public var viewDefinitions: [ViewDefinition] { views.map(\.definition) }
 
     /// Starts maintaining a view (built from the current events), if it is not already.
     /// - Complexity: O(*n* log *n*) for a new view, O(1) for one that exists.
     public mutating func addView(_ definition: ViewDefinition) {
-        guard views[definition] == nil else { return }
+        guard viewIndex[definition] == nil else { return }
         rebuildView(definition)
     }
 
     /// Stops maintaining a view.
     public mutating func removeView(_ definition: ViewDefinition) {
-        views[definition] = nil
+        guard let index = viewIndex.removeValue(forKey: definition) else { return }
+        views.remove(at: index)
+        for (offset, view) in views.enumerated() { viewIndex[view.definition] = offset }
     }
 
     /// The rows of a view, in list order, or `nil` for a view the projection does not maintain.
     /// - Complexity: O(1).
     public func rows(_ definition: ViewDefinition) -> RowList? {
-        views[definition]?.rows()
+        viewIndex[definition].map { views[$0].rows() }
     }
 
     /// The sections of a view in list order (empty for a view without sections).
     /// - Complexity: O(*s*) for *s* sections.
     public func sections(_ definition: ViewDefinition) -> SectionList {
-        views[definition]?.sections(now: now.microsecondsSinceEpoch) ?? SectionList()
+        viewIndex[definition].map { views[$0].sections(now: now.microsecondsSinceEpoch) } ?? SectionList()
     }
 
     /// The log position of a view's latest change: the `from` of its next change set.
     public func viewPosition(_ definition: ViewDefinition) -> Int64? {
-        views[definition]?.position
+        viewIndex[definition].map { views[$0].position }
     }
 
     /// The timeline summaries, ordered by name and then id.
@@ -100,7 +115,17 @@ public struct TimelineProjection: Sendable {
             }
         }
         view.rebuild(entries: entries, now: nowValue, position: position)
-        views[definition] = view
+        setView(view)
+    }
+
+    /// Adds `view`, or replaces the view of the same definition.
+    mutating func setView(_ view: ViewState) {
+        if let index = viewIndex[view.definition] {
+            views[index] = view
+        } else {
+            viewIndex[view.definition] = views.count
+            views.append(view)
+        }
     }
 
     // MARK: Applying records
@@ -112,15 +137,20 @@ public struct TimelineProjection: Sendable {
     public mutating func apply<C: Collection>(_ records: C) -> ProjectionChanges where C.Element == Record {
         guard !records.isEmpty else { return ProjectionChanges() }
         let nowValue = now.microsecondsSinceEpoch
-        for key in views.keys { views[key]!.beginBatch(now: nowValue) }
+        // A batch of a few records tracks its operations; a larger one, or one that may
+        // touch many rows (a removed timeline), keeps a copy of each view's old rows.
+        let large = records.count > 8 || records.contains { record in
+            record.facts.contains { if case .timelineRemoved = $0 { true } else { false } }
+        }
+        for i in views.indices { views[i].beginBatch(now: nowValue, large: large) }
         summaries.beginBatch()
         for record in records {
             for fact in record.facts { applyIncrementally(fact) }
             position = record.position
         }
         var changes = ProjectionChanges()
-        for key in views.keys {
-            if let changeSet = views[key]!.endBatch(to: position, now: nowValue, resetThreshold: resetThreshold) {
+        for i in views.indices {
+            if let changeSet = views[i].endBatch(to: position, now: nowValue, resetThreshold: resetThreshold) {
                 changes.rows.append(changeSet)
             }
         }
@@ -188,7 +218,8 @@ public struct TimelineProjection: Sendable {
         let changes = applyToEvents(fact)
         guard !changes.isEmpty else { return }
         let nowValue = now.microsecondsSinceEpoch
-        for key in views.keys {
+        for i in views.indices {
+            let key = views[i].definition
             let placement = key.placement
             for change in changes {
                 let oldEntries = entries(of: change.old, in: key, now: nowValue, placement: placement)
@@ -196,13 +227,13 @@ public struct TimelineProjection: Sendable {
                 // A row whose sort key is unchanged is replaced in place; others move.
                 var remaining = newEntries
                 for old in oldEntries {
-                    if let i = remaining.firstIndex(where: { $0.id == old.id && sameKey($0, old) }) {
-                        views[key]!.replace(old, with: remaining.remove(at: i), now: nowValue)
+                    if let j = remaining.firstIndex(where: { $0.id == old.id && sameKey($0, old) }) {
+                        views[i].replace(old, with: remaining.remove(at: j), now: nowValue)
                     } else {
-                        views[key]!.remove(old, now: nowValue)
+                        views[i].remove(old, now: nowValue)
                     }
                 }
-                for new in remaining { views[key]!.insert(new, now: nowValue) }
+                for new in remaining { views[i].insert(new, now: nowValue) }
             }
         }
     }
@@ -229,23 +260,23 @@ public struct TimelineProjection: Sendable {
         let old = now.microsecondsSinceEpoch, new = instant.microsecondsSinceEpoch
         guard old != new else { return ProjectionChanges() }
         var changes = ProjectionChanges()
-        let nowViews = views.keys.filter { $0.placement == .now }
+        let nowViews = views.indices.filter { views[$0].definition.placement == .now }
         if new < old {
             now = instant
-            for key in nowViews {
-                rebuildView(key)
-                changes.rows.append(views[key]!.reset(to: position, now: new))
+            for i in nowViews {
+                rebuildView(views[i].definition)
+                changes.rows.append(views[i].reset(to: position, now: new))
             }
             return changes
         }
-        for key in nowViews {
-            let passed = views[key]!.rowsPassed(from: old, to: new)
-            views[key]!.beginBatch(now: old)
-            for entry in passed { views[key]!.remove(entry, now: old) }
+        for i in nowViews {
+            let passed = views[i].rowsPassed(from: old, to: new)
+            views[i].beginBatch(now: old, large: passed.count > 64)
+            for entry in passed { views[i].remove(entry, now: old) }
             for entry in passed {
-                views[key]!.insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now), now: new)
+                views[i].insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now), now: new)
             }
-            if let changeSet = views[key]!.endBatch(to: position, now: new, resetThreshold: resetThreshold) {
+            if let changeSet = views[i].endBatch(to: position, now: new, resetThreshold: resetThreshold) {
                 changes.rows.append(changeSet)
             }
         }

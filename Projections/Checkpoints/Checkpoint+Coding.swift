@@ -38,7 +38,7 @@ extension Checkpoint {
             }
         }
         writer.write(UInt32(projection.views.count))
-        for view in projection.views.values {
+        for view in projection.views {
             let definition = view.definition
             switch definition.filter {
             case .all: writer.write(UInt8(0))

@@ -18,7 +18,7 @@ extension TimelineProjection {
     mutating func restoreView(_ definition: ViewDefinition, sortedEntries: [RowEntry], position: Int64) {
         var view = ViewState(definition: definition, position: position)
         view.restore(sortedEntries: sortedEntries, now: now.microsecondsSinceEpoch, position: position)
-        views[definition] = view
+        setView(view)
     }
 
     /// The domain state the projection's events and timelines stand for.

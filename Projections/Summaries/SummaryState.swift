@@ -29,12 +29,14 @@ struct SummaryState: Sendable {
         var dates: [TimelineID: [DatedEntry]] = [:]
         for (id, name) in names { timelines[id] = Timeline(name: name) }
         for event in events where timelines[event.timeline] != nil {
-            timelines[event.timeline]!.eventCount += 1
-            if event.dates.isOpenRange { timelines[event.timeline]!.ongoingCount += 1 }
+            modifyTimeline(event.timeline) { timeline in
+                timeline.eventCount += 1
+                if event.dates.isOpenRange { timeline.ongoingCount += 1 }
+            }
             dates[event.timeline, default: []] += Self.dates(of: event).map { DatedEntry(date: $0) }
         }
         for (id, entries) in dates {
-            timelines[id]!.dates = OrderedIndex(entries.sorted { $0.date < $1.date })
+            modifyTimeline(id) { $0.dates = OrderedIndex(entries.sorted { $0.date < $1.date }) }
         }
         rebuildList()
     }
@@ -53,7 +55,7 @@ struct SummaryState: Sendable {
         case .timelineCreated(let id, let name):
             timelines[id] = Timeline(name: name)
         case .timelineRenamed(let id, let name):
-            timelines[id]?.name = name
+            modifyTimeline(id) { $0.name = name }
         case .timelineRemoved(let id):
             timelines[id] = nil
         case .eventAdded(let id, let timeline, let title, let date):
@@ -96,23 +98,33 @@ struct SummaryState: Sendable {
     }
 
     private mutating func add(_ event: EventSnapshot) {
-        guard timelines[event.timeline] != nil else { return }
-        timelines[event.timeline]!.eventCount += 1
-        if event.dates.isOpenRange { timelines[event.timeline]!.ongoingCount += 1 }
-        for date in Self.dates(of: event) {
-            let at = timelines[event.timeline]!.dates.partitionIndex { !($0.date < date) }
-            timelines[event.timeline]!.dates.insert(DatedEntry(date: date), at: at)
+        modifyTimeline(event.timeline) { timeline in
+            timeline.eventCount += 1
+            if event.dates.isOpenRange { timeline.ongoingCount += 1 }
+            for date in Self.dates(of: event) {
+                let at = timeline.dates.partitionIndex { !($0.date < date) }
+                timeline.dates.insert(DatedEntry(date: date), at: at)
+            }
         }
     }
 
     private mutating func remove(_ event: EventSnapshot) {
-        guard timelines[event.timeline] != nil else { return }
-        timelines[event.timeline]!.eventCount -= 1
-        if event.dates.isOpenRange { timelines[event.timeline]!.ongoingCount -= 1 }
-        for date in Self.dates(of: event) {
-            let at = timelines[event.timeline]!.dates.partitionIndex { !($0.date < date) }
-            if at < timelines[event.timeline]!.dates.count { timelines[event.timeline]!.dates.remove(at: at) }
+        modifyTimeline(event.timeline) { timeline in
+            timeline.eventCount -= 1
+            if event.dates.isOpenRange { timeline.ongoingCount -= 1 }
+            for date in Self.dates(of: event) {
+                let at = timeline.dates.partitionIndex { !($0.date < date) }
+                if at < timeline.dates.count { timeline.dates.remove(at: at) }
+            }
         }
+    }
+
+    /// Mutates a timeline's summary with nothing else holding it (taken out of the
+    /// dictionary and put back), so the dates' tree stays uniquely referenced and is not copied.
+    private mutating func modifyTimeline(_ id: TimelineID, _ body: (inout Timeline) -> Void) {
+        guard var timeline = timelines.removeValue(forKey: id) else { return }
+        body(&timeline)
+        timelines[id] = timeline
     }
 
     private mutating func rebuildList() {

@@ -8,10 +8,48 @@ struct ViewState: Sendable {
     /// The log position of the view's latest change (or of its creation).
     private(set) var position: Int64
 
-    /// The state at the start of the current batch, kept while a batch is being applied.
-    private var batchBase: (index: OrderedIndex<RowEntry>, sections: KeyedSections, now: Int64)?
-    /// Rows the current batch touched: their entry before the batch and their entry now.
-    private var touched: [RowID: (old: RowEntry?, new: RowEntry?)] = [:]
+    /// What the current batch needs to describe its change, while it is being applied.
+    private var batch: Batch?
+
+    /// A batch in progress.
+    ///
+    /// A row's index in the old list is found at its first touch by undoing the batch's
+    /// earlier insertions and removals (O(*k*) for *k* operations): no copy of the old
+    /// index is kept, so a batch of a few records copies no tree node unless a subscriber
+    /// still holds the previous rows. A large batch keeps the old index instead (an O(1)
+    /// copy) and ranks old rows in it at the end.
+    private struct Batch {
+        var sections: KeyedSections
+        var now: Int64
+        var snapshot: OrderedIndex<RowEntry>?
+        /// Insertions as `j + 1`, removals as `-(i + 1)`, in order.
+        var operations: [Int] = []
+        /// Rows touched: their entry before the batch, its old index, their entry now.
+        var touched: [RowID: Touch] = [:]
+        /// More operations than `operationLimit` without a snapshot: the change is a reset.
+        var overflowed = false
+
+        static let operationLimit = 512
+
+        /// The index before the batch of a row that is at `index` now and was not touched yet.
+        func originalIndex(_ index: Int) -> Int {
+            var p = index
+            for operation in operations.reversed() {
+                if operation > 0 {
+                    if p >= operation { p -= 1 }  // undo an insertion at operation - 1
+                } else if p >= -operation - 1 {
+                    p += 1  // undo a removal at -operation - 1
+                }
+            }
+            return p
+        }
+    }
+
+    private struct Touch {
+        var old: RowEntry?
+        var oldIndex: Int?
+        var new: RowEntry?
+    }
 
     init(definition: ViewDefinition, position: Int64) {
         self.definition = definition
@@ -64,16 +102,16 @@ struct ViewState: Sendable {
             for entry in sorted { if let key = sectionKey(of: entry, order: order) { sectionCounts.add(key, 1) } }
         }
         self.position = position
-        batchBase = nil
-        touched = [:]
+        batch = nil
     }
 
     // MARK: Batches
 
-    /// Starts collecting the changes of a batch; the old state is kept in O(1).
-    mutating func beginBatch(now: Int64) {
-        guard batchBase == nil else { return }
-        batchBase = (index, ascendingSections(now: now), now)
+    /// Starts collecting the changes of a batch; `large` keeps a copy of the old index
+    /// (O(1)) instead of tracking operations.
+    mutating func beginBatch(now: Int64, large: Bool = false) {
+        guard batch == nil else { return }
+        batch = Batch(sections: ascendingSections(now: now), now: now, snapshot: large ? index : nil)
     }
 
     /// Removes a row from the view.
@@ -82,9 +120,11 @@ struct ViewState: Sendable {
         let order = order(now: now)
         let at = order.position(of: entry, in: index)
         guard at < index.count, index[at].id == entry.id else { return }
+        noteFirstTouch(entry.id, old: index[at], at: at)
         let removed = index.remove(at: at)
         if let key = sectionKey(of: removed, order: order) { sectionCounts.add(key, -1) }
-        note(removed.id, old: removed, new: nil)
+        record(-(at + 1))
+        batch?.touched[removed.id]?.new = nil
     }
 
     /// Inserts a row into the view.
@@ -92,9 +132,11 @@ struct ViewState: Sendable {
     mutating func insert(_ entry: RowEntry, now: Int64) {
         let order = order(now: now)
         let at = order.position(of: entry, in: index)
+        noteFirstTouch(entry.id, old: nil, at: nil)
         index.insert(entry, at: at)
         if let key = sectionKey(of: entry, order: order) { sectionCounts.add(key, 1) }
-        note(entry.id, old: nil, new: entry)
+        record(at + 1)
+        batch?.touched[entry.id]?.new = entry
     }
 
     /// Replaces a row with one that sorts in the same place (a new title).
@@ -103,54 +145,62 @@ struct ViewState: Sendable {
         let order = order(now: now)
         let at = order.position(of: old, in: index)
         guard at < index.count, index[at].id == old.id else { return }
+        noteFirstTouch(old.id, old: index[at], at: at)
         index.update(at: at, with: new)
-        note(old.id, old: old, new: new)
+        batch?.touched[old.id]?.new = new
     }
 
-    private mutating func note(_ id: RowID, old: RowEntry?, new: RowEntry?) {
-        guard batchBase != nil else { return }
-        if let first = touched[id] {
-            touched[id] = (first.old, new)
+    private mutating func noteFirstTouch(_ id: RowID, old: RowEntry?, at: Int?) {
+        guard batch != nil, batch!.touched[id] == nil else { return }
+        var oldIndex: Int?
+        if let at, batch!.snapshot == nil, !batch!.overflowed { oldIndex = batch!.originalIndex(at) }
+        batch!.touched[id] = Touch(old: old, oldIndex: oldIndex, new: old)
+    }
+
+    private mutating func record(_ operation: Int) {
+        guard batch != nil, batch!.snapshot == nil, !batch!.overflowed else { return }
+        if batch!.operations.count >= Batch.operationLimit {
+            batch!.overflowed = true  // too many to undo one by one: the batch ends in a reset
         } else {
-            touched[id] = (old, new)
+            batch!.operations.append(operation)
         }
     }
 
     /// Ends the batch at log position `to`, returning the change set (nil when nothing
     /// visible changed). Touching more than `resetThreshold` rows gives a reset.
     mutating func endBatch(to: Int64, now: Int64, resetThreshold: Int) -> ChangeSet? {
-        guard let base = batchBase else { return nil }
-        defer {
-            batchBase = nil
-            touched = [:]
-        }
+        guard let batch else { return nil }
+        self.batch = nil
         let newSections = ascendingSections(now: now)
-        if touched.count > resetThreshold {
+        if batch.touched.count > resetThreshold || batch.overflowed {
             return finish(ChangeSet(view: definition, from: position, to: to, isReset: true,
                                     rows: rows(), sections: sections(now: now)), to: to)
         }
-        let oldOrder = order(now: base.now), newOrder = order(now: now)
+        let oldOrder = order(now: batch.now), newOrder = order(now: now)
         let descending = definition.order == .descending
-        let oldCount = base.index.count, newCount = index.count
+        let newCount = index.count
+        let oldCount = batch.snapshot?.count ?? (newCount - batch.operations.reduce(0) { $0 + ($1 > 0 ? 1 : -1) })
         var rows: [ChangeSetBuilder<RowID>.Touched] = []
-        rows.reserveCapacity(touched.count)
-        for (id, change) in touched {
-            var old = change.old.map { oldOrder.position(of: $0, in: base.index) }
-            var new = change.new.map { newOrder.position(of: $0, in: index) }
+        rows.reserveCapacity(batch.touched.count)
+        for (id, touch) in batch.touched {
+            var old = touch.old.map { entry in
+                batch.snapshot.map { oldOrder.position(of: entry, in: $0) } ?? touch.oldIndex!
+            }
+            var new = touch.new.map { newOrder.position(of: $0, in: index) }
             if descending {
                 old = old.map { oldCount - 1 - $0 }
                 new = new.map { newCount - 1 - $0 }
             }
-            let changed = change.old != nil && change.new != nil && change.old!.row != change.new!.row
+            let changed = touch.old != nil && touch.new != nil && touch.old!.row != touch.new!.row
             rows.append(.init(id: id, old: old, new: new, contentChanged: changed))
         }
         let built = ChangeSetBuilder.build(rows)
-        let (sectionRemovals, sectionInsertions) = sectionChanges(old: base.sections, new: newSections)
+        let (sectionRemovals, sectionInsertions) = sectionChanges(old: batch.sections, new: newSections)
         let changeSet = ChangeSet(
             view: definition, from: position, to: to, isReset: false,
             removals: built.removals, insertions: built.insertions, moves: built.moves, updates: built.updates,
             sectionRemovals: sectionRemovals, sectionInsertions: sectionInsertions,
-            sectionsChanged: base.sections != newSections,
+            sectionsChanged: batch.sections != newSections,
             rows: self.rows(), sections: sections(now: now))
         if changeSet.isEmpty { return nil }
         return finish(changeSet, to: to)

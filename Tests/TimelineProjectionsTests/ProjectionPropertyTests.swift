@@ -50,7 +50,7 @@ struct ProjectionPropertyTests {
         for _ in 0..<60 {
             // A batch of one to three commands' records.
             var batch: [Record] = []
-            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+            for _ in 0..<(Int.random(in: 0..<8, using: &rng) == 0 ? Int.random(in: 9...14, using: &rng) : Int.random(in: 1...3, using: &rng)) {
                 batch.append(Record(position: Int64(records.count + batch.count + 1), facts: generator.nextFacts()))
             }
             let oldRows = Dictionary(uniqueKeysWithValues: allViews.map { ($0, Array(projection.rows($0)!)) })

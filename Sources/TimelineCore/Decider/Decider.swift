@@ -9,18 +9,33 @@ public enum Decider {
     /// Titles and names are trimmed of whitespace at both ends before they are recorded.
     /// A command that changes nothing (moving an event to its own timeline, renaming to
     /// the same name) is accepted and still records its fact.
+    /// - Complexity: O(*k*) for a command of *k* facts; the state is not copied.
     public static func decide(_ command: Command, _ state: DomainState) throws(Rejection) -> [Fact] {
-        let facts = proposedFacts(for: command, in: state)
-        var state = state
-        for fact in facts {
-            try check(fact, in: state)
-            state.apply(fact)
+        try decide(CollectionOfOne(command), state)
+    }
+
+    /// Returns the facts that a batch of commands records, each command decided in the
+    /// state after the ones before it, or the first rejection.
+    /// - Complexity: O(*k*) for *k* facts; the state is not copied.
+    public static func decide<C: Collection>(_ commands: C, _ state: DomainState) throws(Rejection) -> [Fact]
+    where C.Element == Command {
+        var pending = PendingState(base: state)
+        var facts: [Fact] = []
+        for command in commands {
+            for fact in proposedFacts(for: command) {
+                try check(fact, lookup: pending)
+                pending.apply(fact)
+                facts.append(fact)
+            }
         }
         return facts
     }
 
-    /// Returns the state after `fact`.
-    public static func evolve(_ state: DomainState, _ fact: Fact) -> DomainState {
+    /// Returns the state after `fact`: the pure form of ``DomainState/apply(_:)``.
+    ///
+    /// - Complexity: O(1) when `state` is passed on (consumed); a caller that keeps using
+    ///   its own copy pays for copying it. Hot paths call `apply` on a state they own.
+    public static func evolve(_ state: consuming DomainState, _ fact: Fact) -> DomainState {
         var state = state
         state.apply(fact)
         return state
@@ -30,44 +45,48 @@ public enum Decider {
     ///
     /// - Complexity: O(*t*) for the length *t* of a title or name, otherwise O(1).
     public static func check(_ fact: Fact, in state: DomainState) throws(Rejection) {
+        try check(fact, lookup: state)
+    }
+
+    static func check(_ fact: Fact, lookup state: some DomainLookup) throws(Rejection) {
         switch fact {
         case .timelineCreated(let id, let name):
-            guard state.timelines[id] == nil else { throw .timelineExists(id) }
+            guard state.timeline(id) == nil else { throw .timelineExists(id) }
             try checkText(name, field: "timeline name")
         case .timelineRenamed(let id, let name):
-            guard state.timelines[id] != nil else { throw .unknownTimeline(id) }
+            guard state.timeline(id) != nil else { throw .unknownTimeline(id) }
             try checkText(name, field: "timeline name")
         case .timelineRemoved(let id):
-            guard state.timelines[id] != nil else { throw .unknownTimeline(id) }
+            guard state.timeline(id) != nil else { throw .unknownTimeline(id) }
         case .eventAdded(let id, let timeline, let title, _):
-            guard state.events[id] == nil else { throw .eventExists(id) }
-            guard state.timelines[timeline] != nil else { throw .unknownTimeline(timeline) }
+            guard state.event(id) == nil else { throw .eventExists(id) }
+            guard state.timeline(timeline) != nil else { throw .unknownTimeline(timeline) }
             try checkText(title, field: "title")
         case .eventRetitled(let id, let title):
-            guard state.events[id] != nil else { throw .unknownEvent(id) }
+            guard state.event(id) != nil else { throw .unknownEvent(id) }
             try checkText(title, field: "title")
         case .dateSet(let id, _):
-            guard state.events[id] != nil else { throw .unknownEvent(id) }
+            guard state.event(id) != nil else { throw .unknownEvent(id) }
         case .rangeSet(let id, let start, let end):
-            guard state.events[id] != nil else { throw .unknownEvent(id) }
+            guard state.event(id) != nil else { throw .unknownEvent(id) }
             if let end, end.instant < start.instant { throw .endBeforeStart(event: id, start: start, end: end) }
         case .rangeClosed(let id, let end):
-            guard let event = state.events[id] else { throw .unknownEvent(id) }
+            guard let event = state.event(id) else { throw .unknownEvent(id) }
             guard case .range(let start, nil) = event.dates else { throw .notOpenRange(id) }
             if end.instant < start.instant { throw .endBeforeStart(event: id, start: start, end: end) }
         case .rangeReopened(let id):
-            guard let event = state.events[id] else { throw .unknownEvent(id) }
+            guard let event = state.event(id) else { throw .unknownEvent(id) }
             guard event.dates.isClosedRange else { throw .notClosedRange(id) }
         case .eventMoved(let id, let timeline):
-            guard state.events[id] != nil else { throw .unknownEvent(id) }
-            guard state.timelines[timeline] != nil else { throw .unknownTimeline(timeline) }
+            guard state.event(id) != nil else { throw .unknownEvent(id) }
+            guard state.timeline(timeline) != nil else { throw .unknownTimeline(timeline) }
         case .eventRemoved(let id):
-            guard state.events[id] != nil else { throw .unknownEvent(id) }
+            guard state.event(id) != nil else { throw .unknownEvent(id) }
         }
     }
 
     /// The facts a command asks for, before any rule is checked.
-    static func proposedFacts(for command: Command, in state: DomainState) -> [Fact] {
+    static func proposedFacts(for command: Command) -> [Fact] {
         switch command {
         case .createTimeline(let id, let name):
             return [.timelineCreated(timeline: id, name: trimmed(name))]

@@ -99,14 +99,8 @@ public actor TimelineStore {
                 throw .log(error)
             }
         }
-        var next = state
-        var facts: [Fact] = []
-        for command in commands {
-            let decided: [Fact]
-            do { decided = try Decider.decide(command, next) } catch { throw .rejected(error) }
-            for fact in decided { next.apply(fact) }
-            facts += decided
-        }
+        let facts: [Fact]
+        do { facts = try Decider.decide(commands, state) } catch { throw .rejected(error) }
         if facts.isEmpty { return [] }
         let result: AppendResult
         do {
@@ -116,7 +110,7 @@ public actor TimelineStore {
             throw .log(error)
         }
         if result.wasDuplicate { return result.records }
-        state = next
+        for fact in facts { state.apply(fact) }
         publish(projection.apply(result.records))
         if let interval = checkpointInterval, projection.position - checkpointedPosition >= interval {
             try? saveCheckpoint()

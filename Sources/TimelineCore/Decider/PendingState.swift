@@ -1,0 +1,75 @@
+/// The state a batch of commands is decided against: the current state plus the facts the
+/// batch has decided so far, kept apart so the current state is never copied.
+///
+/// Copying a `DomainState` to try facts on it would copy its dictionaries, O(*n*) in the
+/// number of events, on every command; this overlay costs O(*k*) for *k* facts.
+struct PendingState: DomainLookup {
+    let base: DomainState
+    private var timelines: [TimelineID: Timeline?] = [:]
+    private var events: [EventID: Event?] = [:]
+    /// Timelines removed by the batch: their events in `base` are gone too.
+    private var removedTimelines: Set<TimelineID> = []
+
+    init(base: DomainState) { self.base = base }
+
+    func timeline(_ id: TimelineID) -> Timeline? {
+        if let pending = timelines[id] { return pending }
+        return removedTimelines.contains(id) ? nil : base.timelines[id]
+    }
+
+    func event(_ id: EventID) -> Event? {
+        if let pending = events[id] { return pending }
+        guard let event = base.events[id], !removedTimelines.contains(event.timeline) else { return nil }
+        return event
+    }
+
+    mutating func apply(_ fact: Fact) {
+        switch fact {
+        case .timelineCreated(let id, let name):
+            timelines[id] = .some(Timeline(id: id, name: name))
+        case .timelineRenamed(let id, let name):
+            if var timeline = timeline(id) {
+                timeline.name = name
+                timelines[id] = .some(timeline)
+            }
+        case .timelineRemoved(let id):
+            timelines[id] = .some(nil)
+            removedTimelines.insert(id)
+            for (eventID, event) in events where event?.timeline == id { events[eventID] = .some(nil) }
+        case .eventAdded(let id, let timeline, let title, let date):
+            events[id] = .some(Event(id: id, timeline: timeline, title: title, dates: .single(date)))
+        case .eventRemoved(let id):
+            events[id] = .some(nil)
+        default:
+            guard let id = fact.event, var event = event(id) else { return }
+            event.apply(fact)
+            events[id] = .some(event)
+        }
+    }
+}
+
+/// Read access to timelines and events, for checking facts.
+protocol DomainLookup {
+    func timeline(_ id: TimelineID) -> Timeline?
+    func event(_ id: EventID) -> Event?
+}
+
+extension DomainState: DomainLookup {
+    func timeline(_ id: TimelineID) -> Timeline? { timelines[id] }
+    func event(_ id: EventID) -> Event? { events[id] }
+}
+
+extension Event {
+    /// Applies a fact about this event that keeps it in existence.
+    mutating func apply(_ fact: Fact) {
+        switch fact {
+        case .eventRetitled(_, let title): self.title = title
+        case .dateSet(_, let date): dates = .single(date)
+        case .rangeSet(_, let start, let end): dates = .range(start: start, end: end)
+        case .rangeClosed(_, let end): dates = .range(start: dates.start, end: end)
+        case .rangeReopened: dates = .range(start: dates.start, end: nil)
+        case .eventMoved(_, let timeline): self.timeline = timeline
+        default: break
+        }
+    }
+}
