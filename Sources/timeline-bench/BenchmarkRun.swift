@@ -5,11 +5,15 @@ import TimelineCore
 /// Progress goes to standard error; the tables go to standard output.
 struct BenchmarkRun {
     let options: BenchOptions
+    private let started = MonotonicClock.now()
+
+    init(options: BenchOptions) { self.options = options }
 
     private var quick: Bool { options.quick }
 
     private func progress(_ message: String) {
-        StandardError.write("… " + message)
+        let seconds = Int(Double(MonotonicClock.now() - started) / 1e9)
+        StandardError.write("… \(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60) " + message)
     }
 
     func run() async throws {
@@ -32,7 +36,8 @@ struct BenchmarkRun {
             let bench = OneCommandBenchmark(
                 seed: options.seed, dates: dates,
                 pureBudget: SampleBudget(maximum: commands, minimum: 20, seconds: quick ? 2 : 8, warmup: 50),
-                storeBudget: SampleBudget(maximum: commands, minimum: 20, seconds: seconds, warmup: 50),
+                storeBudget: SampleBudget(maximum: commands, minimum: 10, seconds: seconds, warmup: 50),
+                storeFromTaskBudget: SampleBudget(maximum: commands, minimum: 10, seconds: seconds / 2, warmup: 10),
                 sortedArrayBudget: SampleBudget(maximum: commands, minimum: 20, seconds: seconds, warmup: 50),
                 resortDiffBudget: SampleBudget(maximum: quick ? 100 : 300, minimum: 3, seconds: seconds, warmup: 1),
                 log: progress)
@@ -88,7 +93,7 @@ struct BenchmarkRun {
             let result = try ReplayBenchmark(
                 storePath: storeLog, handWrittenPath: handLog,
                 runs: .runs(3, atLeast: 2, seconds: quick ? 5 : 30),
-                baselineRuns: .runs(2, atLeast: 1, seconds: quick ? 3 : 15), log: progress).run()
+                baselineRuns: .runs(2, atLeast: 1, seconds: quick ? 3 : 6), log: progress).run()
             comparison.add("2", "parse, store layout (LogReader)", size: recordsLabel, result.parse,
                            baseline: "JSONDecoder, line by line", result.jsonDecoder)
             comparison.add("2", "parse + 3 views (rebuild)", size: recordsLabel, result.rebuild,
@@ -119,7 +124,7 @@ struct BenchmarkRun {
                     _ = try? JSONDecoderBaseline.decodeLines(bytes)
                 }.nanoseconds)]))
             }
-            let openings = try OpenStoreBenchmark(path: storeLog, runs: .runs(3, atLeast: 1, seconds: quick ? 3 : 30),
+            let openings = try OpenStoreBenchmark(path: storeLog, runs: .runs(3, atLeast: 1, seconds: quick ? 3 : 15),
                                                   log: progress).run()
             let fullReplay = openings.first?.figure
             for (index, opening) in openings.enumerated() {

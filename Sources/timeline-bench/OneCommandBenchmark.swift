@@ -28,6 +28,7 @@ struct OneCommandBenchmark: Sendable {
     let dates: DatePool
     let pureBudget: SampleBudget
     let storeBudget: SampleBudget
+    let storeFromTaskBudget: SampleBudget
     let sortedArrayBudget: SampleBudget
     let resortDiffBudget: SampleBudget
     let log: @Sendable (String) -> Void
@@ -37,9 +38,11 @@ struct OneCommandBenchmark: Sendable {
         let setup = model.createPermanentTimelines() + model.populate(rows: rows)
         let records = CommandFacts.records(of: setup)
         let events = model.eventCount
-        // The store gets twice its budget: once from the main actor, then from a task.
-        let commandCount = [pureBudget, storeBudget, storeBudget, sortedArrayBudget, resortDiffBudget]
-            .map { $0.maximum + $0.warmup }.max()! * 2
+        // The store runs twice: from the main actor, then from a task, on the commands after.
+        let commandCount = max(pureBudget.maximum + pureBudget.warmup,
+                               storeBudget.maximum + storeBudget.warmup + storeFromTaskBudget.maximum + storeFromTaskBudget.warmup,
+                               sortedArrayBudget.maximum + sortedArrayBudget.warmup,
+                               resortDiffBudget.maximum + resortDiffBudget.warmup)
         let commands = (0..<commandCount).map { _ in model.next(.interactive) }
         log("one command, \(Formatting.size(rows)) rows (\(Formatting.count(events)) events): pure pieces")
 
@@ -66,14 +69,12 @@ struct OneCommandBenchmark: Sendable {
         for record in records { for fact in record.facts { state.apply(fact) } }
         let eventLog = InMemoryEventLog(records: records)
         var projection = TimelineProjection(records: records, views: BenchViews.definitions, now: BenchViews.now)
-        let budget = pureBudget
-        var total = Samples()
+        var session = SamplingSession(pureBudget)
         var stages = Array(repeating: Samples(), count: Self.stageNames.count)
         var rejected = 0, changeSets = 0
-        var start = MonotonicClock.now()
-        for (index, command) in commands.enumerated() {
-            if index == budget.warmup { start = MonotonicClock.now() }
-            if index >= budget.warmup, !budget.allowsAnother(taken: total.count, since: start) { break }
+        for command in commands {
+            let step = session.next()
+            if step == .stop { break }
             let t0 = MonotonicClock.now()
             let facts: [Fact]
             do { facts = try Decider.decide(command, state) } catch {
@@ -92,16 +93,16 @@ struct OneCommandBenchmark: Sendable {
             let t3 = MonotonicClock.now()
             let changes = projection.apply(appended.records)
             let t4 = MonotonicClock.now()
+            guard step == .measure else { continue }
             changeSets += changes.rows.count
-            guard index >= budget.warmup else { continue }
-            total.append(nanoseconds: t4 - t0)
+            session.record(nanoseconds: t4 - t0)
             stages[0].append(nanoseconds: t1 - t0)
             stages[1].append(nanoseconds: t2 - t1)
             stages[2].append(nanoseconds: t3 - t2)
             stages[3].append(nanoseconds: t4 - t3)
         }
         withExtendedLifetime((state, projection)) {}
-        return (Figure(.duration, total), zip(Self.stageNames, stages).map { ($0, Figure(.duration, $1)) },
+        return (Figure(.duration, session.samples), zip(Self.stageNames, stages).map { ($0, Figure(.duration, $1)) },
                 rejected, changeSets)
     }
 
@@ -112,11 +113,11 @@ struct OneCommandBenchmark: Sendable {
     private func measureStore(records: [Record], commands: [Command]) async throws -> (Figure, Figure) {
         let store = try TimelineStore(log: InMemoryEventLog(records: records), clock: ManualClock(BenchViews.now),
                                       views: BenchViews.definitions)
-        let budget = storeBudget
-        let (fromMainActor, used) = try await Self.send(commands[...], to: store, budget: budget)
+        let (fromMainActor, used) = try await Self.send(commands[...], to: store, budget: storeBudget)
         let rest = commands[used...]
+        let taskBudget = storeFromTaskBudget
         let fromTask = try await Task.detached {
-            try await Self.send(rest, to: store, budget: budget).figure
+            try await Self.send(rest, to: store, budget: taskBudget).figure
         }.value
         return (fromMainActor, fromTask)
     }
@@ -127,37 +128,34 @@ struct OneCommandBenchmark: Sendable {
         _ commands: ArraySlice<Command>, to store: TimelineStore, budget: SampleBudget,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> (figure: Figure, end: Int) {
-        var total = Samples()
-        var start = MonotonicClock.now()
+        var session = SamplingSession(budget)
         var end = commands.startIndex
-        for (offset, command) in zip(commands.indices, commands) {
-            let index = offset - commands.startIndex
-            if index == budget.warmup { start = MonotonicClock.now() }
-            if index >= budget.warmup, !budget.allowsAnother(taken: total.count, since: start) { break }
+        for (index, command) in zip(commands.indices, commands) {
+            let step = session.next()
+            if step == .stop { break }
             let t0 = MonotonicClock.now()
             _ = try await store.send(command)
             let t1 = MonotonicClock.now()
-            if index >= budget.warmup { total.append(nanoseconds: t1 - t0) }
-            end = offset + 1
+            if step == .measure { session.record(nanoseconds: t1 - t0) }
+            end = index + 1
         }
-        return (Figure(.duration, total), end)
+        return (Figure(.duration, session.samples), end)
     }
 
     private func measureBaseline<B>(budget: SampleBudget, commands: [Command], build: () -> B,
                                     apply: (inout B, Command) -> Int) -> Figure {
         var baseline = build()
-        var total = Samples()
+        var session = SamplingSession(budget)
         var sink = 0
-        var start = MonotonicClock.now()
-        for (index, command) in commands.enumerated() {
-            if index == budget.warmup { start = MonotonicClock.now() }
-            if index >= budget.warmup, !budget.allowsAnother(taken: total.count, since: start) { break }
+        for command in commands {
+            let step = session.next()
+            if step == .stop { break }
             let t0 = MonotonicClock.now()
             sink &+= apply(&baseline, command)
             let t1 = MonotonicClock.now()
-            if index >= budget.warmup { total.append(nanoseconds: t1 - t0) }
+            if step == .measure { session.record(nanoseconds: t1 - t0) }
         }
         withExtendedLifetime((baseline, sink)) {}
-        return Figure(.duration, total)
+        return Figure(.duration, session.samples)
     }
 }

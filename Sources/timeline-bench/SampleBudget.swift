@@ -5,8 +5,10 @@ struct SampleBudget {
     var minimum: Int
     var seconds: Double
     /// Unmeasured runs first, to fill caches and pay one-off costs (the first append to a
-    /// shared array copies it).
+    /// shared array copies it): up to `warmup` of them, but no new one after
+    /// `warmupSeconds`, so a slow path does not spend its time warming up.
     var warmup: Int
+    var warmupSeconds: Double = 1
 
     /// Whether to take another sample, after `taken` samples since `start` (a monotonic reading).
     func allowsAnother(taken: Int, since start: UInt64) -> Bool {
