@@ -28,9 +28,3 @@ struct BaselineRow: Equatable {
     /// The year section the row belongs to.
     var year: Int { Instant(microsecondsSinceEpoch: instant).utcDate.year }
 }
-
-/// A row's identity in the baselines: its event and role.
-struct BaselineRowKey: Hashable {
-    var event: String
-    var role: UInt8
-}

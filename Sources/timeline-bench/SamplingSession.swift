@@ -32,7 +32,4 @@ struct SamplingSession {
     }
 
     mutating func record(nanoseconds: UInt64) { samples.append(nanoseconds: nanoseconds) }
-
-    /// How many runs happened, warm-up included.
-    var runs: Int { warmups + samples.count }
 }
