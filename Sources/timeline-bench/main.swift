@@ -1,2 +1,36 @@
-import TimelineKit
-print("timeline-bench: not yet")
+import Foundation
+
+// timeline-bench: speed and memory of the timeline core, each beside a baseline measured
+// in the same run. See `--help`.
+
+let options: BenchOptions
+do {
+    options = try BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    StandardError.write("timeline-bench: \(error)\n\n\(BenchOptions.usage)")
+    exit(2)
+}
+
+if options.showHelp {
+    print(BenchOptions.usage)
+    exit(0)
+}
+
+if let child = options.memoryChild {
+    guard let subject = MemoryBenchmark.Subject(rawValue: child.subject) else {
+        StandardError.write("timeline-bench: unknown memory subject '\(child.subject)'")
+        exit(2)
+    }
+    do { try await MemoryBenchmark.child(subject, path: child.path) } catch {
+        StandardError.write("timeline-bench: \(error)")
+        exit(1)
+    }
+    exit(0)
+}
+
+do {
+    try await BenchmarkRun(options: options).run()
+} catch {
+    StandardError.write("timeline-bench: \(error)")
+    exit(1)
+}

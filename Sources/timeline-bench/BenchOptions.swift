@@ -1,0 +1,120 @@
+/// What to measure and at which sizes, from the command line.
+struct BenchOptions {
+    enum Section: String, CaseIterable {
+        case command, replay, open, memory, append
+    }
+
+    var quick = false
+    var sections = Set(Section.allCases)
+    var commandSizes = [10_000, 100_000, 1_000_000]
+    var records = 1_000_000
+    var events = 1_000_000
+    var commands = 3_000
+    var seed: UInt64 = 42
+    var showHelp = false
+    /// Set in the child process that measures memory: what to build, and from which log.
+    var memoryChild: (subject: String, path: String)?
+
+    static let usage = """
+    USAGE: timeline-bench [--quick] [--only LIST] [--sizes LIST] [--records N] [--events N]
+                          [--commands N] [--seed N]
+
+    Measures the timeline core and prints each figure beside a baseline measured in the
+    same run, with the ratio, then a summary of the performance targets (PASS/MISS).
+    Build with -c release; figures from a debug build mean nothing.
+
+      1 command  one command (decide, append to an in-memory log, project, change sets for
+                 three live views) with N rows present: the pure pieces and the TimelineStore
+                 actor, beside (a) sorted arrays with binary-search insert/remove and (b)
+                 re-sorting and diffing every view, as a fetched-results controller does
+      2 replay   parsing and rebuilding a log in the store's layout, and a hand-written
+                 style log, beside Foundation's JSONDecoder on the same lines
+      3 open     opening a TimelineStore on a log file (full replay)
+      4 memory   peak resident bytes per event of a store (in a child process), beside
+                 the same rows held in plain sorted arrays
+      5 append   durable appends through FileEventLog, beside raw write + fsync
+
+    OPTIONS:
+      --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
+                        samples; finishes in seconds
+      --only LIST       comma-separated sections to run: command, replay, open, memory,
+                        append (default: all)
+      --sizes LIST      rows present for the one-command measurement
+                        (default 10k,100k,1M; with --quick 10k); k and M suffixes allowed
+      --records N       records in the replay and open log (default 1M; --quick 20k)
+      --events N        events in the store whose memory is measured (default 1M; --quick 20k)
+      --commands N      measured commands per path and size, at most (default 3000;
+                        --quick 1000); slow paths stop earlier on a time budget
+      --seed N          seed of the random workload (default 42)
+      -h, --help        show this help
+
+    Exit status: 0 when the benchmark ran (missed targets are reported, not failed),
+    1 when a measurement failed, 2 for a usage error.
+    """
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(arguments: [String]) throws(UsageError) {
+        var explicitSizes: [Int]?, explicitRecords: Int?, explicitEvents: Int?, explicitCommands: Int?
+        var index = 0
+        func value(_ option: String) throws(UsageError) -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError(description: "\(option) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--quick": quick = true
+            case "-h", "--help": showHelp = true
+            case "--only":
+                var chosen = Set<Section>()
+                for name in try value(argument).split(separator: ",") {
+                    guard let section = Section(rawValue: String(name)) else {
+                        throw UsageError(description: "unknown section '\(name)' for --only; expected "
+                            + Section.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    chosen.insert(section)
+                }
+                sections = chosen
+            case "--sizes":
+                explicitSizes = try value(argument).split(separator: ",").map { text throws(UsageError) in
+                    try Self.number(String(text), for: argument)
+                }
+            case "--records": explicitRecords = try Self.number(try value(argument), for: argument)
+            case "--events": explicitEvents = try Self.number(try value(argument), for: argument)
+            case "--commands": explicitCommands = try Self.number(try value(argument), for: argument)
+            case "--seed": seed = UInt64(try Self.number(try value(argument), for: argument))
+            case "--memory-child":
+                let subject = try value(argument)
+                memoryChild = (subject, try value(argument))
+            default:
+                throw UsageError(description: "unknown option '\(argument)'")
+            }
+            index += 1
+        }
+        if quick {
+            commandSizes = [10_000]
+            records = 20_000
+            events = 20_000
+            commands = 1_000
+        }
+        commandSizes = explicitSizes ?? commandSizes
+        records = explicitRecords ?? records
+        events = explicitEvents ?? events
+        commands = explicitCommands ?? commands
+    }
+
+    /// `20000`, `20k`, `1M`: a positive count.
+    static func number(_ text: String, for option: String) throws(UsageError) -> Int {
+        var digits = Substring(text), scale = 1
+        if digits.hasSuffix("k") || digits.hasSuffix("K") { scale = 1_000; digits.removeLast() }
+        else if digits.hasSuffix("M") || digits.hasSuffix("m") { scale = 1_000_000; digits.removeLast() }
+        guard let value = Int(digits), value > 0, value <= Int.max / scale else {
+            throw UsageError(description: "\(option) expects a positive number such as 20000, 20k or 1M, not '\(text)'")
+        }
+        return value * scale
+    }
+}

@@ -1,0 +1,182 @@
+import TimelineCore
+
+/// One run of the benchmark: the sections the options ask for, in order, then the tables.
+///
+/// Progress goes to standard error; the tables go to standard output.
+struct BenchmarkRun {
+    let options: BenchOptions
+    private let started = MonotonicClock.now()
+
+    init(options: BenchOptions) { self.options = options }
+
+    private var quick: Bool { options.quick }
+
+    private func progress(_ message: String) {
+        let seconds = Int(Double(MonotonicClock.now() - started) / 1e9)
+        StandardError.write("… \(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60) " + message)
+    }
+
+    func run() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let dates = DatePool(seed: options.seed)
+        var comparison = ComparisonTable()
+        var stages = ReportTable(title: "Where one command's time goes (pure pieces, medians)", header:
+            ["rows"] + OneCommandBenchmark.stageNames + ["total (median)", "change sets per command"])
+        var summary = TargetSummary()
+        var notes: [String] = []
+
+        // 1. One command.
+        var commandResults: [Int: OneCommandBenchmark.Result] = [:]
+        if options.sections.contains(.command) {
+            let commands = options.commands
+            // Slow paths stop on a time budget; re-sorting a million rows is slow enough that
+            // a few samples are all it gets.
+            let seconds: Double = quick ? 1.5 : 6
+            let bench = OneCommandBenchmark(
+                seed: options.seed, dates: dates,
+                pureBudget: SampleBudget(maximum: commands, minimum: 20, seconds: quick ? 2 : 8, warmup: 50),
+                storeBudget: SampleBudget(maximum: commands, minimum: 10, seconds: seconds, warmup: 50),
+                storeFromTaskBudget: SampleBudget(maximum: commands, minimum: 10, seconds: seconds / 2, warmup: 10),
+                sortedArrayBudget: SampleBudget(maximum: commands, minimum: 20, seconds: seconds, warmup: 50),
+                resortDiffBudget: SampleBudget(maximum: quick ? 100 : 300, minimum: 3, seconds: seconds, warmup: 1),
+                log: progress)
+            for size in options.commandSizes {
+                let result = try await bench.run(rows: size)
+                commandResults[size] = result
+                let label = Formatting.size(size) + " rows"
+                comparison.add("1", "one command, pure pieces", size: label, result.pure,
+                               baseline: "(a) sorted arrays, binary search", result.sortedArray)
+                comparison.add("1", "one command, pure pieces", size: label, result.pure,
+                               baseline: "(b) re-sort + difference(from:)", result.resortDiff)
+                comparison.add("1", "one command, TimelineStore from the main actor", size: label, result.store,
+                               baseline: "pure pieces (actor overhead)", result.pure)
+                comparison.add("1", "one command, TimelineStore from a task", size: label, result.storeFromTask,
+                               baseline: "pure pieces (actor overhead)", result.pure)
+                stages.add([label] + result.stages.map { $0.figure.medianText + " (" + $0.figure.spreadText + ")" }
+                    + [result.pure.medianText, Formatting.decimal(Double(result.changeSets) / Double(max(result.pure.samples.count, 1)))])
+                if result.rejected > 0 { notes.append("\(result.rejected) commands were rejected at \(label) (a workload bug)") }
+            }
+        }
+        if let million = commandResults[1_000_000] {
+            summary.add("one command at 1M rows: median < 5 µs", measured: million.pure.medianText
+                + " (store actor " + million.store.medianText + ")", met: million.pure.median < 5_000)
+        } else {
+            summary.add("one command at 1M rows: median < 5 µs", measured: "—", met: nil)
+        }
+        if let hundred = commandResults[100_000] {
+            let factor = hundred.pure.advantage(over: hundred.resortDiff)
+            summary.add("one command at 100k rows: ≥ 1,000× re-sort + diff", measured: Formatting.factor(factor)
+                + " (" + hundred.pure.medianText + " vs " + hundred.resortDiff.medianText + ")", met: factor >= 1_000)
+        } else {
+            summary.add("one command at 100k rows: ≥ 1,000× re-sort + diff", measured: "—", met: nil)
+        }
+
+        // 2. Replay and rebuild.
+        let storeLog = directory.file("store.jsonl"), handLog = directory.file("hand-written.jsonl")
+        var generated: GeneratedLog?
+        func generateHistory() -> GeneratedLog {
+            if let generated { return generated }
+            progress("writing a log of \(Formatting.count(options.records)) records")
+            let log = GeneratedLog.history(records: options.records, seed: options.seed, dates: dates,
+                                           storePath: storeLog, handWrittenPath: handLog)
+            generated = log
+            notes.append("Replay log: \(Formatting.count(log.records)) records, \(Formatting.count(log.bytes / 1_000_000)) MB "
+                + "in the store's layout, \(Formatting.count(log.events)) events alive at the end; "
+                + "mix: \(log.mixDescription).")
+            return log
+        }
+        var jsonDecoderTimes: Figure?
+        let recordsLabel = Formatting.size(options.records) + " records"
+        if options.sections.contains(.replay) {
+            let log = generateHistory()
+            let result = try ReplayBenchmark(
+                storePath: storeLog, handWrittenPath: handLog,
+                runs: .runs(3, atLeast: 2, seconds: quick ? 5 : 30),
+                baselineRuns: .runs(2, atLeast: 1, seconds: quick ? 3 : 6), log: progress).run()
+            comparison.add("2", "parse, store layout (LogReader)", size: recordsLabel, result.parse,
+                           baseline: "JSONDecoder, line by line", result.jsonDecoder)
+            comparison.add("2", "parse + 3 views (rebuild)", size: recordsLabel, result.rebuild,
+                           baseline: "JSONDecoder, line by line", result.jsonDecoder)
+            comparison.add("2", "parse, hand-written layout (general path)", size: recordsLabel, result.handWrittenParse,
+                           baseline: "JSONDecoder, line by line", result.handWrittenJSONDecoder)
+            jsonDecoderTimes = Figure(.duration, Samples(result.jsonDecoder.samples.values.map { Double(log.records) / $0 * 1e9 }))
+            let isMillion = result.records >= 1_000_000
+            summary.add("rebuild of 1M records < 1.5 s (≥ 650k records/s)",
+                        measured: result.rebuildSeconds.medianText + ", " + result.rebuild.medianText
+                            + (isMillion ? "" : " (at \(recordsLabel))"),
+                        met: result.rebuild.median >= 650_000 && (!isMillion || result.rebuildSeconds.median < 1.5e9))
+            let factor = result.rebuild.advantage(over: result.jsonDecoder)
+            summary.add("rebuild ≥ 5× JSONDecoder", measured: Formatting.factor(factor) + " (parse alone "
+                + Formatting.factor(result.parse.advantage(over: result.jsonDecoder)) + ")", met: factor >= 5)
+        } else {
+            summary.add("rebuild of 1M records < 1.5 s (≥ 650k records/s)", measured: "—", met: nil)
+            summary.add("rebuild ≥ 5× JSONDecoder", measured: "—", met: nil)
+        }
+
+        // 3. Opening a store.
+        if options.sections.contains(.open) {
+            _ = generateHistory()
+            if jsonDecoderTimes == nil {
+                progress("open: JSONDecoder baseline")
+                let bytes = FileWriter.readAll(storeLog)
+                jsonDecoderTimes = Figure(.duration, Samples([Double(MonotonicClock.measure {
+                    _ = try? JSONDecoderBaseline.decodeLines(bytes)
+                }.nanoseconds)]))
+            }
+            let openings = try OpenStoreBenchmark(path: storeLog, runs: .runs(3, atLeast: 1, seconds: quick ? 3 : 15),
+                                                  log: progress).run()
+            let fullReplay = openings.first?.figure
+            for (index, opening) in openings.enumerated() {
+                if index == 0 {
+                    comparison.add("3", "open store: " + opening.name, size: recordsLabel, opening.figure,
+                                   baseline: "JSONDecoder parse of the same file", jsonDecoderTimes)
+                } else {
+                    comparison.add("3", "open store: " + opening.name, size: recordsLabel, opening.figure,
+                                   baseline: "open store: full replay", fullReplay)
+                }
+            }
+        }
+
+        // 4. Memory.
+        var memory: MemoryBenchmark.Result?
+        if options.sections.contains(.memory) {
+            progress("writing a store's log of \(Formatting.count(options.events)) events")
+            let path = directory.file("events.jsonl")
+            let log = GeneratedLog.events(options.events, seed: options.seed &+ 1, dates: dates, storePath: path)
+            notes.append("Memory log: \(Formatting.count(log.events)) events in \(Formatting.count(log.records)) records "
+                + "(\(Formatting.count(log.bytes / 1_000_000)) MB).")
+            let result = try MemoryBenchmark(path: path, runs: .runs(2, atLeast: 1, seconds: quick ? 3 : 20),
+                                              log: progress).run()
+            memory = result
+            let label = Formatting.size(options.events) + " events"
+            comparison.add("4", "store + 3 views: peak while opening", size: label, result.storePeak,
+                           baseline: "sorted arrays of row structs: peak", result.baselinePeak)
+            comparison.add("4", "store + 3 views: resident once open", size: label, result.storeResident,
+                           baseline: "sorted arrays of row structs: resident", result.baselineResident)
+        }
+        if let memory {
+            summary.add("peak memory < 250 B/event", measured: memory.storePeak.medianText + " peak at "
+                + Formatting.size(options.events) + " events (" + memory.storeResident.medianText + " resident)",
+                met: memory.storePeak.median < 250)
+        } else {
+            summary.add("peak memory < 250 B/event", measured: "—", met: nil)
+        }
+
+        // 5. Durable appends.
+        if options.sections.contains(.append) {
+            let result = try DurableAppendBenchmark(directory: directory, seed: options.seed, dates: dates,
+                                                    singles: quick ? 40 : 300, batches: quick ? 4 : 30,
+                                                    log: progress).run()
+            comparison.add("5", "durable append, one command", size: "—", result.single,
+                           baseline: "raw write + fsync, same bytes", result.singleRaw)
+            comparison.add("5", "durable append, batches of 1,000 commands", size: "—", result.batch,
+                           baseline: "raw write + fsync, same bytes", result.batchRaw)
+        }
+
+        print(comparison.rendered)
+        if !stages.rows.isEmpty { print(stages.rendered) }
+        if !notes.isEmpty { print("### Notes\n\n" + notes.map { "- " + $0 }.joined(separator: "\n") + "\n") }
+        print(summary.rendered)
+    }
+}
