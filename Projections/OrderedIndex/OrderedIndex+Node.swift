@@ -8,14 +8,19 @@ extension OrderedIndex {
     /// from the root, copying whatever is shared), so a node reachable from two values
     /// is never modified.
     final class Node {
+        // The properties skip the runtime's dynamic exclusivity checks (about a tenth of
+        // the instructions of one projected record, measured with callgrind): a node is
+        // written only through the index value that uniquely owns it, which an `inout`
+        // access to that value already makes exclusive.
+
         /// The node's own elements, in order.
-        var elements: ContiguousArray<Element>
+        @exclusivity(unchecked) var elements: ContiguousArray<Element>
         /// The children of an internal node (`elements.count + 1` of them); empty for a leaf.
-        var children: ContiguousArray<Node>
+        @exclusivity(unchecked) var children: ContiguousArray<Node>
         /// The number of elements in this subtree.
-        var count: Int
+        @exclusivity(unchecked) var count: Int
         /// The number of marked elements in this subtree.
-        var markedCount: Int
+        @exclusivity(unchecked) var markedCount: Int
 
         /// Creates an empty leaf.
         init() {

@@ -18,8 +18,9 @@ struct SummaryState: Sendable {
     private(set) var timelines: [TimelineID: Timeline] = [:]
     private(set) var list: [TimelineSummary] = []
     private(set) var position: Int64 = 0
-    private var batchBase: [TimelineSummary]?
-    private var dirty = false
+    /// Whether a batch is being applied, and the timelines it touched.
+    private var inBatch = false
+    private var touched: Set<TimelineID> = []
 
     init() {}
 
@@ -38,19 +39,29 @@ struct SummaryState: Sendable {
         for (id, entries) in dates {
             modifyTimeline(id) { $0.dates = OrderedIndex(entries.sorted { $0.date < $1.date }) }
         }
-        rebuildList()
+        list = timelines.keys.compactMap(summary(of:)).sorted(by: Self.precedes)
     }
 
     mutating func restorePosition(_ position: Int64) { self.position = position }
 
     mutating func beginBatch() {
-        if batchBase == nil { batchBase = list }
+        inBatch = true
     }
 
     /// Applies a fact, given the events as they were before it.
     mutating func apply(_ fact: Fact, events: [EventID: EventSnapshot]) {
         if case .eventRetitled = fact { return }
-        dirty = true
+        switch fact {
+        case .timelineCreated(let id, _), .timelineRenamed(let id, _), .timelineRemoved(let id): touched.insert(id)
+        case .eventAdded(let id, let timeline, _, _):
+            touched.insert(timeline)
+            if let old = events[id] { touched.insert(old.timeline) }
+        case .eventMoved(let id, let timeline):
+            touched.insert(timeline)
+            if let old = events[id] { touched.insert(old.timeline) }
+        default:
+            if let id = fact.event, let old = events[id] { touched.insert(old.timeline) }
+        }
         switch fact {
         case .timelineCreated(let id, let name):
             timelines[id] = Timeline(name: name)
@@ -86,7 +97,7 @@ struct SummaryState: Sendable {
             remove(old)
             add(old.with(dates: .range(start: old.dates.start, end: nil)))
         }
-        if batchBase == nil { rebuildList() }
+        if !inBatch { _ = updateList() }
     }
 
     private static func dates(of event: EventSnapshot) -> [DateValue] {
@@ -127,42 +138,68 @@ struct SummaryState: Sendable {
         timelines[id] = timeline
     }
 
-    private mutating func rebuildList() {
-        list = timelines.map { id, timeline in
-            let dates = timeline.dates
-            return TimelineSummary(
-                id: id, name: timeline.name, eventCount: timeline.eventCount,
-                earliest: dates.isEmpty ? nil : dates[0].date,
-                latest: dates.isEmpty ? nil : dates[dates.count - 1].date,
-                ongoingCount: timeline.ongoingCount)
+    /// The summary of one timeline as it stands, or `nil` if it does not exist.
+    private func summary(of id: TimelineID) -> TimelineSummary? {
+        guard let timeline = timelines[id] else { return nil }
+        let dates = timeline.dates
+        return TimelineSummary(
+            id: id, name: timeline.name, eventCount: timeline.eventCount,
+            earliest: dates.isEmpty ? nil : dates[0].date,
+            latest: dates.isEmpty ? nil : dates[dates.count - 1].date,
+            ongoingCount: timeline.ongoingCount)
+    }
+
+    /// The list order: by name, then id, both as UTF-8 bytes.
+    private static func precedes(_ a: TimelineSummary, _ b: TimelineSummary) -> Bool {
+        let c = EventID.compareUTF8(a.name, b.name)
+        return c != 0 ? c < 0 : EventID.compareUTF8(a.id.rawValue, b.id.rawValue) < 0
+    }
+
+    /// Brings the touched timelines' summaries up to date in the sorted list; returns each
+    /// touched timeline's old index and new index and whether its summary changed.
+    /// - Complexity: O(*t* · *k*) for *t* timelines and *k* touched (timelines are few).
+    private mutating func updateList() -> [ChangeSetBuilder<TimelineID>.Touched] {
+        defer { touched = [] }
+        guard !touched.isEmpty else { return [] }
+        let old = list
+        var oldSummaries: [TimelineID: (index: Int, summary: TimelineSummary)] = [:]
+        for (index, summary) in old.enumerated() where touched.contains(summary.id) {
+            oldSummaries[summary.id] = (index, summary)
         }
-        list.sort { a, b in
-            let c = EventID.compareUTF8(a.name, b.name)
-            return c != 0 ? c < 0 : EventID.compareUTF8(a.id.rawValue, b.id.rawValue) < 0
+        list.removeAll { touched.contains($0.id) }
+        var fresh: [TimelineID: TimelineSummary] = [:]
+        for id in touched {
+            guard let summary = summary(of: id) else { continue }
+            fresh[id] = summary
+            var lo = 0, hi = list.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if Self.precedes(list[mid], summary) { lo = mid + 1 } else { hi = mid }
+            }
+            list.insert(summary, at: lo)
         }
-        dirty = false
+        guard list != old else { return [] }
+        var result: [ChangeSetBuilder<TimelineID>.Touched] = []
+        for (index, summary) in list.enumerated() where touched.contains(summary.id) {
+            let before = oldSummaries[summary.id]
+            result.append(.init(id: summary.id, old: before?.index, new: index,
+                                contentChanged: before.map { $0.summary != summary } ?? false))
+        }
+        for (id, before) in oldSummaries where fresh[id] == nil {
+            result.append(.init(id: id, old: before.index, new: nil, contentChanged: false))
+        }
+        return result
     }
 
     /// Ends a batch at `to`: the change set, or `nil` when no summary changed.
     mutating func endBatch(to: Int64) -> SummaryChangeSet? {
-        guard let base = batchBase else { return nil }
-        batchBase = nil
-        guard dirty else { return nil }
-        rebuildList()
-        guard base != list else { return nil }
-        var oldIndex: [TimelineID: Int] = [:]
-        for (i, summary) in base.enumerated() { oldIndex[summary.id] = i }
-        var touched: [ChangeSetBuilder<TimelineID>.Touched] = []
-        var seen = Set<TimelineID>()
-        for (i, summary) in list.enumerated() {
-            seen.insert(summary.id)
-            let old = oldIndex[summary.id]
-            touched.append(.init(id: summary.id, old: old, new: i, contentChanged: old.map { base[$0] != summary } ?? false))
-        }
-        for (i, summary) in base.enumerated() where !seen.contains(summary.id) {
-            touched.append(.init(id: summary.id, old: i, new: nil, contentChanged: false))
-        }
-        let built = ChangeSetBuilder.build(touched)
+        guard inBatch else { return nil }
+        inBatch = false
+        let changes = updateList()
+        guard !changes.isEmpty else { return nil }
+        let built = ChangeSetBuilder.build(changes)
+        guard !(built.removals.isEmpty && built.insertions.isEmpty && built.moves.isEmpty && built.updates.isEmpty)
+        else { return nil }
         let from = position
         position = to
         return SummaryChangeSet(from: from, to: to, removals: built.removals, insertions: built.insertions,
