@@ -9,7 +9,8 @@ import TimelineProjections
 /// sets, ``observe(_:bufferLimit:_:)`` calls a closure, and `TimelineViewModel` keeps an
 /// `@Observable` copy for SwiftUI. Nobody polls, and a slow subscriber never blocks a writer.
 public actor TimelineStore {
-    nonisolated let log: any EventLog
+    /// The log the store appends to (read it for catch-up or export; append only through `send`).
+    public nonisolated let log: any EventLog
     nonisolated let clock: any TimelineClock
     private(set) var state = DomainState()
     private(set) var projection: TimelineProjection
