@@ -27,18 +27,29 @@ struct SummaryState: Sendable {
     /// The summaries of these timelines and events, built at once.
     /// - Complexity: O(*n* log *n*) for *n* dates.
     init<S: Sequence>(names: [TimelineID: String], events: S) where S.Element == EventSnapshot {
+        // One pass, one in-place dictionary update per event (callgrind: per-event
+        // take-out-and-put-back and small arrays made this a quarter of a rebuild).
+        var building: [TimelineID: Timeline] = [:]
         var dates: [TimelineID: [DatedEntry]] = [:]
-        for (id, name) in names { timelines[id] = Timeline(name: name) }
-        for event in events where timelines[event.timeline] != nil {
-            modifyTimeline(event.timeline) { timeline in
-                timeline.eventCount += 1
-                if event.dates.isOpenRange { timeline.ongoingCount += 1 }
+        for (id, name) in names { building[id] = Timeline(name: name) }
+        for event in events where names[event.timeline] != nil {
+            let open = event.dates.isOpenRange
+            building[event.timeline, default: Timeline(name: "")].eventCount += 1
+            if open { building[event.timeline, default: Timeline(name: "")].ongoingCount += 1 }
+            switch event.dates {
+            case .single(let date), .range(let date, nil):
+                dates[event.timeline, default: []].append(DatedEntry(date: date))
+            case .range(let start, let end?):
+                dates[event.timeline, default: []].append(DatedEntry(date: start))
+                dates[event.timeline, default: []].append(DatedEntry(date: end))
             }
-            dates[event.timeline, default: []] += Self.dates(of: event).map { DatedEntry(date: $0) }
         }
         for (id, entries) in dates {
-            modifyTimeline(id) { $0.dates = OrderedIndex(entries.sorted { $0.date < $1.date }) }
+            building[id, default: Timeline(name: "")].dates = OrderedIndex(entries.sorted { a, b in
+                a.date.instant != b.date.instant ? a.date.instant < b.date.instant : EventID.compareUTF8(a.date.text, b.date.text) < 0
+            })
         }
+        timelines = building
         list = timelines.keys.compactMap(summary(of:)).sorted(by: Self.precedes)
     }
 

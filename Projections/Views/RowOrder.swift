@@ -39,6 +39,52 @@ struct RowOrder: Sendable {
         return a.kind.role < b.kind.role
     }
 
+    /// `entries` in this order.
+    ///
+    /// Sorts plain keys — group, instant, the first eight bytes of the event id, role —
+    /// and compares whole ids only where those tie, so the sort moves no references and
+    /// rarely touches a string (callgrind: the sort was half of rebuilding 400k rows).
+    /// - Complexity: O(*n* log *n*).
+    func sorted(_ entries: [RowEntry]) -> [RowEntry] {
+        struct Key {
+            var group: UInt8
+            var role: UInt8
+            var instant: Int64
+            var prefix: UInt64
+            var index: Int32
+        }
+        var keys: [Key] = []
+        keys.reserveCapacity(entries.count)
+        for (offset, entry) in entries.enumerated() {
+            keys.append(Key(group: group(entry.kind), role: entry.kind.role.rawValue, instant: instant(entry),
+                            prefix: Self.prefix(entry.event.id.rawValue), index: Int32(offset)))
+        }
+        keys.sort { a, b in
+            if a.group != b.group { return a.group < b.group }
+            if a.instant != b.instant { return a.instant < b.instant }
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            let ea = entries[Int(a.index)].event, eb = entries[Int(b.index)].event
+            if ea !== eb {
+                let c = EventID.compareUTF8(ea.id.rawValue, eb.id.rawValue)
+                if c != 0 { return c < 0 }
+            }
+            return a.role < b.role
+        }
+        return keys.map { entries[Int($0.index)] }
+    }
+
+    /// The first eight UTF-8 bytes of `id`, big-endian, zero-padded: comparing prefixes
+    /// orders ids as their bytes do, except that equal prefixes need the whole ids.
+    static func prefix(_ id: String) -> UInt64 {
+        var value: UInt64 = 0
+        var count = 0
+        for byte in id.utf8.prefix(8) {
+            value = value << 8 | UInt64(byte)
+            count += 1
+        }
+        return count == 8 ? value : value << (8 * UInt64(8 - count))
+    }
+
     /// The index of `entry` in `index` if it is there, or where it would be inserted.
     ///
     /// - Complexity: O(log *n*).

@@ -88,8 +88,7 @@ struct ViewState: Sendable {
     /// Replaces all rows with `entries`, sorting them (used to build or rebuild a view).
     /// - Complexity: O(*n* log *n*).
     mutating func rebuild(entries: [RowEntry], now: Int64, position: Int64) {
-        let order = order(now: now)
-        restore(sortedEntries: entries.sorted(by: order.precedes), now: now, position: position)
+        restore(sortedEntries: order(now: now).sorted(entries), now: now, position: position)
     }
 
     /// Replaces all rows with `sorted`, already in the view's order.
