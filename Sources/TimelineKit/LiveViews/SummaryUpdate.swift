@@ -24,23 +24,3 @@ public enum SummaryUpdate: Sendable {
         }
     }
 }
-
-/// The timeline summaries as an `AsyncSequence`: the current list, then each change.
-public struct SummaryStream: AsyncSequence, Sendable {
-    /// The elements: summary updates.
-    public typealias Element = SummaryUpdate
-    let buffer: UpdateBuffer<SummaryUpdate>
-    let token: SubscriptionToken
-
-    /// Makes the iterator.
-    public func makeAsyncIterator() -> Iterator { Iterator(buffer: buffer, token: token) }
-
-    /// Iterates over summary updates.
-    public struct Iterator: AsyncIteratorProtocol {
-        let buffer: UpdateBuffer<SummaryUpdate>
-        let token: SubscriptionToken
-
-        /// The next update, or `nil` when the store closed.
-        public mutating func next() async -> SummaryUpdate? { await buffer.next() }
-    }
-}
