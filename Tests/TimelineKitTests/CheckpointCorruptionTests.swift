@@ -119,4 +119,17 @@ struct CheckpointCorruptionTests {
             #expect(Array(await store.rows(view)) == Array(fresh.rows(view) ?? RowList()))
         }
     }
+
+    @Test func openingAStoreRemovesTheTemporaryCheckpointsThatKilledWritersLeft() throws {
+        let directory = TemporaryDirectory()
+        let log = directory.path + "/log.jsonl"
+        let checkpoint = TimelineStore.checkpointPath(forLog: log)
+        let stale = [checkpoint + ".tmp-12345", checkpoint + ".tmp-7"]
+        let unrelated = [checkpoint + ".tmp-notapid", log + ".tmp-12345", directory.path + "/other.checkpoint.tmp-1"]
+        for file in stale + unrelated { _ = FileManager.default.createFile(atPath: file, contents: Data([1, 2, 3])) }
+        let store = try TimelineStore(path: log, clock: ManualClock(fixedNow))
+        defer { (store.log as? FileEventLog)?.close() }
+        for file in stale { #expect(!FileManager.default.fileExists(atPath: file), "\(file)") }
+        for file in unrelated { #expect(FileManager.default.fileExists(atPath: file), "\(file)") }
+    }
 }

@@ -151,11 +151,13 @@ struct CrashTests {
         }
         #expect(killed == Self.kills)
         #expect(fromCheckpoint > 0, "no round opened from a checkpoint")
-        // A kill during a checkpoint write leaves its temporary file behind (harmless: never read).
+        // A kill during a checkpoint write leaves its temporary file behind; the next store
+        // on the log removes it, so at most the last round's can be left.
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?
             .filter { $0.contains(".checkpoint.tmp-") }.count ?? 0
         print("crash test: \(killed) kills survived, \(lastAcknowledged) records acknowledged, "
               + "\(tornTails) torn tails cut, \(fromCheckpoint) stores opened from a checkpoint, "
-              + "\(leftovers) temporary checkpoint files left by kills")
+              + "\(leftovers) temporary checkpoint files left")
+        #expect(leftovers <= 1)
     }
 }
