@@ -121,15 +121,14 @@ struct CommandLineReliabilityTests {
         helper.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         helper.standardError = FileHandle.nullDevice
         try helper.run()
-        defer {
-            if helper.isRunning { kill(helper.processIdentifier, SIGKILL) }
-            helper.waitUntilExit()
-        }
+        // Foundation reaps it; waitUntilExit is not called, as it can hang off the main thread.
+        defer { if helper.isRunning { kill(helper.processIdentifier, SIGKILL) } }
         let deadline = ContinuousClock.now + .seconds(30)
         while (FileManager.default.contents(atPath: outputPath)?.isEmpty ?? true), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         try #require(helper.isRunning, "the helper stopped")
+        try #require(!(FileManager.default.contents(atPath: outputPath)?.isEmpty ?? true), "the helper wrote nothing")
 
         for arguments in [["add-event", "--timeline", "t1-1", "--title", "X", "--date", "2000"],
                           ["create-timeline", "--name", "Other"], ["repair"]] {

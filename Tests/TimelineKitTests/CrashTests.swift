@@ -41,24 +41,42 @@ struct TestRandom {
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
 
+/// Runs `body` on a thread of its own, so that its timing does not depend on how busy the
+/// test's cooperative threads are (the whole suite shares two cores).
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
 /// A running `timeline-stress` whose standard output goes to a file.
-final class StressProcess {
-    let process = Process()
+///
+/// Started with `posix_spawn` and reaped with `waitpid` rather than with Foundation's
+/// `Process`, whose `waitUntilExit` can hang when called off the main thread.
+final class StressProcess: @unchecked Sendable {
+    let pid: pid_t
     let outputPath: String
     let errorPath: String
+    /// The raw `waitpid` status once reaped.
+    private(set) var waitStatus: Int32?
 
     init(log: String, seed: UInt64, checkpointInterval: Int, scratch: String) throws {
         guard let stressToolURL else { throw StressToolNotFound() }
         outputPath = scratch + "/stress-\(seed).out"
         errorPath = scratch + "/stress-\(seed).err"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.executableURL = stressToolURL
-        process.arguments = [log, String(seed), String(checkpointInterval)]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        try process.run()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let arguments = [stressToolURL.path, log, String(seed), String(checkpointInterval)]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, stressToolURL.path, &actions, nil, &argv, environ)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
+        self.pid = pid
     }
 
     /// The positions printed so far, one per complete line.
@@ -69,20 +87,36 @@ final class StressProcess {
 
     var errors: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
-    /// Waits until the helper has acknowledged a first send (or has stopped); false on timeout.
-    func waitForFirstPosition(timeout: Duration = .seconds(30)) async throws -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if !acknowledged.isEmpty || !process.isRunning { return !acknowledged.isEmpty }
-            try await Task.sleep(for: .milliseconds(1))
-        }
+    /// Whether the helper is still running (reaps it if it has stopped).
+    var isRunning: Bool {
+        guard waitStatus == nil else { return false }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        waitStatus = status
         return false
     }
 
+    /// Whether the helper was ended by SIGKILL (rather than stopping by itself).
+    var wasKilled: Bool {
+        guard let status = waitStatus else { return false }
+        return status & 0x7F == SIGKILL
+    }
+
+    /// Waits (blocking) until the helper has acknowledged a first send or has stopped; false
+    /// if it acknowledged nothing within `timeout` seconds.
+    func waitForFirstPosition(timeout: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while acknowledged.isEmpty, isRunning, Date() < deadline { usleep(500) }
+        return !acknowledged.isEmpty
+    }
+
+    /// Kills the helper with SIGKILL, unless it has stopped already, and reaps it.
     func kill() {
-        if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        guard isRunning else { return }
+        _ = Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        waitStatus = status
     }
 }
 
@@ -110,11 +144,16 @@ struct CrashTests {
             let seed = UInt64(1000 + round)
             let helper = try StressProcess(log: log, seed: seed, checkpointInterval: 7 + random.below(40),
                                            scratch: directory.path)
-            let started = try await helper.waitForFirstPosition()
-            if started { try await Task.sleep(for: .milliseconds(5 + random.below(56))) }
-            helper.kill()
+            let delay = UInt32(5 + random.below(56))
+            let started = await onOwnThread {
+                // Let it run 5–60 ms past its first acknowledged send, then kill it.
+                let started = helper.waitForFirstPosition()
+                if started { usleep(delay * 1000) }
+                helper.kill()
+                return started
+            }
             try #require(started, "round \(round): the helper acknowledged nothing: \(helper.errors)")
-            try #require(helper.process.terminationReason == .uncaughtSignal,
+            try #require(helper.wasKilled,
                          "round \(round): the helper stopped by itself: \(helper.errors)")
             killed += 1
             let acknowledged = helper.acknowledged
