@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "timeline", targets: ["timeline"]),
         .executable(name: "timeline-bench", targets: ["timeline-bench"]),
         .executable(name: "timeline-live", targets: ["TerminalFrontEnd"]),
+        .executable(name: "timeline-stress", targets: ["timeline-stress"]),
     ],
     targets: [
         .target(name: "TimelineCore", path: "Sources/TimelineCore"),
@@ -20,14 +21,15 @@ let package = Package(
         .target(name: "TimelineCommandLine", dependencies: ["TimelineKit"], path: "Sources/TimelineCommandLine"),
         .executableTarget(name: "timeline", dependencies: ["TimelineCommandLine"], path: "Sources/timeline"),
         .executableTarget(name: "timeline-bench", dependencies: ["TimelineKit"], path: "Sources/timeline-bench"),
+        .executableTarget(name: "timeline-stress", dependencies: ["TimelineKit"], path: "Sources/timeline-stress"),
         .executableTarget(name: "TerminalFrontEnd", dependencies: ["TimelineKit"], path: "Examples/TerminalFrontEnd"),
         .target(name: "SwiftUISketch", dependencies: ["TimelineKit"], path: "Examples/SwiftUISketch"),
         .testTarget(name: "TimelineCoreTests", dependencies: ["TimelineCore"], path: "Tests/TimelineCoreTests"),
         .testTarget(name: "TimelineProjectionsTests", dependencies: ["TimelineProjections"], path: "Tests/TimelineProjectionsTests"),
-        .testTarget(name: "TimelineKitTests", dependencies: ["TimelineKit"], path: "Tests/TimelineKitTests"),
+        .testTarget(name: "TimelineKitTests", dependencies: ["TimelineKit", "timeline-stress"], path: "Tests/TimelineKitTests"),
         .testTarget(
             name: "TimelineCommandLineTests",
-            dependencies: ["TimelineCommandLine", "timeline"],
+            dependencies: ["TimelineCommandLine", "timeline", "timeline-stress"],
             path: "Tests/TimelineCommandLineTests"
         ),
     ]

@@ -29,6 +29,9 @@ struct ByteReader {
 
     var isAtEnd: Bool { offset == bytes.count }
 
+    /// The bytes not read yet.
+    var remaining: Int { bytes.count - offset }
+
     mutating func read<T: FixedWidthInteger>(_: T.Type = T.self) throws(Failure) -> T {
         let size = MemoryLayout<T>.size
         guard offset + size <= bytes.count else { throw Failure(reason: "truncated at byte \(offset)") }

@@ -97,7 +97,9 @@ extension Checkpoint {
         }
         let eventCount = Int(try reader.read(UInt32.self))
         var snapshots: [EventSnapshot] = []
-        snapshots.reserveCapacity(eventCount)
+        // A count is only a promise until its bytes are read: reserve no more than the bytes
+        // left could hold (an event takes at least 17), so a damaged count cannot exhaust memory.
+        snapshots.reserveCapacity(min(eventCount, reader.remaining / 17))
         for _ in 0..<eventCount {
             let id = EventID(try reader.readString())
             let timeline = TimelineID(try reader.readString())
@@ -123,7 +125,7 @@ extension Checkpoint {
             let viewPosition = try reader.read(Int64.self)
             let count = Int(try reader.read(UInt32.self))
             var entries: [RowEntry] = []
-            entries.reserveCapacity(count)
+            entries.reserveCapacity(min(count, reader.remaining / 5))  // a row takes 5 bytes
             let nowValue = now.microsecondsSinceEpoch
             for _ in 0..<count {
                 let index = Int(try reader.read(UInt32.self))

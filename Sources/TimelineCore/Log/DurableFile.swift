@@ -28,6 +28,27 @@ public enum DurableFile {
         return UInt64(truncatingIfNeeded: info.st_dev) &* 1_000_003 &+ UInt64(truncatingIfNeeded: info.st_ino)
     }
 
+    /// Removes the temporary files that ``write(_:to:)`` for `path` left behind when its
+    /// process died between creating and renaming them (`PATH.tmp-PID`). Call it only while
+    /// no other process can be writing `path` (for a checkpoint: while holding its log's lock).
+    public static func removeTemporaries(of path: String) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-"
+        guard let stream = opendir(directory) else { return }
+        defer { closedir(stream) }
+        var stale: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix), name.count > prefix.count,
+                  name.dropFirst(prefix.count).allSatisfy(\.isWholeNumber) else { continue }
+            stale.append(directory + "/" + name)
+        }
+        for file in stale { unlink(file) }
+    }
+
     /// Removes `path` if it exists.
     public static func remove(_ path: String) {
         unlink(path)

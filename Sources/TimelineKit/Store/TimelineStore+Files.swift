@@ -28,6 +28,9 @@ extension TimelineStore {
         let log: FileEventLog
         do { log = try FileEventLog(path: path) } catch { throw .log(error) }
         let checkpointFile = Self.checkpointPath(forLog: path)
+        // Holding the log's lock, no other store can be writing its checkpoint: a temporary
+        // checkpoint file is what a killed process left behind.
+        DurableFile.removeTemporaries(of: checkpointFile)
         var problem: String?
         if let checkpoint = Self.usableCheckpoint(at: checkpointFile, log: log, path: path, problem: &problem) {
             var projection = TimelineProjection(checkpoint)
