@@ -1,3 +1,5 @@
+import TimelineTestSupport
+
 /// How often each kind of command is drawn.
 struct CommandMix {
     enum Kind: CaseIterable {

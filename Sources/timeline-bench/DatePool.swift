@@ -1,3 +1,4 @@
+import TimelineTestSupport
 import TimelineCore
 
 /// The dates the workload uses: every year, month and day from 1900 to 2026 and a few

@@ -1,3 +1,4 @@
+import TimelineTestSupport
 import TimelineCore
 
 /// Writes a log of years of use: the lasting timelines, then commands of the history

@@ -1,3 +1,5 @@
+import TimelineTestSupport
+
 /// Titles and names that look like what people write on a timeline: "Moved to Zürich",
 /// "Job at Northwind", "Trip to São Paulo with Ana", a few with quotes or dashes, most of
 /// them 10 to 40 bytes of UTF-8 (so they live on the heap, as real titles do).

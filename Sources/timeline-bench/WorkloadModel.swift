@@ -1,3 +1,4 @@
+import TimelineTestSupport
 import TimelineCore
 
 /// What a workload has made so far — its timelines and events, with their dates — so that

@@ -16,19 +16,7 @@ import Musl
 import Darwin
 #endif
 import TimelineKit
-
-/// SplitMix64: small, fast, and the same sequence everywhere for a seed.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
+import TimelineTestSupport
 
 /// Writes `text` to a file descriptor with one unbuffered write, so that it is out of the
 /// process the moment this returns, even if the process is killed right after.
@@ -122,7 +110,7 @@ let limit = arguments.count > 4 ? Int(arguments[4]) : nil
 let store: TimelineStore
 do { store = try TimelineStore(path: path, checkpointInterval: interval) } catch { fail("\(error)") }
 
-var random = SplitMix64(state: seed)
+var random = SplitMix64(seed: seed)
 var sent = 0
 var counter = 0
 while limit.map({ sent < $0 }) ?? true {

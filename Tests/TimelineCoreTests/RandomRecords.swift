@@ -1,3 +1,5 @@
+import TimelineTestSupport
+
 @testable import TimelineCore
 
 /// Random records for property tests: text full of what escaping gets wrong (quotes,

@@ -1,3 +1,4 @@
+import TimelineTestSupport
 import Foundation
 import Testing
 import TimelineCore
@@ -52,7 +53,7 @@ struct CheckpointCorruptionTests {
         #expect(intact.openingReport.checkpointPosition == Int64(records.count))
         (intact.log as? FileEventLog)?.close()
 
-        var random = TestRandom(state: 0xC4EC_4B01)
+        var random = SplitMix64(seed: 0xC4EC_4B01)
         var tried = 0
         var counts: [Mutation: Int] = [:]
         let rounds = 150

@@ -1,3 +1,4 @@
+import TimelineTestSupport
 import Foundation
 import Testing
 import TimelineCore
@@ -26,19 +27,6 @@ let stressToolURL: URL? = {
 
 struct StressToolNotFound: Error, CustomStringConvertible {
     var description: String { "the timeline-stress executable was not found next to the tests or under .build" }
-}
-
-/// SplitMix64 for the test's own choices (how long to let the helper run).
-struct TestRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
 
 /// Runs `body` on a thread of its own, so that its timing does not depend on how busy the
@@ -137,7 +125,7 @@ struct CrashTests {
         let directory = TemporaryDirectory()
         let log = directory.path + "/stress.jsonl"
         let checkpoint = TimelineStore.checkpointPath(forLog: log)
-        var random = TestRandom(state: 0x5EED_C0FF_EE)
+        var random = SplitMix64(seed: 0x5EED_C0FF_EE)
         var killed = 0, tornTails = 0, fromCheckpoint = 0
         var lastAcknowledged: Int64 = 0
         for round in 0..<Self.kills {

@@ -1,3 +1,4 @@
+import TimelineTestSupport
 import Testing
 @testable import TimelineProjections
 

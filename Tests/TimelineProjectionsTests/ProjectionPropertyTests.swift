@@ -1,3 +1,4 @@
+import TimelineTestSupport
 import Testing
 import TimelineCore
 @testable import TimelineProjections

@@ -1,3 +1,4 @@
+import TimelineTestSupport
 import TimelineCore
 @testable import TimelineProjections
 
