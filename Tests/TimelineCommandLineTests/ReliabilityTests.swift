@@ -1,9 +1,10 @@
+import TimelineTestSupport
 import Foundation
 import Testing
 import TimelineCore
 
 /// The `timeline-stress` helper built next to the `timeline` tool.
-let stressToolURL: URL? = toolURL.map { $0.deletingLastPathComponent().appendingPathComponent("timeline-stress") }
+let stressToolURL: URL? = builtExecutable(named: "timeline-stress", packageRoot: packageRoot)
     .flatMap { FileManager.default.isExecutableFile(atPath: $0.path) ? $0 : nil }
 
 /// One bad command line: the exit status, and the start of what stderr must say.

@@ -1,4 +1,5 @@
 import Foundation
+import TimelineTestSupport
 import Testing
 
 /// The package's root directory, found from this file's path.
@@ -9,30 +10,7 @@ let packageRoot: URL = URL(fileURLWithPath: #filePath)
 let exampleLogs = packageRoot.appendingPathComponent("Examples/logs")
 
 /// The `timeline` executable that `swift test` built next to the tests.
-///
-/// Looked for beside the test bundle (Linux runs it as an executable in the build
-/// directory; an Xcode-style `.xctest` bundle sits in it), beside the running
-/// executable, and under the package's `.build` directory.
-let toolURL: URL? = {
-    var candidates: [URL] = []
-    let bundle = Bundle.main.bundleURL
-    candidates.append(bundle.appendingPathComponent("timeline"))
-    candidates.append(bundle.deletingLastPathComponent().appendingPathComponent("timeline"))
-    if let executable = Bundle.main.executableURL {
-        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("timeline"))
-    }
-    if let first = CommandLine.arguments.first {
-        candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("timeline"))
-    }
-    for configuration in ["debug", "release"] {
-        candidates.append(packageRoot.appendingPathComponent(".build/\(configuration)/timeline"))
-    }
-    return candidates.first { url in
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
-            && FileManager.default.isExecutableFile(atPath: url.path)
-    }
-}()
+let toolURL: URL? = builtExecutable(named: "timeline", packageRoot: packageRoot)
 
 /// What a run of the tool left behind.
 struct ToolRun: CustomStringConvertible {

@@ -6,24 +6,10 @@ import TimelineProjections
 @testable import TimelineKit
 
 /// The `timeline-stress` helper that `swift test` builds next to the tests.
-let stressToolURL: URL? = {
-    var candidates: [URL] = []
-    let bundle = Bundle.main.bundleURL
-    candidates.append(bundle.appendingPathComponent("timeline-stress"))
-    candidates.append(bundle.deletingLastPathComponent().appendingPathComponent("timeline-stress"))
-    if let executable = Bundle.main.executableURL {
-        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("timeline-stress"))
-    }
-    if let first = CommandLine.arguments.first {
-        candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("timeline-stress"))
-    }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    for configuration in ["debug", "release"] {
-        candidates.append(root.appendingPathComponent(".build/\(configuration)/timeline-stress"))
-    }
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-}()
+let stressToolURL: URL? = builtExecutable(
+    named: "timeline-stress",
+    packageRoot: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent())
 
 struct StressToolNotFound: Error, CustomStringConvertible {
     var description: String { "the timeline-stress executable was not found next to the tests or under .build" }
