@@ -45,16 +45,9 @@ public struct SummaryChangeSet: Sendable {
     public let summaries: [TimelineSummary]
 
     /// Applies the change set to the old summaries, in the order ``ChangeSet/applied(to:)`` describes.
+    /// - Complexity: O(*n* + *k*) for *n* timelines and *k* changes.
     public func applied(to old: [TimelineSummary]) -> [TimelineSummary] {
-        var list = old
-        var moved: [Int: TimelineSummary] = [:]
-        for move in moves { moved[move.to] = old[move.from] }
-        for index in (removals + moves.map(\.from)).sorted(by: >) { list.remove(at: index) }
-        var arrivals = insertions.map { ($0, summaries[$0]) } + moves.map { ($0.to, moved[$0.to]!) }
-        arrivals.sort { $0.0 < $1.0 }
-        for (index, summary) in arrivals { list.insert(summary, at: index) }
-        let wanted = Set(updates)
-        for index in list.indices where wanted.contains(list[index].id) { list[index] = summaries[index] }
-        return list
+        applyIndexChanges(to: old, removals: removals, insertions: insertions, moves: moves, updates: updates,
+                          id: \.id, newElement: { summaries[$0] })
     }
 }
