@@ -46,13 +46,10 @@ extension TimelineStore {
                                             checkpointProblem: nil))
             return
         }
-        let records: [Record]
-        do { records = try log.records(after: 0) } catch { throw .log(error) }
-        let state = try Self.validated(records, from: DomainState())
-        self.init(log: log, clock: clock, state: state,
-                  projection: TimelineProjection(records: records, views: views, now: clock.now()),
+        let replay = try Self.replayingAll(log, clock: clock, views: views)
+        self.init(log: log, clock: clock, state: replay.state, projection: replay.projection,
                   checkpointPath: checkpointFile, checkpointInterval: checkpointInterval,
-                  report: OpeningReport(checkpointPosition: nil, replayedRecords: records.count,
+                  report: OpeningReport(checkpointPosition: nil, replayedRecords: replay.count,
                                         checkpointProblem: problem))
     }
 

@@ -32,13 +32,20 @@ public actor TimelineStore {
     /// makes the log unusable, and opening fails naming its position.
     public init(log: any EventLog = InMemoryEventLog(), clock: any TimelineClock = SystemClock(),
                 views: [ViewDefinition] = [ViewDefinition()]) throws(StoreError) {
+        let replay = try Self.replayingAll(log, clock: clock, views: views)
+        self.init(log: log, clock: clock, state: replay.state, projection: replay.projection,
+                  checkpointPath: nil, checkpointInterval: nil,
+                  report: OpeningReport(checkpointPosition: nil, replayedRecords: replay.count, checkpointProblem: nil))
+    }
+
+    /// Reads every record of `log`, checks each against the domain rules and builds the views.
+    static func replayingAll(
+        _ log: any EventLog, clock: any TimelineClock, views: [ViewDefinition]
+    ) throws(StoreError) -> (state: DomainState, projection: TimelineProjection, count: Int) {
         let records: [Record]
         do { records = try log.records(after: 0) } catch { throw .log(error) }
-        let state = try Self.validated(records, from: DomainState())
-        self.init(log: log, clock: clock, state: state,
-                  projection: TimelineProjection(records: records, views: views, now: clock.now()),
-                  checkpointPath: nil, checkpointInterval: nil,
-                  report: OpeningReport(checkpointPosition: nil, replayedRecords: records.count, checkpointProblem: nil))
+        let state = try validated(records, from: DomainState())
+        return (state, TimelineProjection(records: records, views: views, now: clock.now()), records.count)
     }
 
     init(log: any EventLog, clock: any TimelineClock, state: DomainState, projection: TimelineProjection,
@@ -103,13 +110,15 @@ public actor TimelineStore {
         let facts: [Fact]
         do { facts = try Decider.decide(commands, state) } catch { throw .rejected(error) }
         if facts.isEmpty { return [] }
+        return try record(facts, options: AppendOptions(
+            expectedPosition: expectedPosition, commandID: id, recordedAt: DateValue(utc: clock.now())))
+    }
+
+    /// Appends facts the rules accepted, applies them to the state and the views, publishes
+    /// the change sets, and writes a checkpoint when the interval has passed.
+    private func record(_ facts: [Fact], options: AppendOptions) throws(StoreError) -> [Record] {
         let result: AppendResult
-        do {
-            result = try log.append(facts, options: AppendOptions(
-                expectedPosition: expectedPosition, commandID: id, recordedAt: DateValue(utc: clock.now())))
-        } catch {
-            throw .log(error)
-        }
+        do { result = try log.append(facts, options: options) } catch { throw .log(error) }
         if result.wasDuplicate { return result.records }
         for fact in facts { state.apply(fact) }
         publish(projection.apply(result.records))
