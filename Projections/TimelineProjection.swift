@@ -56,7 +56,7 @@ public struct TimelineProjection: Sendable {
                 case .timelineRemoved(let id): names[id] = nil
                 default: break
                 }
-                applyToEvents(fact, updatingSummaries: false)
+                applyToEvents(fact)
             }
             position = record.position
         }
@@ -110,7 +110,9 @@ public struct TimelineProjection: Sendable {
         let nowValue = now.microsecondsSinceEpoch
         var entries: [RowEntry] = []
         for snapshot in events.values where definition.filter.includes(snapshot) {
-            for kind in snapshot.rowKinds {
+            entries.append(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: nowValue,
+                                    placement: definition.placement))
+            if let kind = snapshot.secondRowKind {
                 entries.append(RowEntry(event: snapshot, kind: kind, now: nowValue, placement: definition.placement))
             }
         }
@@ -164,89 +166,111 @@ public struct TimelineProjection: Sendable {
         apply(CollectionOfOne(record))
     }
 
-    /// Updates the events (not the views) for a fact; returns the event's snapshot before and after.
-    @discardableResult
-    private mutating func applyToEvents(
-        _ fact: Fact, updatingSummaries: Bool = true
-    ) -> [(old: EventSnapshot?, new: EventSnapshot?)] {
-        if updatingSummaries { summaries.apply(fact, events: events) }
+    /// Updates the events (not the views, not the summaries) for a fact about an event;
+    /// returns the event's snapshot before and after, or `nil` when no event changed.
+    ///
+    /// One hash lookup of the event id per fact: the snapshot is replaced through its
+    /// dictionary index.
+    private mutating func applyToEvent(_ fact: Fact) -> (old: EventSnapshot?, new: EventSnapshot?)? {
         switch fact {
-        case .timelineCreated, .timelineRenamed:
-            return []
-        case .timelineRemoved(let timeline):
-            let ids = eventsByTimeline.removeValue(forKey: timeline) ?? []
-            return ids.compactMap { id in events.removeValue(forKey: id).map { (old: $0, new: nil) } }
+        case .timelineCreated, .timelineRenamed, .timelineRemoved:
+            return nil
         case .eventAdded(let id, let timeline, let title, let date):
             let snapshot = EventSnapshot(id: id, timeline: timeline, title: title, dates: .single(date))
             let old = events.updateValue(snapshot, forKey: id)
-            if let old { eventsByTimeline[old.timeline]?.remove(id) }
-            eventsByTimeline[timeline, default: []].insert(id)
-            return [(old, snapshot)]
+            if old?.timeline != timeline {
+                if let old { eventsByTimeline[old.timeline]?.remove(id) }
+                eventsByTimeline[timeline, default: []].insert(id)
+            }
+            return (old, snapshot)
         case .eventRemoved(let id):
-            guard let old = events.removeValue(forKey: id) else { return [] }
+            guard let old = events.removeValue(forKey: id) else { return nil }
             eventsByTimeline[old.timeline]?.remove(id)
-            return [(old, nil)]
+            return (old, nil)
         case .eventMoved(let id, let timeline):
-            guard let old = events[id] else { return [] }
-            eventsByTimeline[old.timeline]?.remove(id)
-            eventsByTimeline[timeline, default: []].insert(id)
-            return [replace(old, with: old.with(timeline: timeline))]
+            let change = replaceEvent(id) { $0.with(timeline: timeline) }
+            if let old = change?.old, old.timeline != timeline {
+                eventsByTimeline[old.timeline]?.remove(id)
+                eventsByTimeline[timeline, default: []].insert(id)
+            }
+            return change
         case .eventRetitled(let id, let title):
-            guard let old = events[id] else { return [] }
-            return [replace(old, with: old.with(title: title))]
+            return replaceEvent(id) { $0.with(title: title) }
         case .dateSet(let id, let date):
-            guard let old = events[id] else { return [] }
-            return [replace(old, with: old.with(dates: .single(date)))]
+            return replaceEvent(id) { $0.with(dates: .single(date)) }
         case .rangeSet(let id, let start, let end):
-            guard let old = events[id] else { return [] }
-            return [replace(old, with: old.with(dates: .range(start: start, end: end)))]
+            return replaceEvent(id) { $0.with(dates: .range(start: start, end: end)) }
         case .rangeClosed(let id, let end):
-            guard let old = events[id] else { return [] }
-            return [replace(old, with: old.with(dates: .range(start: old.dates.start, end: end)))]
+            return replaceEvent(id) { $0.with(dates: .range(start: $0.dates.start, end: end)) }
         case .rangeReopened(let id):
-            guard let old = events[id] else { return [] }
-            return [replace(old, with: old.with(dates: .range(start: old.dates.start, end: nil)))]
+            return replaceEvent(id) { $0.with(dates: .range(start: $0.dates.start, end: nil)) }
         }
     }
 
-    private mutating func replace(_ old: EventSnapshot, with new: EventSnapshot) -> (old: EventSnapshot?, new: EventSnapshot?) {
-        events[new.id] = new
+    /// Replaces an event's snapshot in place; `nil` for an unknown event.
+    private mutating func replaceEvent(
+        _ id: EventID, _ change: (EventSnapshot) -> EventSnapshot
+    ) -> (old: EventSnapshot?, new: EventSnapshot?)? {
+        guard let at = events.index(forKey: id) else { return nil }
+        let old = events.values[at]
+        let new = change(old)
+        events.values[at] = new
         return (old, new)
     }
 
+    /// Removes a timeline's events; returns their snapshots.
+    private mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
+        let ids = eventsByTimeline.removeValue(forKey: timeline) ?? []
+        return ids.compactMap { events.removeValue(forKey: $0) }
+    }
+
+    /// Applies a fact to the events, not to the views or summaries (for a bulk build).
+    private mutating func applyToEvents(_ fact: Fact) {
+        if case .timelineRemoved(let timeline) = fact {
+            _ = removeEvents(of: timeline)
+        } else {
+            _ = applyToEvent(fact)
+        }
+    }
+
     private mutating func applyIncrementally(_ fact: Fact) {
-        let changes = applyToEvents(fact)
-        guard !changes.isEmpty else { return }
+        switch fact {
+        case .timelineCreated, .timelineRenamed:
+            summaries.apply(timelineFact: fact)
+        case .timelineRemoved(let timeline):
+            summaries.apply(timelineFact: fact)
+            for old in removeEvents(of: timeline) { project(old: old, new: nil) }
+        default:
+            guard let change = applyToEvent(fact) else { return }
+            summaries.replace(change.old, with: change.new)
+            project(old: change.old, new: change.new)
+        }
+    }
+
+    /// Replaces an event's rows in every view: a row whose sort key is unchanged is
+    /// replaced in place, the others are removed and inserted.
+    private mutating func project(old: EventSnapshot?, new: EventSnapshot?) {
         let nowValue = now.microsecondsSinceEpoch
         for i in views.indices {
-            let key = views[i].definition
-            let placement = key.placement
-            for change in changes {
-                let oldEntries = entries(of: change.old, in: key, now: nowValue, placement: placement)
-                let newEntries = entries(of: change.new, in: key, now: nowValue, placement: placement)
-                // A row whose sort key is unchanged is replaced in place; others move.
-                var remaining = newEntries
-                for old in oldEntries {
-                    if let j = remaining.firstIndex(where: { $0.id == old.id && sameKey($0, old) }) {
-                        views[i].replace(old, with: remaining.remove(at: j), now: nowValue)
-                    } else {
-                        views[i].remove(old, now: nowValue)
-                    }
+            let definition = views[i].definition
+            let olds = EventRows(old, in: definition, now: nowValue)
+            var news = EventRows(new, in: definition, now: nowValue)
+            for oldEntry in [olds.first, olds.second] {
+                guard let oldEntry else { continue }
+                if let newEntry = news.take(where: { $0.kind.role == oldEntry.kind.role && sameKey($0, oldEntry) }) {
+                    views[i].replace(oldEntry, with: newEntry, now: nowValue)
+                } else {
+                    views[i].remove(oldEntry, now: nowValue)
                 }
-                for new in remaining { views[i].insert(new, now: nowValue) }
             }
+            if let entry = news.first { views[i].insert(entry, now: nowValue) }
+            if let entry = news.second { views[i].insert(entry, now: nowValue) }
         }
     }
 
     private func sameKey(_ a: RowEntry, _ b: RowEntry) -> Bool {
         a.instant == b.instant && a.kind.role == b.kind.role && a.isMarked == b.isMarked
             && (a.kind == .ongoing) == (b.kind == .ongoing)
-    }
-
-    private func entries(of snapshot: EventSnapshot?, in view: ViewDefinition, now: Int64,
-                         placement: OngoingPlacement) -> [RowEntry] {
-        guard let snapshot, view.filter.includes(snapshot) else { return [] }
-        return snapshot.rowKinds.map { RowEntry(event: snapshot, kind: $0, now: now, placement: placement) }
     }
 
     // MARK: The clock

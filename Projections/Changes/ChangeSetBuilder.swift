@@ -22,6 +22,19 @@ struct ChangeSetBuilder<ID: Hashable> {
     /// - Complexity: O(*k* log *k*) for *k* touched rows.
     static func build(_ touched: [Touched]) -> Result {
         var result = Result()
+        if touched.count == 1 {
+            // One row (most commands): it stays, moves, comes or goes; no sorting needed.
+            let row = touched[0]
+            switch (row.old, row.new) {
+            case (let old?, nil): result.removals = [old]
+            case (nil, let new?): result.insertions = [new]
+            case (let old?, let new?):
+                if old != new { result.moves = [ChangeSet.Move(from: old, to: new)] }
+                if row.contentChanged { result.updates = [row.id] }
+            case (nil, nil): break
+            }
+            return result
+        }
         var oldAffected: [Int] = []
         var newAffected: [Int] = []
         var both: [Touched] = []

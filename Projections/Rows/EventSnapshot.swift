@@ -23,12 +23,17 @@ final class EventSnapshot: Sendable {
         EventSnapshot(id: id, timeline: timeline ?? self.timeline, title: title ?? self.title, dates: dates ?? self.dates)
     }
 
-    /// The event's rows: one for a single date, two for a range.
-    var rowKinds: [RowKind] {
+    /// The kind of the event's first row: `single` for one date, `start` for a range.
+    var firstRowKind: RowKind {
+        if case .single = dates { .single } else { .start }
+    }
+
+    /// The kind of the event's second row: `ongoing` or `end` for a range, `nil` for one date.
+    var secondRowKind: RowKind? {
         switch dates {
-        case .single: [.single]
-        case .range(_, nil): [.start, .ongoing]
-        case .range(_, .some): [.start, .end]
+        case .single: nil
+        case .range(_, nil): .ongoing
+        case .range(_, .some): .end
         }
     }
 }

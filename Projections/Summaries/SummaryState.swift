@@ -21,6 +21,8 @@ struct SummaryState: Sendable {
     /// Whether a batch is being applied, and the timelines it touched.
     private var inBatch = false
     private var touched: Set<TimelineID> = []
+    /// The name each listed timeline is sorted under in `list`.
+    private var listedNames: [TimelineID: String] = [:]
 
     init() {}
 
@@ -51,6 +53,7 @@ struct SummaryState: Sendable {
         }
         timelines = building
         list = timelines.keys.compactMap(summary(of:)).sorted(by: Self.precedes)
+        for summary in list { listedNames[summary.id] = summary.name }
     }
 
     mutating func restorePosition(_ position: Int64) { self.position = position }
@@ -59,54 +62,36 @@ struct SummaryState: Sendable {
         inBatch = true
     }
 
-    /// Applies a fact, given the events as they were before it.
-    mutating func apply(_ fact: Fact, events: [EventID: EventSnapshot]) {
-        if case .eventRetitled = fact { return }
-        switch fact {
-        case .timelineCreated(let id, _), .timelineRenamed(let id, _), .timelineRemoved(let id): touched.insert(id)
-        case .eventAdded(let id, let timeline, _, _):
-            touched.insert(timeline)
-            if let old = events[id] { touched.insert(old.timeline) }
-        case .eventMoved(let id, let timeline):
-            touched.insert(timeline)
-            if let old = events[id] { touched.insert(old.timeline) }
-        default:
-            if let id = fact.event, let old = events[id] { touched.insert(old.timeline) }
-        }
+    /// Applies a fact about a timeline: created, renamed or removed (with its events).
+    mutating func apply(timelineFact fact: Fact) {
         switch fact {
         case .timelineCreated(let id, let name):
+            touched.insert(id)
             timelines[id] = Timeline(name: name)
         case .timelineRenamed(let id, let name):
+            touched.insert(id)
             modifyTimeline(id) { $0.name = name }
         case .timelineRemoved(let id):
+            touched.insert(id)
             timelines[id] = nil
-        case .eventAdded(let id, let timeline, let title, let date):
-            if let old = events[id] { remove(old) }
-            add(EventSnapshot(id: id, timeline: timeline, title: title, dates: .single(date)))
-        case .eventRemoved(let id):
-            if let old = events[id] { remove(old) }
-        case .eventMoved(let id, let timeline):
-            guard let old = events[id] else { return }
-            remove(old)
-            add(old.with(timeline: timeline))
-        case .eventRetitled:
+        default:
             return
-        case .dateSet(let id, let date):
-            guard let old = events[id] else { return }
+        }
+        if !inBatch { _ = updateList() }
+    }
+
+    /// Replaces an event as it was (`nil` if it is new) with the event as it is (`nil` if
+    /// it was removed). A change that keeps the event's timeline and dates (a new title)
+    /// changes no summary.
+    mutating func replace(_ old: EventSnapshot?, with new: EventSnapshot?) {
+        if let old, let new, old.timeline == new.timeline, old.dates == new.dates { return }
+        if let old {
+            touched.insert(old.timeline)
             remove(old)
-            add(old.with(dates: .single(date)))
-        case .rangeSet(let id, let start, let end):
-            guard let old = events[id] else { return }
-            remove(old)
-            add(old.with(dates: .range(start: start, end: end)))
-        case .rangeClosed(let id, let end):
-            guard let old = events[id] else { return }
-            remove(old)
-            add(old.with(dates: .range(start: old.dates.start, end: end)))
-        case .rangeReopened(let id):
-            guard let old = events[id] else { return }
-            remove(old)
-            add(old.with(dates: .range(start: old.dates.start, end: nil)))
+        }
+        if let new {
+            touched.insert(new.timeline)
+            add(new)
         }
         if !inBatch { _ = updateList() }
     }
@@ -168,38 +153,69 @@ struct SummaryState: Sendable {
 
     /// Brings the touched timelines' summaries up to date in the sorted list; returns each
     /// touched timeline's old index and new index and whether its summary changed.
-    /// - Complexity: O(*t* · *k*) for *t* timelines and *k* touched (timelines are few).
+    ///
+    /// The common case — the touched timelines keep their names, so their places — updates
+    /// the summaries in place; otherwise the touched summaries are taken out and put back
+    /// in order.
+    /// - Complexity: O(*k* log *t*) for *k* touched of *t* timelines, plus moving array
+    ///   elements when a timeline is created, renamed or removed.
     private mutating func updateList() -> [ChangeSetBuilder<TimelineID>.Touched] {
-        defer { touched = [] }
+        defer { touched.removeAll(keepingCapacity: true) }
         guard !touched.isEmpty else { return [] }
-        let old = list
-        var oldSummaries: [TimelineID: (index: Int, summary: TimelineSummary)] = [:]
-        for (index, summary) in old.enumerated() where touched.contains(summary.id) {
-            oldSummaries[summary.id] = (index, summary)
-        }
-        list.removeAll { touched.contains($0.id) }
-        var fresh: [TimelineID: TimelineSummary] = [:]
-        for id in touched {
-            guard let summary = summary(of: id) else { continue }
-            fresh[id] = summary
-            var lo = 0, hi = list.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if Self.precedes(list[mid], summary) { lo = mid + 1 } else { hi = mid }
-            }
-            list.insert(summary, at: lo)
-        }
-        guard list != old else { return [] }
         var result: [ChangeSetBuilder<TimelineID>.Touched] = []
-        for (index, summary) in list.enumerated() where touched.contains(summary.id) {
-            let before = oldSummaries[summary.id]
-            result.append(.init(id: summary.id, old: before?.index, new: index,
-                                contentChanged: before.map { $0.summary != summary } ?? false))
+        // Where each touched timeline is in the list now, found by the name it is listed under.
+        var olds: [(id: TimelineID, index: Int?, fresh: TimelineSummary?)] = []
+        olds.reserveCapacity(touched.count)
+        var keepsPlaces = true
+        for id in touched {
+            let index = listedNames[id].flatMap { name in
+                let at = insertionIndex(name: name, id: id)
+                return at < list.count && list[at].id == id ? at : nil
+            }
+            let fresh = summary(of: id)
+            if index == nil || fresh == nil || fresh!.name != listedNames[id] { keepsPlaces = false }
+            olds.append((id, index, fresh))
         }
-        for (id, before) in oldSummaries where fresh[id] == nil {
-            result.append(.init(id: id, old: before.index, new: nil, contentChanged: false))
+        if keepsPlaces {
+            for old in olds where list[old.index!] != old.fresh! {
+                list[old.index!] = old.fresh!
+                result.append(.init(id: old.id, old: old.index, new: old.index, contentChanged: true))
+            }
+            return result
+        }
+        let oldSummaries = olds.map { $0.index.map { list[$0] } }
+        for index in olds.compactMap(\.index).sorted(by: >) { list.remove(at: index) }
+        for old in olds {
+            guard let fresh = old.fresh else {
+                listedNames[old.id] = nil
+                continue
+            }
+            list.insert(fresh, at: insertionIndex(name: fresh.name, id: fresh.id))
+            listedNames[old.id] = fresh.name
+        }
+        for (old, before) in zip(olds, oldSummaries) {
+            let new = old.fresh.map { insertionIndex(name: $0.name, id: $0.id) }
+            guard old.index != nil || new != nil else { continue }
+            result.append(.init(id: old.id, old: old.index, new: new,
+                                contentChanged: before != nil && old.fresh != nil && before != old.fresh))
         }
         return result
+    }
+
+    /// Where a summary listed under `name` and `id` is, or would be inserted, in the list.
+    /// - Complexity: O(log *t*).
+    private func insertionIndex(name: String, id: TimelineID) -> Int {
+        var lo = 0, hi = list.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            let c = EventID.compareUTF8(list[mid].name, name)
+            if c < 0 || (c == 0 && EventID.compareUTF8(list[mid].id.rawValue, id.rawValue) < 0) {
+                lo = mid + 1
+            } else {
+                hi = mid
+            }
+        }
+        return lo
     }
 
     /// Ends a batch at `to`: the change set, or `nil` when no summary changed.

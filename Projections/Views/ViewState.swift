@@ -19,13 +19,15 @@ struct ViewState: Sendable {
     /// still holds the previous rows. A large batch keeps the old index instead (an O(1)
     /// copy) and ranks old rows in it at the end.
     private struct Batch {
-        var sections: KeyedSections
+        /// The sections before the batch, taken at its first change (most batches leave
+        /// most views alone, and taking them costs arrays).
+        var sections: KeyedSections?
         var now: Int64
         var snapshot: OrderedIndex<RowEntry>?
         /// Insertions as `j + 1`, removals as `-(i + 1)`, in order.
         var operations: [Int] = []
         /// Rows touched: their entry before the batch, its old index, their entry now.
-        var touched: [RowID: Touch] = [:]
+        var touched = TouchedRows()
         /// More operations than `operationLimit` without a snapshot: the change is a reset.
         var overflowed = false
 
@@ -45,11 +47,6 @@ struct ViewState: Sendable {
         }
     }
 
-    private struct Touch {
-        var old: RowEntry?
-        var oldIndex: Int?
-        var new: RowEntry?
-    }
 
     init(definition: ViewDefinition, position: Int64) {
         self.definition = definition
@@ -110,7 +107,7 @@ struct ViewState: Sendable {
     /// (O(1)) instead of tracking operations.
     mutating func beginBatch(now: Int64, large: Bool = false) {
         guard batch == nil else { return }
-        batch = Batch(sections: ascendingSections(now: now), now: now, snapshot: large ? index : nil)
+        batch = Batch(sections: nil, now: now, snapshot: large ? index : nil)
     }
 
     /// Removes a row from the view.
@@ -123,7 +120,7 @@ struct ViewState: Sendable {
         let removed = index.remove(at: at)
         if let key = sectionKey(of: removed, order: order) { sectionCounts.add(key, -1) }
         record(-(at + 1))
-        batch?.touched[removed.id]?.new = nil
+        batch?.touched.setNew(nil, for: removed.id)
     }
 
     /// Inserts a row into the view.
@@ -135,7 +132,7 @@ struct ViewState: Sendable {
         index.insert(entry, at: at)
         if let key = sectionKey(of: entry, order: order) { sectionCounts.add(key, 1) }
         record(at + 1)
-        batch?.touched[entry.id]?.new = entry
+        batch?.touched.setNew(entry, for: entry.id)
     }
 
     /// Replaces a row with one that sorts in the same place (a new title).
@@ -146,14 +143,15 @@ struct ViewState: Sendable {
         guard at < index.count, index[at].id == old.id else { return }
         noteFirstTouch(old.id, old: index[at], at: at)
         index.update(at: at, with: new)
-        batch?.touched[old.id]?.new = new
+        batch?.touched.setNew(new, for: old.id)
     }
 
     private mutating func noteFirstTouch(_ id: RowID, old: RowEntry?, at: Int?) {
-        guard batch != nil, batch!.touched[id] == nil else { return }
+        guard batch != nil, !batch!.touched.contains(id) else { return }
+        if batch!.sections == nil { batch!.sections = ascendingSections(now: batch!.now) }
         var oldIndex: Int?
         if let at, batch!.snapshot == nil, !batch!.overflowed { oldIndex = batch!.originalIndex(at) }
-        batch!.touched[id] = Touch(old: old, oldIndex: oldIndex, new: old)
+        batch!.touched.append(TouchedRows.Touch(id: id, old: old, oldIndex: oldIndex, new: old))
     }
 
     private mutating func record(_ operation: Int) {
@@ -170,6 +168,8 @@ struct ViewState: Sendable {
     mutating func endBatch(to: Int64, now: Int64, resetThreshold: Int) -> ChangeSet? {
         guard let batch else { return nil }
         self.batch = nil
+        if batch.touched.isEmpty && batch.now == now { return nil }
+        let oldSections = batch.sections ?? ascendingSections(now: batch.now)
         let newSections = ascendingSections(now: now)
         if batch.touched.count > resetThreshold || batch.overflowed {
             return finish(ChangeSet(view: definition, from: position, to: to, isReset: true,
@@ -181,7 +181,7 @@ struct ViewState: Sendable {
         let oldCount = batch.snapshot?.count ?? (newCount - batch.operations.reduce(0) { $0 + ($1 > 0 ? 1 : -1) })
         var rows: [ChangeSetBuilder<RowID>.Touched] = []
         rows.reserveCapacity(batch.touched.count)
-        for (id, touch) in batch.touched {
+        for touch in batch.touched.rows {
             var old = touch.old.map { entry in
                 batch.snapshot.map { oldOrder.position(of: entry, in: $0) } ?? touch.oldIndex!
             }
@@ -191,15 +191,15 @@ struct ViewState: Sendable {
                 new = new.map { newCount - 1 - $0 }
             }
             let changed = touch.old != nil && touch.new != nil && touch.old!.row != touch.new!.row
-            rows.append(.init(id: id, old: old, new: new, contentChanged: changed))
+            rows.append(.init(id: touch.id, old: old, new: new, contentChanged: changed))
         }
         let built = ChangeSetBuilder.build(rows)
-        let (sectionRemovals, sectionInsertions) = sectionChanges(old: batch.sections, new: newSections)
+        let (sectionRemovals, sectionInsertions) = sectionChanges(old: oldSections, new: newSections)
         let changeSet = ChangeSet(
             view: definition, from: position, to: to, isReset: false,
             removals: built.removals, insertions: built.insertions, moves: built.moves, updates: built.updates,
             sectionRemovals: sectionRemovals, sectionInsertions: sectionInsertions,
-            sectionsChanged: batch.sections != newSections,
+            sectionsChanged: oldSections != newSections,
             rows: self.rows(), sections: sections(now: now))
         if changeSet.isEmpty { return nil }
         return finish(changeSet, to: to)

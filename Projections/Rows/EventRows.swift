@@ -1,0 +1,28 @@
+import TimelineCore
+
+/// An event's rows in one view, at most two, held without an array (one per command
+/// and view would otherwise be allocated).
+struct EventRows {
+    var first: RowEntry?
+    var second: RowEntry?
+
+    /// The rows of `snapshot` in a view, none if the view's filter leaves the event out.
+    init(_ snapshot: EventSnapshot?, in view: ViewDefinition, now: Int64) {
+        guard let snapshot, view.filter.includes(snapshot) else { return }
+        first = RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: view.placement)
+        second = snapshot.secondRowKind.map { RowEntry(event: snapshot, kind: $0, now: now, placement: view.placement) }
+    }
+
+    /// Takes out the first row that satisfies `predicate`, if any.
+    mutating func take(where predicate: (RowEntry) -> Bool) -> RowEntry? {
+        if let entry = first, predicate(entry) {
+            first = nil
+            return entry
+        }
+        if let entry = second, predicate(entry) {
+            second = nil
+            return entry
+        }
+        return nil
+    }
+}
