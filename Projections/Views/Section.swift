@@ -39,10 +39,7 @@ struct SectionKey: Hashable, Comparable, Sendable {
 
     func name(_ sectioning: Sectioning) -> String {
         if bucket == SectionKey.ongoingBucket { return "ongoing" }
-        func pad(_ v: Int32, _ width: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
+        func pad(_ v: Int32, _ width: Int) -> String { DecimalDigits.padded(v, width: width) }
         switch sectioning {
         case .none: return ""
         case .year: return pad(bucket, 4)

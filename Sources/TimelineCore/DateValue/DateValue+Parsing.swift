@@ -136,9 +136,6 @@ enum DateValueParser {
             * CivilCalendar.microsecondsPerDay)
     }
 
-    private static func pad2(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-    private static func pad4(_ v: Int) -> String {
-        let s = String(v)
-        return String(repeating: "0", count: max(0, 4 - s.count)) + s
-    }
+    private static func pad2(_ v: Int) -> String { DecimalDigits.padded(v, width: 2) }
+    private static func pad4(_ v: Int) -> String { DecimalDigits.padded(v, width: 4) }
 }

