@@ -17,7 +17,8 @@ extension TimelineStore {
     ///
     /// Every imported record is recorded now: its `at` is the store's clock at the import,
     /// one time for the whole batch, as for a batch of commands. The times the facts carried
-    /// where they came from are not kept (a batch is appended with one time).
+    /// where they came from are not kept: a log appends a batch with one time
+    /// (``AppendOptions/recordedAt``), so keeping one per fact would change every log's append.
     ///
     /// - Parameters:
     ///   - facts: the facts to import, in order.
