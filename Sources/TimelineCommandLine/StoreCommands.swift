@@ -66,6 +66,7 @@ extension Runner {
         case .rejected(let rejection): "\(command) refused: \(rejection)"
         case .log(let error): error.description
         case .invalidRecord(let position, let reason): "\(path): record \(position): \(reason)"
+        case .importRefused: "\(path): \(error)"
         }
     }
 
@@ -192,7 +193,7 @@ extension Runner {
 
     // MARK: import
 
-    func importLog(_ arguments: ParsedArguments) throws -> String {
+    func importLog(_ arguments: ParsedArguments) async throws -> String {
         let file = arguments.firstPositional
         let path = try logPath(arguments)
         let foreign: LogReader.Contents
@@ -205,33 +206,27 @@ extension Runner {
             throw CommandFailure("\(file): \(torn); nothing imported (see 'timeline repair')")
         }
         _ = try validate(foreign, path: file)
-        let facts = foreign.records.flatMap(\.facts)
+        var facts: [Fact] = []
+        var lines: [Int] = []
+        for (record, line) in zip(foreign.records, foreign.lineNumbers) {
+            facts += record.facts
+            lines += repeatElement(line, count: record.facts.count)
+        }
         guard !facts.isEmpty else { return "\(file): nothing to import\n" }
 
         let log = try openLog(path)
         defer { log.close() }
-        // The store's state, read back while the lock keeps other writers out.
-        var state = try validate(try readLog(path), path: path)
-        for (index, record) in foreign.records.enumerated() {
-            for fact in record.facts {
-                do {
-                    try Decider.check(fact, in: state)
-                } catch {
-                    throw CommandFailure("\(file): line \(foreign.lineNumbers[index]): \(fact.type.rawValue): "
-                        + "\(error) in \(path); nothing imported")
-                }
-                state.apply(fact)
-            }
-        }
-        let result: AppendResult
+        let records: [Record]
         do {
-            result = try log.append(facts, options: AppendOptions(
-                expectedPosition: log.position, recordedAt: DateValue(utc: context.clock())))
+            let store = try TimelineStore(log: log, clock: ContextClock(read: context.clock), views: [])
+            records = try await store.importFacts(facts, lines: lines)
+        } catch .importRefused(_, let line?, let type, let rejection) {
+            throw CommandFailure("\(file): line \(line): \(type.rawValue): \(rejection) in \(path); nothing imported")
         } catch {
-            throw CommandFailure(error.description)
+            throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
         }
-        if arguments.flag("--json") { return plainLines(result.records) }
-        return "imported \(count(facts.count, "fact")) from \(file) into \(path) (\(positions(result.records)))\n"
+        if arguments.flag("--json") { return plainLines(records) }
+        return "imported \(count(facts.count, "fact")) from \(file) into \(path) (\(positions(records)))\n"
     }
 
     // MARK: repair
@@ -251,4 +246,11 @@ extension Runner {
         for line in report.moved { text += "  \(line)\n" }
         return text
     }
+}
+
+/// The tool's clock (`ToolContext.clock`) as a store's clock.
+private struct ContextClock: TimelineClock {
+    let read: @Sendable () -> Instant
+
+    func now() -> Instant { read() }
 }

@@ -97,7 +97,7 @@ struct Runner {
         case Catalogue.rebuild.name: try rebuild(arguments)
         case Catalogue.repair.name: try repair(arguments)
         case Catalogue.export.name: try export(arguments)
-        case Catalogue.importLog.name: try importLog(arguments)
+        case Catalogue.importLog.name: try await importLog(arguments)
         default: try await storeCommand(arguments)
         }
     }

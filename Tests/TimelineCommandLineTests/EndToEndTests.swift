@@ -193,6 +193,41 @@ struct EndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: store), "the store's log is not even created")
     }
 
+    @Test func aRefusedImportNamesTheForeignLineOfTheFactAndAppendsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = directory.path("store.jsonl")
+        _ = try await timeline(["create-timeline", "--timeline", "life", "--name", "Life", "--log", store])
+        _ = try await timeline(["add-event", "--event", "e1", "--timeline", "life", "--title", "Born",
+                                "--date", "1990", "--log", store])
+        let before = try directory.read("store.jsonl")
+        // Line 2 is an old-version record that stands for two facts, so the refused fact
+        // (the fourth) is on line 3: fine in the file on its own, not after the store's records.
+        let foreign = try directory.write("foreign.jsonl", [
+            #"{"type":"timelineCreated","data":{"timeline":"travel","name":"Travel"}}"#,
+            #"{"v":0,"type":"eventAdded","data":{"event":"trip","timeline":"travel","title":"Trip","start":"2020","end":null}}"#,
+            #"{"type":"eventAdded","data":{"event":"e1","timeline":"travel","title":"Born again","date":"1991"}}"#,
+        ].joined(separator: "\n") + "\n")
+        let run = try await timeline(["import", foreign, "--log", store])
+        #expect(run.status == 1)
+        #expect(run.output.isEmpty)
+        #expect(run.errors == "timeline: \(foreign): line 3: eventAdded: event \"e1\" already exists "
+            + "in \(store); nothing imported\n")
+        #expect(try directory.read("store.jsonl") == before)
+
+        // Without the refused line, its three facts go in as one batch, printed with --json.
+        let accepted = try directory.write("accepted.jsonl", [
+            #"{"type":"timelineCreated","data":{"timeline":"travel","name":"Travel"}}"#,
+            #"{"v":0,"type":"eventAdded","data":{"event":"trip","timeline":"travel","title":"Trip","start":"2020","end":null}}"#,
+        ].joined(separator: "\n") + "\n")
+        let imported = try await timeline(["import", accepted, "--log", store, "--json"])
+        #expect(imported.status == 0, "\(imported)")
+        let expected = [#"{"seq":3,"type":"timelineCreated","#, #"{"seq":4,"type":"eventAdded","#,
+                        #"{"seq":5,"type":"rangeSet","#]
+        #expect(imported.outputLines.count == expected.count)
+        for (line, start) in zip(imported.outputLines, expected) { #expect(line.hasPrefix(start), "\(line)") }
+    }
+
     @Test func aMissingFileIsNamed() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -48,6 +48,24 @@ public enum Decider {
         try check(fact, lookup: state)
     }
 
+    /// Checks facts in order, each in the state after the ones before it; throws the first
+    /// refused fact's index and the rule it breaks.
+    ///
+    /// A fact may depend on earlier facts of the same sequence (an event added to a timeline
+    /// created just before it). An empty sequence is accepted. `state` is not copied and not
+    /// changed: the facts are tried on an overlay, as a batch of commands is when it is decided.
+    /// - Complexity: O(*k*) for *k* facts (plus the length of their titles and names).
+    public static func check<S: Sequence>(_ facts: S, in state: DomainState) throws(FactRefusal)
+    where S.Element == Fact {
+        var pending = PendingState(base: state)
+        for (index, fact) in facts.enumerated() {
+            do { try check(fact, lookup: pending) } catch {
+                throw FactRefusal(index: index, fact: fact, rejection: error)
+            }
+            pending.apply(fact)
+        }
+    }
+
     static func check(_ fact: Fact, lookup state: some DomainLookup) throws(Rejection) {
         switch fact {
         case .timelineCreated(let id, let name):

@@ -1,6 +1,6 @@
 import TimelineCore
 
-/// Why the store refused a command or could not open its log.
+/// Why the store refused a command or an import, or could not open its log.
 public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The command breaks a domain rule; nothing was appended.
     case rejected(Rejection)
@@ -8,6 +8,12 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case log(EventLogError)
     /// A record in the log breaks a domain rule, so the log cannot be used.
     case invalidRecord(position: Int64, reason: String)
+    /// A fact given to ``TimelineStore/importFacts(_:lines:)`` breaks a domain rule in the
+    /// state after the store's records and the facts before it; nothing was appended.
+    ///
+    /// `index` counts the facts given from 0; `line` is where the caller said the fact came
+    /// from (a line of the foreign log), if it said; `type` is the fact's type.
+    case importRefused(index: Int, line: Int?, type: FactType, rejection: Rejection)
 
     /// A message a person can act on.
     public var description: String {
@@ -15,6 +21,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .rejected(let rejection): rejection.description
         case .log(let error): error.description
         case .invalidRecord(let position, let reason): "record \(position): \(reason)"
+        case .importRefused(let index, let line, let type, let rejection):
+            "import refused at fact index \(index)\(line.map { " (line \($0))" } ?? ""): "
+                + "\(type.rawValue): \(rejection); nothing imported"
         }
     }
 }

@@ -9,7 +9,7 @@ import TimelineProjections
 /// sets, ``observe(_:bufferLimit:_:)`` calls a closure, and `TimelineViewModel` keeps an
 /// `@Observable` copy for SwiftUI. Nobody polls, and a slow subscriber never blocks a writer.
 public actor TimelineStore {
-    /// The log the store appends to (read it for catch-up or export; append only through `send`).
+    /// The log the store appends to (read it for catch-up or export; append only through `send` or `importFacts`).
     public nonisolated let log: any EventLog
     nonisolated let clock: any TimelineClock
     private(set) var state = DomainState()
@@ -116,7 +116,7 @@ public actor TimelineStore {
 
     /// Appends facts the rules accepted, applies them to the state and the views, publishes
     /// the change sets, and writes a checkpoint when the interval has passed.
-    private func record(_ facts: [Fact], options: AppendOptions) throws(StoreError) -> [Record] {
+    func record(_ facts: [Fact], options: AppendOptions) throws(StoreError) -> [Record] {
         let result: AppendResult
         do { result = try log.append(facts, options: options) } catch { throw .log(error) }
         if result.wasDuplicate { return result.records }

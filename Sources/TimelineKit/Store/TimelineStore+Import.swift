@@ -1,0 +1,42 @@
+import TimelineCore
+
+extension TimelineStore {
+    /// Checks facts from elsewhere (another log, an export) against the store's state and
+    /// appends all of them as one atomic batch, or none; returns their records.
+    ///
+    /// Each fact is checked in the state after the store's records and the facts before it,
+    /// so an import may create a timeline and then add events to it. A refused fact throws
+    /// ``StoreError/importRefused(index:line:type:rejection:)`` naming its index (and its
+    /// entry of `lines`, when given) and the rule, and nothing is appended. An accepted
+    /// import is appended, projected and published like a batch sent with `send`: one change
+    /// set per changed view, a reset for a view it changes by more rows than the
+    /// projection animates. An empty import appends nothing and returns no records.
+    ///
+    /// The records are appended at the position the facts were checked at; a log that moved
+    /// under the store (appended to other than through the store) gives a conflict.
+    ///
+    /// Every imported record is recorded now: its `at` is the store's clock at the import,
+    /// one time for the whole batch, as for a batch of commands. The times the facts carried
+    /// where they came from are not kept: a log appends a batch with one time
+    /// (``AppendOptions/recordedAt``), so keeping one per fact would change every log's append.
+    ///
+    /// - Parameters:
+    ///   - facts: the facts to import, in order.
+    ///   - lines: where each fact came from (for example its line in the foreign log),
+    ///     named in a refusal; one entry per fact, or `nil`.
+    /// - Complexity: O(*k* log *n*) for *k* facts and *n* rows; the state is not copied.
+    @discardableResult
+    public func importFacts(_ facts: [Fact], lines: [Int]? = nil) throws(StoreError) -> [Record] {
+        precondition(lines == nil || lines?.count == facts.count,
+                     "importFacts: \(lines?.count ?? 0) lines given for \(facts.count) facts; give one per fact")
+        do {
+            try Decider.check(facts, in: state)
+        } catch {
+            throw .importRefused(index: error.index, line: lines?[error.index], type: error.fact.type,
+                                 rejection: error.rejection)
+        }
+        if facts.isEmpty { return [] }
+        return try record(facts, options: AppendOptions(
+            expectedPosition: position, recordedAt: DateValue(utc: clock.now())))
+    }
+}

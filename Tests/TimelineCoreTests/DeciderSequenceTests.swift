@@ -1,0 +1,63 @@
+import Testing
+import TimelineCore
+
+/// Given a state and a sequence of facts (an import), then accepted, or the index of the
+/// first refused fact and the rule it breaks.
+@Suite("Decider: sequences of facts")
+struct DeciderSequenceTests {
+    static func date(_ text: String) -> DateValue { DeciderTests.date(text) }
+
+    @Test func anEmptySequenceIsAccepted() throws {
+        try Decider.check([Fact](), in: DomainState())
+        try Decider.check([Fact](), in: DeciderTests.state())
+    }
+
+    @Test func factsMayDependOnEarlierFactsOfTheSameSequence() throws {
+        let facts: [Fact] = [
+            .timelineCreated(timeline: "travel", name: "Travel"),
+            .eventAdded(event: "trip", timeline: "travel", title: "Trip", date: Self.date("2020-05")),
+            .rangeSet(event: "trip", start: Self.date("2020-05"), end: nil),
+            .rangeClosed(event: "trip", end: Self.date("2020-06")),
+            .rangeReopened(event: "trip"),
+            .timelineRemoved(timeline: "travel"),
+            // Removing the timeline removed its event, so the id is free again.
+            .timelineCreated(timeline: "travel", name: "Travel again"),
+            .eventAdded(event: "trip", timeline: "travel", title: "Trip again", date: Self.date("2021")),
+        ]
+        try Decider.check(facts, in: DomainState())
+        // And after the facts of the state checked against.
+        try Decider.check([.rangeClosed(event: "berlin", end: Self.date("2024")), .rangeReopened(event: "berlin")],
+                          in: DeciderTests.state())
+    }
+
+    @Test func theFirstRefusedFactIsNamedByIndexAndRule() {
+        // Fact 2 would be fine on its own in the state, but fact 1 closed the range already;
+        // fact 3 is refused too, but only the first refusal counts.
+        let facts: [Fact] = [
+            .eventRetitled(event: "berlin", title: "Berlin"),
+            .rangeClosed(event: "berlin", end: Self.date("2024")),
+            .rangeClosed(event: "berlin", end: Self.date("2025")),
+            .eventRemoved(event: "nowhere"),
+        ]
+        let expected = FactRefusal(index: 2, fact: facts[2], rejection: .notOpenRange("berlin"))
+        #expect(throws: expected) { try Decider.check(facts, in: DeciderTests.state()) }
+        #expect(expected.description == #"fact at index 2: rangeClosed: event "berlin" is not an open range"#)
+    }
+
+    @Test func aFactThatDependsOnALaterFactIsRefused() {
+        let facts: [Fact] = [
+            .eventAdded(event: "trip", timeline: "travel", title: "Trip", date: Self.date("2020-05")),
+            .timelineCreated(timeline: "travel", name: "Travel"),
+        ]
+        #expect(throws: FactRefusal(index: 0, fact: facts[0], rejection: .unknownTimeline("travel"))) {
+            try Decider.check(facts, in: DeciderTests.state())
+        }
+    }
+
+    @Test func removingATimelineInTheSequenceRemovesItsEventsForLaterFacts() {
+        let facts: [Fact] = [.timelineRemoved(timeline: "life"), .eventRetitled(event: "born", title: "Birth")]
+        #expect(throws: FactRefusal(index: 1, fact: facts[1], rejection: .unknownEvent("born"))) {
+            try Decider.check(facts, in: DeciderTests.state())
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+import TimelineCore
+import TimelineProjections
+@testable import TimelineKit
+
+/// Importing facts from elsewhere: checked against the store's state, appended as one
+/// atomic batch or not at all, projected and published like a batch of commands.
+@Suite("Store: importing facts")
+struct StoreImportTests {
+    static let views = [
+        ViewDefinition(),
+        ViewDefinition(filter: .timeline("work"), order: .descending, sections: .year),
+        ViewDefinition(placement: .last, sections: .decade),
+    ]
+
+    /// Facts from another log: they depend on each other and on the `life` timeline the
+    /// store already has.
+    static let foreign: [Fact] = [
+        .eventAdded(event: "berlin", timeline: "life", title: "Living in Berlin", date: date("2019-03")),
+        .rangeSet(event: "berlin", start: date("2019-03"), end: nil),
+        .timelineCreated(timeline: "work", name: "Work"),
+        .eventAdded(event: "job", timeline: "work", title: "First job", date: date("2008-09-01")),
+        .rangeSet(event: "job", start: date("2008-09-01"), end: nil),
+        .rangeClosed(event: "job", end: date("2012")),
+        .eventMoved(event: "born", timeline: "work"),
+        .eventRetitled(event: "born", title: "Birth"),
+        .eventAdded(event: "school", timeline: "life", title: "School", date: date("1996-09")),
+        .dateSet(event: "school", date: date("1996-09-02")),
+    ]
+
+    /// A store on a file log in `directory`, with the `life` timeline and one event.
+    func makeStore(in directory: TemporaryDirectory) async throws -> (TimelineStore, String) {
+        let path = directory.path + "/store.jsonl"
+        let store = try TimelineStore(path: path, clock: ManualClock(fixedNow), views: Self.views)
+        try await store.send(.createTimeline("life", name: "My life"))
+        try await store.send(.addEvent("born", timeline: "life", title: "Born", dates: .single(date("1990-04-12"))))
+        return (store, path)
+    }
+
+    @Test func anAcceptedImportIsOneAtomicBatchAndIsPublished() async throws {
+        let directory = TemporaryDirectory()
+        let (store, path) = try await makeStore(in: directory)
+        let stream = await store.changes()
+        let importedAt = date("2027-01-02T03:04:05Z")
+        (store.clock as? ManualClock)?.set(importedAt.instant)
+
+        let records = try await store.importFacts(Self.foreign)
+        let count = Self.foreign.count
+        #expect(records.map(\.position) == Array(3...Int64(2 + count)))
+        #expect(records.map(\.facts) == Self.foreign.map { [$0] })
+        #expect(records.map(\.batchRemainder) == Array((0..<count).reversed()), "one batch, chained by `more`")
+        #expect(records.allSatisfy { $0.recordedAt?.text == importedAt.text }, "recorded at the import")
+        #expect(await store.position == Int64(2 + count))
+
+        // The log on disk holds the same batch.
+        let onDisk = try FileEventLog.read(path: path).records
+        #expect(Array(onDisk.suffix(count)) == records)
+
+        // One change set for the whole import, chained to the initial rows.
+        let (rows, changeSets) = await follow(stream, until: Int64(2 + count))
+        #expect(changeSets.count == 2)
+        #expect(changeSets.last?.from == 2)
+        #expect(changeSets.last?.isReset == false)
+        #expect(rows == Array(await store.rows()))
+        #expect(rows.map(\.id.event) == ["born", "school", "job", "job", "berlin", "berlin"])
+
+        // The state knows the imported facts: later commands are decided after them.
+        try await store.send(.closeRange("berlin", end: date("2024-06")))
+        await #expect(throws: StoreError.rejected(.eventExists("job"))) {
+            try await store.send(.addEvent("job", timeline: "life", title: "Again", dates: .single(date("2000"))))
+        }
+        try await store.close()
+    }
+
+    @Test func aRefusedImportThrowsTheExactErrorAndLeavesTheLogByteForByte() async throws {
+        let directory = TemporaryDirectory()
+        let (store, path) = try await makeStore(in: directory)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let rowsBefore = Array(await store.rows())
+
+        // Fact 3 is refused after the store's facts and the import's facts before it.
+        var facts = Self.foreign
+        facts.insert(.rangeClosed(event: "berlin", end: date("2018")), at: 3)
+        let lines = Array(101...(100 + facts.count))
+        await #expect(throws: StoreError.importRefused(
+            index: 3, line: 104, type: .rangeClosed,
+            rejection: .endBeforeStart(event: "berlin", start: date("2019-03"), end: date("2018")))) {
+            try await store.importFacts(facts, lines: lines)
+        }
+        // A fact fine on its own but not after the store's records.
+        let again: [Fact] = [.timelineCreated(timeline: "travel", name: "Travel"),
+                             .timelineCreated(timeline: "life", name: "Life")]
+        let error = await #expect(throws: StoreError.self) { try await store.importFacts(again) }
+        #expect(error == .importRefused(index: 1, line: nil, type: .timelineCreated, rejection: .timelineExists("life")))
+        #expect(error?.description
+                    == #"import refused at fact index 1: timelineCreated: timeline "life" already exists; nothing imported"#)
+
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(await store.position == 2)
+        #expect(Array(await store.rows()) == rowsBefore)
+        // The state is as it was: the refused import's timeline was not kept.
+        await #expect(throws: StoreError.rejected(.unknownTimeline("travel"))) {
+            try await store.send(.renameTimeline("travel", name: "Trips"))
+        }
+        try await store.close()
+    }
+
+    @Test func subscribersRowsAfterAnImportEqualARebuild() async throws {
+        let directory = TemporaryDirectory()
+        let (store, _) = try await makeStore(in: directory)
+        var streams: [(ViewDefinition, ChangeStream)] = []
+        for view in Self.views { streams.append((view, await store.changes(view))) }
+        try await store.importFacts(Self.foreign)
+        // A second import that removes a timeline and reuses an id it freed.
+        try await store.importFacts([
+            .timelineRemoved(timeline: "life"),
+            .timelineCreated(timeline: "life", name: "Life again"),
+            .eventAdded(event: "berlin", timeline: "life", title: "Berlin again", date: date("2020")),
+            .rangeReopened(event: "job"),
+        ])
+        let position = await store.position
+        let rebuilt = TimelineProjection(records: try store.log.records(after: 0), views: Self.views, now: fixedNow)
+        for (view, stream) in streams {
+            let (rows, changeSets) = await follow(stream, until: position)
+            #expect(changeSets.count == 3, "the initial rows, then one change set per import")
+            #expect(rows == Array(rebuilt.rows(view) ?? RowList()), "\(view)")
+            #expect(!rows.isEmpty)
+        }
+        try await store.close()
+    }
+
+    @Test func aLargeImportReachesSubscribersAsOneReset() async throws {
+        let store = try TimelineStore(clock: ManualClock(fixedNow))
+        try await store.send(.createTimeline("life", name: "My life"))
+        let stream = await store.changes(bufferLimit: 100_000)
+        let count = 10_001  // more rows than the projection animates
+        let facts = [Fact.timelineCreated(timeline: "many", name: "Many")] + (0..<count).map { i in
+            Fact.eventAdded(event: EventID("e\(i)"), timeline: "many", title: "Event \(i)",
+                            date: date("\(1000 + i % 9000)"))
+        }
+        try await store.importFacts(facts)
+        let (rows, changeSets) = await follow(stream, until: Int64(1 + facts.count))
+        #expect(changeSets.count == 2)
+        #expect(changeSets.last?.isReset == true)
+        #expect(changeSets.last?.from == changeSets.first?.to, "chained to the initial rows")
+        #expect(changeSets.last?.to == Int64(1 + facts.count))
+        #expect(rows.count == count)
+        #expect(rows == Array(await store.rows()))
+    }
+
+    @Test func anEmptyImportAppendsNothing() async throws {
+        let directory = TemporaryDirectory()
+        // A file log refuses an empty batch: the store must not ask it to append one.
+        let store = try TimelineStore(log: FileEventLog(path: directory.path + "/empty.jsonl"),
+                                      clock: ManualClock(fixedNow))
+        #expect(try await store.importFacts([]).isEmpty)
+        #expect(try await store.importFacts([], lines: []).isEmpty)
+        #expect(await store.position == 0)
+        try await store.close()
+    }
+
+    @Test func anImportIsAppendedWhereItWasCheckedOrNotAtAll() async throws {
+        let store = try TimelineStore(clock: ManualClock(fixedNow))
+        try await store.send(.createTimeline("life", name: "My life"))
+        // Someone appends to the log behind the store's back: the state the import would be
+        // checked against is not the log's any more.
+        _ = try store.log.append([.timelineRemoved(timeline: "life")], options: AppendOptions())
+        await #expect(throws: StoreError.log(.conflict(expected: 1, actual: 2))) {
+            try await store.importFacts([.eventAdded(event: "e1", timeline: "life", title: "Born", date: date("1990"))])
+        }
+        #expect(await store.position == 1)
+    }
+
+    @Test func givingOtherThanOneLinePerFactIsAProgrammingError() async {
+        await #expect(processExitsWith: .failure) {
+            let store = try TimelineStore(clock: ManualClock(fixedNow))
+            try await store.importFacts([.timelineCreated(timeline: "life", name: "Life")], lines: [1, 2])
+        }
+    }
+}
