@@ -40,19 +40,48 @@ import Testing
         }
     }
 
-    @Test func bulkBuildFillsNodes() {
-        // 19 elements with capacity 4: four full leaves and a root holding the three
-        // separators between them.
-        let rows = (0..<19).map { TestRow(key: $0, serial: $0, isMarked: $0 % 2 == 0) }
-        let index = OrderedIndex(rows, nodeCapacity: 4)
-        #expect(index.height == 2)
-        #expect(index.root.elements.count == 3)
-        #expect(index.root.children.allSatisfy { $0.elements.count == 4 })
-        // One more element needs a fifth leaf; the root then has five children.
-        let bigger = OrderedIndex(rows + [TestRow(key: 19, serial: 19, isMarked: false)], nodeCapacity: 4)
-        #expect(bigger.height == 2)
-        #expect(bigger.root.children.count == 5)
-        #expect(bigger.invariantViolations().isEmpty)
+    @Test(arguments: [(4, 19), (4, 20), (4, 1_000), (16, 10_000), (85, 100_000), (85, 86), (85, 300)])
+    func bulkBuildLeavesRoomInEveryNode(_ capacity: Int, _ size: Int) {
+        // Nodes about three quarters full: at least half (the B-tree's invariant) and
+        // never full, unless the whole index is one node.
+        let rows = (0..<size).map { TestRow(key: $0, serial: $0, isMarked: $0 % 2 == 0) }
+        let index = OrderedIndex(rows, nodeCapacity: capacity)
+        #expect(index.invariantViolations().isEmpty)
+        var pending = index.root.children
+        while let node = pending.popLast() {
+            #expect(node.elements.count >= capacity / 2)
+            #expect(node.elements.count <= max(capacity / 2, (capacity * 3 + 3) / 4))
+            pending.append(contentsOf: node.children)
+        }
+    }
+
+    @Test func insertionsAfterABuildDoNotSplitNodesAtFirst() {
+        // One insertion into every leaf of a freshly built index creates no node: full
+        // nodes after a build made nearly every insertion split one.
+        let capacity = 16
+        let rows = (0..<10_000).map { TestRow(key: $0 * 2, serial: $0, isMarked: false) }
+        var index = OrderedIndex(rows, nodeCapacity: capacity)
+        let nodes = index.nodeIdentities().count
+        var leafStarts: [Int] = []
+        var position = 0
+        func walk(_ node: OrderedIndex<TestRow>.Node) {
+            if node.isLeaf {
+                leafStarts.append(position)
+                position += node.elements.count
+                return
+            }
+            for (i, child) in node.children.enumerated() {
+                walk(child)
+                if i < node.elements.count { position += 1 }
+            }
+        }
+        walk(index.root)
+        for (offset, start) in leafStarts.enumerated().reversed() {
+            index.insert(TestRow(key: start * 2 + 1, serial: 100_000 + offset, isMarked: false), at: start + 1)
+        }
+        #expect(index.nodeIdentities().count == nodes)
+        #expect(index.count == 10_000 + leafStarts.count)
+        #expect(index.invariantViolations().isEmpty)
     }
 
     @Test func buildsFromSequencesWithoutContiguousStorage() {
