@@ -64,70 +64,88 @@ public struct LogReader: Sendable {
     }
 
     private let decoder = RecordDecoder()
+    /// How many pieces to cut every log into, whatever its size (for tests); `nil`: one
+    /// per processor for a large log.
+    let pieceCount: Int?
 
     /// Creates a reader.
-    public init() {}
+    public init() { pieceCount = nil }
+
+    /// Creates a reader that cuts every log into `pieceCount` pieces (for tests).
+    init(pieceCount: Int) { self.pieceCount = pieceCount }
 
     /// Reads every record of `bytes`, the whole content of a log.
+    ///
+    /// A large log is split at line boundaries into one piece per processor, and the
+    /// pieces' lines are decoded at the same time (decoding does not depend on a line's
+    /// position); positions, batches and the torn tail are then checked in one pass in
+    /// order, so the result and the first error reported are those of reading line by line.
     /// - Complexity: O(*n*) in the size of the log.
     public func read(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Contents {
+        var pieces = LogPieces.scan(bytes, decoder: decoder, pieceCount: pieceCount)
         var contents = Contents(records: [], offsets: [], lineNumbers: [], tornTail: nil, validLength: 0)
-        var start = 0
+        contents.records.reserveCapacity(pieces.lineCount)
+        contents.offsets.reserveCapacity(pieces.lineCount)
+        contents.lineNumbers.reserveCapacity(pieces.lineCount)
+        let count = bytes.count
         var lineNumber = 0
         var batchStart: (index: Int, line: Int, offset: Int)?
         var expectedRemainder = 0
-        let count = bytes.count
-        while start < count {
-            lineNumber += 1
-            let newline = Self.firstNewline(in: bytes, from: start)
-            let end = newline ?? count
-            let next = newline.map { $0 + 1 } ?? count
-            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-            if Self.isBlank(line) {
-                start = next
-                if batchStart == nil { contents.validLength = next }
-                continue
-            }
-            if line.count > Self.maximumLineLength {
-                if newline == nil {
-                    contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
-                                                 reason: "longer than \(Self.maximumLineLength) bytes")
-                    break
+        reading: for piece in pieces.pieces.indices {
+            // Each piece's lines are released once they are records, so that the log is
+            // never held twice.
+            let lines = pieces.take(piece)
+            for line in lines {
+                lineNumber += 1
+                let start = line.start, next = line.next
+                let decoded: DecodedLine
+                switch line.content {
+                case .blank:
+                    if batchStart == nil { contents.validLength = next }
+                    continue
+                case .tooLong(let length):
+                    if !line.endsWithNewline {
+                        contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
+                                                     reason: "longer than \(Self.maximumLineLength) bytes")
+                        break reading
+                    }
+                    throw Failure(line: lineNumber, offset: start,
+                                  reason: "line is \(length) bytes long; at most \(Self.maximumLineLength) are allowed")
+                case .failure(let reason):
+                    if !line.endsWithNewline, Self.mayBeCutShort(reason) {
+                        contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
+                                                     reason: reason.description)
+                        break reading
+                    }
+                    throw Failure(line: lineNumber, offset: start, reason: reason.description)
+                case .decoded(let line):
+                    decoded = line
                 }
-                throw Failure(line: lineNumber, offset: start,
-                              reason: "line is \(line.count) bytes long; at most \(Self.maximumLineLength) are allowed")
-            }
-            let record: Record
-            do {
-                record = try decoder.decode(line: line, lineNumber: lineNumber,
-                                            expectedPosition: Int64(contents.records.count + 1))
-            } catch {
-                if newline == nil, Self.mayBeCutShort(error.reason) {
-                    contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
-                                                 reason: error.reason.description)
-                    break
+                let record: Record
+                do {
+                    record = try decoded.record(expectedPosition: Int64(contents.records.count + 1), lineNumber: lineNumber)
+                } catch {
+                    throw Failure(line: lineNumber, offset: start, reason: error.reason.description)
                 }
-                throw Failure(line: lineNumber, offset: start, reason: error.reason.description)
-            }
-            // Atomic batches: a record announcing `more` must be followed by the rest.
-            if batchStart != nil {
-                guard record.batchRemainder == expectedRemainder else {
-                    throw Failure(line: lineNumber, offset: start, reason:
-                        "batch incomplete: expected a record with \"more\":\(expectedRemainder), found \(record.batchRemainder)")
+                // Atomic batches: a record announcing `more` must be followed by the rest.
+                if batchStart != nil {
+                    guard record.batchRemainder == expectedRemainder else {
+                        throw Failure(line: lineNumber, offset: start, reason:
+                            "batch incomplete: expected a record with \"more\":\(expectedRemainder), found \(record.batchRemainder)")
+                    }
+                } else if record.batchRemainder > 0 {
+                    batchStart = (contents.records.count, lineNumber, start)
                 }
-            } else if record.batchRemainder > 0 {
-                batchStart = (contents.records.count, lineNumber, start)
+                contents.records.append(record)
+                contents.offsets.append(start)
+                contents.lineNumbers.append(lineNumber)
+                if record.batchRemainder > 0 {
+                    expectedRemainder = record.batchRemainder - 1
+                } else {
+                    batchStart = nil
+                    contents.validLength = next
+                }
             }
-            contents.records.append(record)
-            contents.offsets.append(start)
-            contents.lineNumbers.append(lineNumber)
-            if record.batchRemainder > 0 {
-                expectedRemainder = record.batchRemainder - 1
-            } else {
-                batchStart = nil
-                contents.validLength = next
-            }
-            start = next
         }
         if let batch = batchStart {
             // The batch never finished: none of it counts.
