@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import TimelineCore
 
 /// The date rows of the timelines, kept incrementally for any number of views.
@@ -60,9 +62,30 @@ public struct TimelineProjection: Sendable {
             }
             position = record.position
         }
-        summaries = SummaryState(names: names, events: events.values)
-        summaries.restorePosition(position)
-        for definition in views.map(\.definition) { rebuildView(definition) }
+        buildViewsAndSummaries(names: names)
+    }
+
+    /// Builds every view and the summaries from the events, at the same time on as many
+    /// processors as there are: each is built from the same events, which are only read.
+    private mutating func buildViewsAndSummaries(names: [TimelineID: String]) {
+        let events = self.events, position = self.position, now = self.now.microsecondsSinceEpoch
+        let definitions = views.map(\.definition)
+        let built = Mutex<(views: [ViewState?], summaries: SummaryState?)>(
+            (Array(repeating: nil, count: definitions.count), nil))
+        DispatchQueue.concurrentPerform(iterations: definitions.count + 1) { task in
+            if task == definitions.count {
+                var summaries = SummaryState(names: names, events: events.values)
+                summaries.restorePosition(position)
+                built.withLock { $0.summaries = summaries }
+            } else {
+                let view = Self.builtView(definitions[task], events: events, now: now, position: position)
+                built.withLock { $0.views[task] = view }
+            }
+        }
+        built.withLock { built in
+            for view in built.views { if let view { setView(view) } }
+            if let summaries = built.summaries { self.summaries = summaries }
+        }
     }
 
     // MARK: Views
@@ -106,18 +129,25 @@ public struct TimelineProjection: Sendable {
     public var timelineSummaries: [TimelineSummary] { summaries.list }
 
     private mutating func rebuildView(_ definition: ViewDefinition) {
+        setView(Self.builtView(definition, events: events, now: now.microsecondsSinceEpoch, position: position))
+    }
+
+    /// A view of `events`, sorted once.
+    /// - Complexity: O(*n* log *n*) for *n* rows.
+    private static func builtView(
+        _ definition: ViewDefinition, events: [EventID: EventSnapshot], now: Int64, position: Int64
+    ) -> ViewState {
         var view = ViewState(definition: definition, position: position)
-        let nowValue = now.microsecondsSinceEpoch
         var entries: [RowEntry] = []
         for snapshot in events.values where definition.filter.includes(snapshot) {
-            entries.append(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: nowValue,
+            entries.append(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now,
                                     placement: definition.placement))
             if let kind = snapshot.secondRowKind {
-                entries.append(RowEntry(event: snapshot, kind: kind, now: nowValue, placement: definition.placement))
+                entries.append(RowEntry(event: snapshot, kind: kind, now: now, placement: definition.placement))
             }
         }
-        view.rebuild(entries: entries, now: nowValue, position: position)
-        setView(view)
+        view.rebuild(entries: entries, now: now, position: position)
+        return view
     }
 
     /// Adds `view`, or replaces the view of the same definition.
