@@ -92,10 +92,16 @@ public struct LogReader: Sendable {
         var batchStart: (index: Int, line: Int, offset: Int)?
         var expectedRemainder = 0
         reading: for piece in pieces.pieces.indices {
-            // Each piece's lines are released once they are records, so that the log is
-            // never held twice.
-            let lines = pieces.take(piece)
-            for line in lines {
+            // Each line is moved out of its piece (a blank left in its place), so that no
+            // record is retained twice and the log is never held twice.
+            var lines = pieces.take(piece)
+            for index in lines.indices {
+                let line = lines.withUnsafeMutableBufferPointer { buffer in
+                    let slot = buffer.baseAddress! + index
+                    let line = slot.move()
+                    slot.initialize(to: LogPieces.Line(start: 0, next: 0, endsWithNewline: true, content: .blank))
+                    return line
+                }
                 lineNumber += 1
                 let start = line.start, next = line.next
                 let decoded: DecodedLine
