@@ -68,12 +68,41 @@ public struct LogReader: Sendable {
     /// Creates a reader.
     public init() {}
 
+    /// Where a part of a log starts: how many records and lines come before it, and its
+    /// byte offset in the log (so that offsets, line numbers and positions are the log's).
+    struct Start {
+        var position: Int64 = 0
+        var line = 0
+        var offset = 0
+    }
+
     /// Reads every record of `bytes`, the whole content of a log.
     /// - Complexity: O(*n*) in the size of the log.
     public func read(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Contents {
+        try read(bytes, after: Start())
+    }
+
+    /// Reads every record of `bytes`, the part of a log that starts at `base`, which must
+    /// be the start of a line outside any atomic batch. Offsets, line numbers, positions
+    /// and the torn tail are given in the whole log's terms.
+    /// - Complexity: O(*n*) in the size of `bytes`.
+    func read(_ bytes: UnsafeRawBufferPointer, after base: Start) throws(Failure) -> Contents {
+        var contents: Contents
+        do { contents = try readPart(bytes, after: base) } catch {
+            throw Failure(line: error.line, offset: error.offset + base.offset, reason: error.reason)
+        }
+        if base.offset != 0 {
+            for i in contents.offsets.indices { contents.offsets[i] += base.offset }
+            contents.validLength += base.offset
+            contents.tornTail?.offset += base.offset
+        }
+        return contents
+    }
+
+    private func readPart(_ bytes: UnsafeRawBufferPointer, after base: Start) throws(Failure) -> Contents {
         var contents = Contents(records: [], offsets: [], lineNumbers: [], tornTail: nil, validLength: 0)
         var start = 0
-        var lineNumber = 0
+        var lineNumber = base.line
         var batchStart: (index: Int, line: Int, offset: Int)?
         var expectedRemainder = 0
         let count = bytes.count
@@ -100,7 +129,7 @@ public struct LogReader: Sendable {
             let record: Record
             do {
                 record = try decoder.decode(line: line, lineNumber: lineNumber,
-                                            expectedPosition: Int64(contents.records.count + 1))
+                                            expectedPosition: base.position + Int64(contents.records.count + 1))
             } catch {
                 if newline == nil, Self.mayBeCutShort(error.reason) {
                     contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
@@ -168,7 +197,7 @@ public struct LogReader: Sendable {
         return UnsafeRawPointer(found) - base
     }
 
-    static func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
+    static func isBlank<C: Collection<UInt8>>(_ line: C) -> Bool {
         line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
 }
