@@ -91,7 +91,7 @@ extension FileEventLog {
 
         /// A table of `entries` in any order.
         /// - Complexity: O(*n* log *n*).
-        init(unsorted entries: [Entry]) {
+        public init(unsorted entries: [Entry]) {
             self.entries = entries.sorted { $0.hash < $1.hash }
         }
 
