@@ -64,8 +64,9 @@ struct ByteReader {
         let count = Int(try read(UInt32.self))
         guard count <= bytes.count - offset else { throw Failure(reason: "truncated string at byte \(offset)") }
         defer { offset += count }
-        guard let string = String(validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]),
-                                  as: UTF8.self) else {
+        // Typed as contiguous UTF-8 code units, validation takes the standard library's fast path.
+        let utf8 = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]).assumingMemoryBound(to: UInt8.self)
+        guard let string = String(validating: utf8, as: UTF8.self) else {
             throw Failure(reason: "invalid UTF-8 at byte \(offset)")
         }
         return string

@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import TimelineCore
 
 extension Checkpoint {
@@ -213,11 +215,18 @@ extension Checkpoint {
             snapshots.append(EventSnapshot(id: id, timeline: timeline, title: title, dates: eventDates))
             events.append(Event(id: id, timeline: timeline, title: title, dates: eventDates))
         }
+        // The decider's state is built on another thread while this one builds the views:
+        // the two share nothing but the decoded events.
+        let domainState = Handoff<DomainState>()
+        let building = DispatchGroup()
+        let timelines = names.map { Timeline(id: $0.key, name: $0.value) }
+        DispatchQueue.global().async(group: building) { [events] in
+            domainState.put(DomainState(timelines: timelines, events: events))
+        }
         var projection = TimelineProjection(views: [], now: now)
         var sizesByID: [TimelineID: Int] = [:]
         for (index, id) in timelineIDs.enumerated() { sizesByID[id, default: 0] += sizes[index] }
         projection.restore(position: position, names: names, events: snapshots, sizes: sizesByID)
-        let domainState = DomainState(timelines: names.map { Timeline(id: $0.key, name: $0.value) }, events: events)
         for _ in 0..<(try reader.read(UInt32.self)) {
             let filter: RowFilter = try reader.read(UInt8.self) == 0 ? .all : .timeline(TimelineID(try reader.readString()))
             let placement = try element(OngoingPlacement.allCases, reader.read(UInt8.self))
@@ -237,13 +246,23 @@ extension Checkpoint {
             projection.restoreView(definition, sortedEntries: entries, position: viewPosition)
         }
         projection.summaries.restorePosition(try reader.read(Int64.self))
+        building.wait()
         guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the views") }
         return Checkpoint(projection: projection, logIdentity: logIdentity, resumePoint: resumePoint,
-                          domainState: domainState)
+                          domainState: domainState.take())
     }
 
     private static func element<C: Collection>(_ all: C, _ index: UInt8) throws -> C.Element where C.Index == Int {
         guard Int(index) < all.count else { throw Failure.damaged("unknown value \(index)") }
         return all[Int(index)]
     }
+}
+
+/// A value one thread puts and another takes after waiting for it.
+private final class Handoff<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+
+    func put(_ new: Value) { value.withLock { $0 = new } }
+
+    func take() -> Value? { value.withLock { $0.take() } }
 }
