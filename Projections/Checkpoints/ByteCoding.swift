@@ -15,41 +15,58 @@ struct ByteWriter {
     }
 }
 
-/// Reads what ``ByteWriter`` wrote; every read checks bounds and fails with a reason.
+/// Reads what ``ByteWriter`` wrote from bytes borrowed for the reader's lifetime; every
+/// read checks bounds and fails with a reason.
 struct ByteReader {
     struct Failure: Error, CustomStringConvertible {
         var reason: String
         var description: String { reason }
     }
 
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     var offset = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// A reader of `bytes`, which must stay valid while it is used.
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     var isAtEnd: Bool { offset == bytes.count }
 
     /// The bytes not read yet.
     var remaining: Int { bytes.count - offset }
 
+    @inline(__always)
     mutating func read<T: FixedWidthInteger>(_: T.Type = T.self) throws(Failure) -> T {
         let size = MemoryLayout<T>.size
-        guard offset + size <= bytes.count else { throw Failure(reason: "truncated at byte \(offset)") }
-        var value = T.zero
-        withUnsafeMutableBytes(of: &value) { target in
-            bytes.withUnsafeBytes { source in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<(offset + size)]))
-            }
-        }
+        guard size <= bytes.count - offset else { throw Failure(reason: "truncated at byte \(offset)") }
+        let value = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
         offset += size
         return T(littleEndian: value)
     }
 
+    /// A count of items that each take at least `minimumSize` bytes: a count the bytes
+    /// left could not hold is refused, so that a damaged count cannot exhaust memory.
+    mutating func readCount(minimumSize: Int) throws(Failure) -> Int {
+        let count = Int(try read(UInt32.self))
+        guard count <= remaining / max(minimumSize, 1) else {
+            throw Failure(reason: "count \(count) at byte \(offset - 4) exceeds the \(remaining) bytes left")
+        }
+        return count
+    }
+
+    /// An index below `limit`.
+    mutating func readIndex(below limit: Int, of what: String) throws(Failure) -> Int {
+        let index = Int(try read(UInt32.self))
+        guard index < limit else { throw Failure(reason: "\(what) \(index) at byte \(offset - 4) of \(limit)") }
+        return index
+    }
+
     mutating func readString() throws(Failure) -> String {
         let count = Int(try read(UInt32.self))
-        guard offset + count <= bytes.count else { throw Failure(reason: "truncated string at byte \(offset)") }
+        guard count <= bytes.count - offset else { throw Failure(reason: "truncated string at byte \(offset)") }
         defer { offset += count }
-        guard let string = String(validating: bytes[offset..<(offset + count)], as: UTF8.self) else {
+        // Typed as contiguous UTF-8 code units, validation takes the standard library's fast path.
+        let utf8 = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]).assumingMemoryBound(to: UInt8.self)
+        guard let string = String(validating: utf8, as: UTF8.self) else {
             throw Failure(reason: "invalid UTF-8 at byte \(offset)")
         }
         return string

@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import TimelineCore
 
 extension Checkpoint {
@@ -10,33 +12,64 @@ extension Checkpoint {
         writer.write(position)
         writer.write(logIdentity)
         writer.write(projection.now.microsecondsSinceEpoch)
-        let names = projection.summaries.timelines
-        writer.write(UInt32(names.count))
-        for (id, timeline) in names {
-            writer.write(id.rawValue)
-            writer.write(timeline.name)
+        Self.encode(resumePoint, into: &writer)
+
+        // Timelines: those with a name, then any other an event names.
+        var timelineIndices: [TimelineID: UInt32] = [:]
+        var timelines: [(id: TimelineID, name: String?)] = []
+        for (id, timeline) in projection.summaries.timelines {
+            timelineIndices[id] = UInt32(timelines.count)
+            timelines.append((id, timeline.name))
         }
-        var indices: [EventID: UInt32] = [:]
-        indices.reserveCapacity(projection.events.count)
-        writer.write(UInt32(projection.events.count))
+        // Dates: each distinct text once; events refer to them by index.
+        var dateIndices: [String: UInt32] = [:]
+        var dates: [String] = []
+        func index(of date: DateValue) -> UInt32 {
+            if let index = dateIndices[date.text] { return index }
+            dateIndices[date.text] = UInt32(dates.count)
+            dates.append(date.text)
+            return UInt32(dates.count - 1)
+        }
+        var events = ByteWriter()
+        var eventIndices: [EventID: UInt32] = [:]
+        eventIndices.reserveCapacity(projection.events.count)
+        events.write(UInt32(projection.events.count))
         for (offset, event) in projection.events.values.enumerated() {
-            indices[event.id] = UInt32(offset)
-            writer.write(event.id.rawValue)
-            writer.write(event.timeline.rawValue)
-            writer.write(event.title)
+            eventIndices[event.id] = UInt32(offset)
+            if timelineIndices[event.timeline] == nil {
+                timelineIndices[event.timeline] = UInt32(timelines.count)
+                timelines.append((event.timeline, nil))
+            }
+            events.write(event.id.rawValue)
+            events.write(timelineIndices[event.timeline]!)
+            events.write(event.title)
             switch event.dates {
             case .single(let date):
-                writer.write(UInt8(0))
-                writer.write(date.text)
+                events.write(UInt8(0))
+                events.write(index(of: date))
             case .range(let start, nil):
-                writer.write(UInt8(1))
-                writer.write(start.text)
+                events.write(UInt8(1))
+                events.write(index(of: start))
             case .range(let start, let end?):
-                writer.write(UInt8(2))
-                writer.write(start.text)
-                writer.write(end.text)
+                events.write(UInt8(2))
+                events.write(index(of: start))
+                events.write(index(of: end))
             }
         }
+        writer.write(UInt32(timelines.count))
+        for timeline in timelines {
+            writer.write(timeline.id.rawValue)
+            if let name = timeline.name {
+                writer.write(UInt8(1))
+                writer.write(name)
+            } else {
+                writer.write(UInt8(0))
+            }
+        }
+        writer.write(UInt32(dates.count))
+        for text in dates { writer.write(text) }
+        writer.bytes.append(contentsOf: events.bytes)
+
         writer.write(UInt32(projection.views.count))
         for view in projection.views {
             let definition = view.definition
@@ -52,7 +85,7 @@ extension Checkpoint {
             writer.write(view.position)
             writer.write(UInt32(view.index.count))
             for entry in view.index {
-                writer.write(indices[entry.event.id]!)
+                writer.write(eventIndices[entry.event.id]!)
                 writer.write(UInt8(RowKind.allCases.firstIndex(of: entry.kind)!))
             }
         }
@@ -61,18 +94,40 @@ extension Checkpoint {
         return writer.bytes
     }
 
+    private static func encode(_ point: FileEventLog.ResumePoint?, into writer: inout ByteWriter) {
+        guard let point else {
+            writer.write(UInt8(0))
+            return
+        }
+        writer.write(UInt8(1))
+        writer.write(point.position)
+        writer.write(Int64(point.offset))
+        writer.write(Int64(point.lineCount))
+        writer.write(Int64(point.lastLineLength))
+        writer.write(point.lastLineChecksum)
+        writer.write(UInt32(point.commands.entries.count))
+        for entry in point.commands.entries {
+            writer.write(entry.hash)
+            writer.write(entry.firstPosition)
+            writer.write(entry.count)
+            writer.write(Int64(entry.offset))
+        }
+    }
+
     /// Reads a checkpoint, refusing a damaged one or one of another schema version.
     /// - Complexity: O(*n*) in the number of events and rows.
     public static func load(_ bytes: [UInt8]) throws(Failure) -> Checkpoint {
-        guard bytes.count >= magic.count + 8, Array(bytes.prefix(magic.count)) == magic else {
+        try bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try load(raw) } }.get()
+    }
+
+    private static func load(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Checkpoint {
+        guard bytes.count >= magic.count + 8, magic.elementsEqual(bytes.prefix(magic.count)) else {
             throw .damaged("not a checkpoint file")
         }
-        let body = bytes.dropLast(4)
-        var tail = ByteReader(Array(bytes.suffix(4)))
-        guard let stored = try? tail.read(UInt32.self), stored == CRC32C.checksum(body) else {
-            throw .damaged("checksum mismatch")
-        }
-        var reader = ByteReader(Array(body))
+        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
+        guard stored == CRC32C.checksum(body) else { throw .damaged("checksum mismatch") }
+        var reader = ByteReader(body)
         reader.offset = magic.count
         do {
             let version = try reader.read(UInt32.self)
@@ -87,62 +142,127 @@ extension Checkpoint {
         }
     }
 
+    private static func decodeResumePoint(_ reader: inout ByteReader) throws -> FileEventLog.ResumePoint? {
+        switch try reader.read(UInt8.self) {
+        case 0: return nil
+        case 1: break
+        case let flag: throw Failure.damaged("unknown resume point flag \(flag)")
+        }
+        let position = try reader.read(Int64.self)
+        let offset = Int(try reader.read(Int64.self))
+        let lineCount = Int(try reader.read(Int64.self))
+        let lastLineLength = Int(try reader.read(Int64.self))
+        let checksum = try reader.read(UInt32.self)
+        let count = try reader.readCount(minimumSize: 28)
+        var entries: [FileEventLog.CommandTable.Entry] = []
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            entries.append(FileEventLog.CommandTable.Entry(
+                hash: try reader.read(UInt64.self), firstPosition: try reader.read(Int64.self),
+                count: try reader.read(Int32.self), offset: Int(try reader.read(Int64.self))))
+        }
+        guard let commands = FileEventLog.CommandTable(sortedEntries: entries) else {
+            throw Failure.damaged("command table out of order")
+        }
+        return FileEventLog.ResumePoint(position: position, offset: offset, lineCount: lineCount,
+                                        lastLineLength: lastLineLength, lastLineChecksum: checksum, commands: commands)
+    }
+
     private static func decodeBody(_ reader: inout ByteReader) throws -> Checkpoint {
         let position = try reader.read(Int64.self)
         let logIdentity = try reader.read(UInt64.self)
         let now = Instant(microsecondsSinceEpoch: try reader.read(Int64.self))
+        let resumePoint = try decodeResumePoint(&reader)
+
         var names: [TimelineID: String] = [:]
-        for _ in 0..<(try reader.read(UInt32.self)) {
-            names[TimelineID(try reader.readString())] = try reader.readString()
+        var timelineIDs: [TimelineID] = []
+        for _ in 0..<(try reader.readCount(minimumSize: 5)) {
+            let id = TimelineID(try reader.readString())
+            timelineIDs.append(id)
+            switch try reader.read(UInt8.self) {
+            case 0: break
+            case 1: names[id] = try reader.readString()
+            case let flag: throw Failure.damaged("unknown timeline name flag \(flag)")
+            }
         }
-        let eventCount = Int(try reader.read(UInt32.self))
+        // Each distinct date text is parsed (and so checked) once.
+        let dateCount = try reader.readCount(minimumSize: 4)
+        var dates: [DateValue] = []
+        dates.reserveCapacity(dateCount)
+        for _ in 0..<dateCount { dates.append(try DateValue(parsing: reader.readString())) }
+
+        let eventCount = try reader.readCount(minimumSize: 17)
         var snapshots: [EventSnapshot] = []
-        // A count is only a promise until its bytes are read: reserve no more than the bytes
-        // left could hold (an event takes at least 17), so a damaged count cannot exhaust memory.
-        snapshots.reserveCapacity(min(eventCount, reader.remaining / 17))
+        snapshots.reserveCapacity(eventCount)
+        var events: [Event] = []
+        events.reserveCapacity(eventCount)
+        var sizes = [Int](repeating: 0, count: timelineIDs.count)
         for _ in 0..<eventCount {
             let id = EventID(try reader.readString())
-            let timeline = TimelineID(try reader.readString())
+            let timelineIndex = try reader.readIndex(below: timelineIDs.count, of: "timeline")
+            let timeline = timelineIDs[timelineIndex]
+            sizes[timelineIndex] += 1
             let title = try reader.readString()
-            let dates: EventDates
+            let eventDates: EventDates
             switch try reader.read(UInt8.self) {
-            case 0: dates = .single(try DateValue(parsing: reader.readString()))
-            case 1: dates = .range(start: try DateValue(parsing: reader.readString()), end: nil)
+            case 0: eventDates = .single(dates[try reader.readIndex(below: dates.count, of: "date")])
+            case 1: eventDates = .range(start: dates[try reader.readIndex(below: dates.count, of: "date")], end: nil)
             case 2:
-                let start = try DateValue(parsing: reader.readString())
-                dates = .range(start: start, end: try DateValue(parsing: reader.readString()))
+                let start = dates[try reader.readIndex(below: dates.count, of: "date")]
+                eventDates = .range(start: start, end: dates[try reader.readIndex(below: dates.count, of: "date")])
             case let kind: throw Failure.damaged("unknown dates kind \(kind)")
             }
-            snapshots.append(EventSnapshot(id: id, timeline: timeline, title: title, dates: dates))
+            snapshots.append(EventSnapshot(id: id, timeline: timeline, title: title, dates: eventDates))
+            events.append(Event(id: id, timeline: timeline, title: title, dates: eventDates))
+        }
+        // The decider's state is built on another thread while this one builds the views:
+        // the two share nothing but the decoded events.
+        let domainState = Handoff<DomainState>()
+        let building = DispatchGroup()
+        let timelines = names.map { Timeline(id: $0.key, name: $0.value) }
+        DispatchQueue.global().async(group: building) { [events] in
+            domainState.put(DomainState(timelines: timelines, events: events))
         }
         var projection = TimelineProjection(views: [], now: now)
-        projection.restore(position: position, names: names, events: snapshots)
+        var sizesByID: [TimelineID: Int] = [:]
+        for (index, id) in timelineIDs.enumerated() { sizesByID[id, default: 0] += sizes[index] }
+        projection.restore(position: position, names: names, events: snapshots, sizes: sizesByID)
         for _ in 0..<(try reader.read(UInt32.self)) {
             let filter: RowFilter = try reader.read(UInt8.self) == 0 ? .all : .timeline(TimelineID(try reader.readString()))
             let placement = try element(OngoingPlacement.allCases, reader.read(UInt8.self))
             let order = try element(SortOrder.allCases, reader.read(UInt8.self))
             let sections = try element(Sectioning.allCases, reader.read(UInt8.self))
             let viewPosition = try reader.read(Int64.self)
-            let count = Int(try reader.read(UInt32.self))
+            let count = try reader.readCount(minimumSize: 5)
             var entries: [RowEntry] = []
-            entries.reserveCapacity(min(count, reader.remaining / 5))  // a row takes 5 bytes
+            entries.reserveCapacity(count)
             let nowValue = now.microsecondsSinceEpoch
             for _ in 0..<count {
-                let index = Int(try reader.read(UInt32.self))
+                let index = try reader.readIndex(below: snapshots.count, of: "row of event")
                 let kind = try element(RowKind.allCases, reader.read(UInt8.self))
-                guard index < snapshots.count else { throw Failure.damaged("row of unknown event \(index)") }
                 entries.append(RowEntry(event: snapshots[index], kind: kind, now: nowValue, placement: placement))
             }
             let definition = ViewDefinition(filter: filter, placement: placement, order: order, sections: sections)
             projection.restoreView(definition, sortedEntries: entries, position: viewPosition)
         }
         projection.summaries.restorePosition(try reader.read(Int64.self))
+        building.wait()
         guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the views") }
-        return Checkpoint(projection: projection, logIdentity: logIdentity)
+        return Checkpoint(projection: projection, logIdentity: logIdentity, resumePoint: resumePoint,
+                          domainState: domainState.take())
     }
 
     private static func element<C: Collection>(_ all: C, _ index: UInt8) throws -> C.Element where C.Index == Int {
         guard Int(index) < all.count else { throw Failure.damaged("unknown value \(index)") }
         return all[Int(index)]
     }
+}
+
+/// A value one thread puts and another takes after waiting for it.
+private final class Handoff<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+
+    func put(_ new: Value) { value.withLock { $0 = new } }
+
+    func take() -> Value? { value.withLock { $0.take() } }
 }

@@ -4,9 +4,12 @@ import TimelineCore
 ///
 /// Opening a store loads its checkpoint and replays only the records after ``position``.
 /// The file holds a format tag, the projection's ``TimelineProjection/schemaVersion``,
-/// the position, the timelines, the events and each view's row order, and ends with a
-/// CRC-32C of everything before it. A checkpoint of another schema version, or a damaged
-/// one, is refused by ``load(_:)``; the caller rebuilds from the log instead.
+/// the position, where the log was at that position (``resumePoint``: its byte offset,
+/// the last line's checksum and the command ids, so that the log is reopened reading
+/// only what follows), the timelines, the distinct date texts, the events (their
+/// timeline and dates as indices into those tables), each view's row order, and ends
+/// with a CRC-32C of everything before it. A checkpoint of another schema version, or a
+/// damaged one, is refused by ``load(_:)``; the caller rebuilds from the log instead.
 public struct Checkpoint: Sendable {
     /// Why a checkpoint cannot be used.
     public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
@@ -31,23 +34,41 @@ public struct Checkpoint: Sendable {
     public let position: Int64
     /// An identity of the log the state came from (its file's device and inode), if known.
     public let logIdentity: UInt64
+    /// Where the log was at ``position``, if known: lets the log reopen from there.
+    public let resumePoint: FileEventLog.ResumePoint?
     let projection: TimelineProjection
+    /// The domain state, built while loading (from the same decoded events).
+    private let loadedState: DomainState?
 
-    init(projection: TimelineProjection, logIdentity: UInt64) {
+    init(projection: TimelineProjection, logIdentity: UInt64, resumePoint: FileEventLog.ResumePoint?,
+         domainState: DomainState? = nil) {
         self.position = projection.position
         self.logIdentity = logIdentity
+        self.resumePoint = resumePoint
         self.projection = projection
+        self.loadedState = domainState
     }
+
+    /// The timelines and events the state stands for: what the decider checks the records
+    /// after ``position`` against.
+    /// - Complexity: O(1) for a loaded checkpoint, O(*n*) for one made from a projection.
+    public var domainState: DomainState { loadedState ?? projection.domainState }
 }
 
 extension TimelineProjection {
     /// The version of the projections' state: a checkpoint of another version is rebuilt.
-    public static let schemaVersion: UInt32 = 1
+    ///
+    /// Version 2 added the log's resume point and keeps dates and timelines in tables.
+    public static let schemaVersion: UInt32 = 2
 
-    /// The projection's state as a checkpoint.
+    /// The projection's state as a checkpoint, with where the log was at its position.
+    ///
+    /// A `resumePoint` must be the log's at this projection's position (``position``);
+    /// one for another position is left out.
     /// - Complexity: O(1); the state is shared, not copied.
-    public func checkpoint(logIdentity: UInt64 = 0) -> Checkpoint {
-        Checkpoint(projection: self, logIdentity: logIdentity)
+    public func checkpoint(logIdentity: UInt64 = 0, resumePoint: FileEventLog.ResumePoint? = nil) -> Checkpoint {
+        Checkpoint(projection: self, logIdentity: logIdentity,
+                   resumePoint: resumePoint?.position == position ? resumePoint : nil)
     }
 
     /// The projection a checkpoint saved, with its views.

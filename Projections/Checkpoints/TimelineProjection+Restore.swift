@@ -2,11 +2,14 @@ import TimelineCore
 
 extension TimelineProjection {
     /// Sets the events and timelines (as a checkpoint saved them), without views.
-    mutating func restore(position: Int64, names: [TimelineID: String], events snapshots: [EventSnapshot]) {
+    /// `sizes` gives the number of events of each timeline, so that every table is sized
+    /// before it is filled.
+    mutating func restore(position: Int64, names: [TimelineID: String], events snapshots: [EventSnapshot],
+                          sizes: [TimelineID: Int] = [:]) {
         self.position = position
         events = [:]
         events.reserveCapacity(snapshots.count)
-        eventsByTimeline = [:]
+        eventsByTimeline = sizes.mapValues { Set(minimumCapacity: $0) }
         for snapshot in snapshots {
             events[snapshot.id] = snapshot
             eventsByTimeline[snapshot.timeline, default: []].insert(snapshot.id)

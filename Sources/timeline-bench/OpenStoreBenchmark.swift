@@ -19,13 +19,15 @@ struct OpenStoreBenchmark {
     /// One way of opening a store on a log file; `open` is nil while that way does not exist.
     struct Opener: Sendable {
         let name: String
+        /// Prepares the files beside the log, once, before the clock starts.
+        var prepare: (@Sendable (String) throws -> Void)? = nil
         /// Opens a store with the three views on the log at the path.
         let open: (@Sendable (String) throws -> OpenedStore)?
     }
 
     static let openers = [
         Opener(name: "full replay", open: openByFullReplay),
-        Opener(name: "with checkpoints", open: openFromCheckpoint),
+        Opener(name: "with checkpoints", prepare: writeCheckpoint, open: openFromCheckpoint),
     ]
 
     /// Opens the log (reading and checking every line), then the store (replaying every
@@ -36,14 +38,18 @@ struct OpenStoreBenchmark {
         return OpenedStore(store: store, close: { log.close() })
     }
 
-    /// Opens the store from the checkpoint beside the log, writing one first if there is none.
-    static func openFromCheckpoint(_ path: String) throws -> OpenedStore {
+    /// Writes a checkpoint beside the log if there is none (outside the clock: this is a
+    /// full replay).
+    static func writeCheckpoint(_ path: String) throws {
         let checkpoint = TimelineStore.checkpointPath(forLog: path)
-        if (try? DurableFile.read(checkpoint)) == nil {
-            let store = try TimelineStore(path: path, clock: ManualClock(BenchViews.now), views: BenchViews.definitions)
-            try blocking { try await store.saveCheckpoint() }
-            (store.log as? FileEventLog)?.close()
-        }
+        guard (try? DurableFile.read(checkpoint)) == nil else { return }
+        let store = try TimelineStore(path: path, clock: ManualClock(BenchViews.now), views: BenchViews.definitions)
+        try blocking { try await store.saveCheckpoint() }
+        (store.log as? FileEventLog)?.close()
+    }
+
+    /// Opens the store from the checkpoint beside the log.
+    static func openFromCheckpoint(_ path: String) throws -> OpenedStore {
         let store = try TimelineStore(path: path, clock: ManualClock(BenchViews.now), views: BenchViews.definitions)
         precondition(store.openingReport.checkpointPosition != nil, "the checkpoint was not used")
         return OpenedStore(store: store, close: { (store.log as? FileEventLog)?.close() })
@@ -70,6 +76,7 @@ struct OpenStoreBenchmark {
         try Self.openers.map { opener in
             guard let open = opener.open else { return (opener.name, nil) }
             log("open: \(opener.name)")
+            try opener.prepare?(path)
             var times = Samples()
             let start = MonotonicClock.now()
             while runs.allowsAnother(taken: times.count, since: start) {

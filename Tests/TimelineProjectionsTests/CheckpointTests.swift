@@ -70,12 +70,52 @@ struct CheckpointTests {
         #expect(refused == bytes.count * 3)
     }
 
+    static let resumePoint = FileEventLog.ResumePoint(
+        position: 12, offset: 4_321, lineCount: 13, lastLineLength: 210, lastLineChecksum: 0xDEAD_BEEF,
+        commands: FileEventLog.CommandTable(unsorted: [
+            .init(hash: FileEventLog.CommandTable.hash("a"), firstPosition: 2, count: 2, offset: 150),
+            .init(hash: FileEventLog.CommandTable.hash("b"), firstPosition: 7, count: 1, offset: 1_900),
+        ]))
+
+    @Test func theResumePointAndTheDomainStateRoundTrip() throws {
+        let (projection, _) = Self.projection(seed: 6, records: 12)
+        let loaded = try Checkpoint.load(projection.checkpoint(resumePoint: Self.resumePoint).encoded())
+        #expect(loaded.resumePoint == Self.resumePoint)
+        #expect(loaded.domainState == projection.domainState)
+        // A point for another position than the projection's is left out.
+        var other = Self.resumePoint
+        other.position = 11
+        #expect(try Checkpoint.load(projection.checkpoint(resumePoint: other).encoded()).resumePoint == nil)
+    }
+
+    @Test func everyFlippedBitOfACheckpointWithAResumePointIsRefused() {
+        let (projection, _) = Self.projection(seed: 3, records: 12)
+        let bytes = projection.checkpoint(resumePoint: Self.resumePoint).encoded()
+        var refused = 0
+        for index in bytes.indices {
+            for bit in 0..<8 {
+                var damaged = bytes
+                damaged[index] ^= UInt8(1 << bit)
+                if (try? Checkpoint.load(damaged)) == nil { refused += 1 }
+            }
+        }
+        #expect(refused == bytes.count * 8)
+    }
+
     @Test func truncatedAndForeignBytesAreRefusedWithAReason() {
         let bytes = Self.projection(seed: 4, records: 10).0.checkpoint().encoded()
         for length in [0, 4, 8, 12, bytes.count / 2, bytes.count - 1] {
             #expect(throws: Checkpoint.Failure.self) { try Checkpoint.load(Array(bytes.prefix(length))) }
         }
         #expect(throws: Checkpoint.Failure.damaged("not a checkpoint file")) { try Checkpoint.load(Array("hello world!".utf8)) }
+    }
+
+    @Test func aCheckpointOfTheFirstSchemaVersionIsRefusedByName() {
+        var bytes = Self.projection(seed: 5, records: 10).0.checkpoint().encoded()
+        bytes[8] = 1  // version 1 had no resume point and no date table
+        let body = Array(bytes.dropLast(4))
+        bytes = body + withUnsafeBytes(of: CRC32C.checksum(body).littleEndian, Array.init)
+        #expect(throws: Checkpoint.Failure.otherSchemaVersion(found: 1, expected: 2)) { try Checkpoint.load(bytes) }
     }
 
     @Test func aCheckpointOfAnotherSchemaVersionIsRefused() {

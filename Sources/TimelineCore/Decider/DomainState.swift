@@ -15,11 +15,17 @@ public struct DomainState: Hashable, Sendable {
     /// Events whose timeline is not among `timelines` are left out.
     /// - Complexity: O(*t* + *e*).
     public init(timelines: [Timeline], events: [Event]) {
+        // Every table is sized before it is filled: growing a table of a million ids
+        // rehashes every id several times.
+        var counts: [TimelineID: Int] = [:]
         for timeline in timelines {
             self.timelines[timeline.id] = timeline
-            eventsByTimeline[timeline.id] = []
+            counts[timeline.id] = 0
         }
-        for event in events where self.timelines[event.timeline] != nil {
+        for event in events { counts[event.timeline]? += 1 }
+        for (id, count) in counts { eventsByTimeline[id] = Set(minimumCapacity: count) }
+        self.events.reserveCapacity(events.count)
+        for event in events where counts[event.timeline] != nil {
             self.events[event.id] = event
             eventsByTimeline[event.timeline, default: []].insert(event.id)
         }

@@ -22,9 +22,33 @@ public final class FileEventLog: EventLog {
     private struct State {
         var file: SystemFile?
         var size: Int
+        /// How many records come before `offsets[0]`: those of a prefix that was not read
+        /// when the log was opened from a resume point (0 once the prefix is read).
+        var base: Int
+        /// Where the line of each record after `base` starts.
         var offsets: [Int]
+        /// Where each run of records whose line number is their position plus `extra`
+        /// starts (blank lines shift line numbers); for line counts in resume points.
+        var lineShifts: [(position: Int, extra: Int)]
+        /// The command ids of the records read or appended since the log was opened.
         var commands: [String: Range<Int>]
+        /// The command ids of the prefix that was not read, by hash.
+        var prefixCommands: FileEventLog.CommandTable
+        /// Where the prefix that was not read ends, in bytes.
+        var prefixEnd: Int
         var buffer: [UInt8] = []
+
+        var count: Int { base + offsets.count }
+
+        /// The line number of the record at `position` (from 1).
+        func lineNumber(ofRecord position: Int) -> Int {
+            var low = 0, high = lineShifts.count
+            while low < high {
+                let middle = (low + high) / 2
+                if lineShifts[middle].position <= position { low = middle + 1 } else { high = middle }
+            }
+            return position + (low > 0 ? lineShifts[low - 1].extra : 0)
+        }
     }
 
     /// The log's path.
@@ -38,37 +62,206 @@ public final class FileEventLog: EventLog {
     ///
     /// - Throws: ``EventLogError/inUse(path:)`` when another writer has it,
     ///   ``EventLogError/invalidLine(path:line:reason:)`` for a bad line before the end.
-    public init(path: String) throws(EventLogError) {
+    public convenience init(path: String) throws(EventLogError) {
+        let file = try Self.lockedFile(path)
+        let (state, tornTail, _) = try Self.load(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
+        self.init(path: path, state: state, tornTail: tornTail)
+    }
+
+    private init(path: String, state: sending State, tornTail: LogReader.TornTail?) {
         self.path = path
+        self.tornTail = tornTail
+        self.state = Mutex(state)
+    }
+
+    /// Opens (or creates) the log at `path` for writing, taking the writer's lock, and
+    /// reads only the records after the resume point that `resumePoint` returns (called
+    /// with the lock held, so that what it reads beside the log, a checkpoint, cannot be
+    /// replaced by another writer meanwhile), or the whole log when it returns `nil`.
+    ///
+    /// The point is used only if it verifies: the file is at least ``ResumePoint/offset``
+    /// bytes long, and the line that ends there has the saved length and checksum and is
+    /// the record at ``ResumePoint/position``, the last of its batch. Otherwise the whole
+    /// log is read, and ``Opening/resumeProblem`` says why. The records before the point
+    /// are **not** read or checked again (``read(path:)``, `timeline verify` and a full
+    /// replay do); they are read on the first call that needs them (``records(after:)``
+    /// of an earlier position). A torn tail after the point is cut off and reported in
+    /// ``tornTail``, as by ``init(path:)``.
+    ///
+    /// - Complexity: O(*t*) for the *t* bytes after the point, plus O(log *c*) per command
+    ///   id looked up later among the *c* ids of the table.
+    /// - Throws: as ``init(path:)``.
+    public static func open(path: String, resumingAt resumePoint: () -> ResumePoint?) throws(EventLogError) -> Opening {
+        let file = try lockedFile(path)
+        var problem: String?
+        if let point = resumePoint() {
+            problem = try verify(point, file: file)
+            if problem == nil {
+                let start = LogReader.Start(position: point.position, line: point.lineCount, offset: point.offset)
+                let (state, tornTail, records) = try load(file, path: path, after: start, prefixCommands: point.commands)
+                return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: point.position,
+                               records: records, resumeProblem: nil)
+            }
+        }
+        let (state, tornTail, records) = try load(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
+        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: 0, records: records,
+                       resumeProblem: problem)
+    }
+
+    private static func lockedFile(_ path: String) throws(EventLogError) -> SystemFile {
         let existed = SystemFile.exists(path)
         let file = try SystemFile(path: path, flags: O_RDWR | O_CREAT)
         try file.lockExclusively()
         if !existed { SystemFile.syncDirectory(of: path) }
-        let bytes = try file.readAll()
+        return file
+    }
+
+    /// Reads the log from `start` to its end, cuts a torn tail and finishes a last line
+    /// that lacks its newline.
+    private static func load(_ file: SystemFile, path: String, after start: LogReader.Start,
+                             prefixCommands: CommandTable) throws(EventLogError)
+        -> (state: State, tornTail: LogReader.TornTail?, records: [Record]) {
+        let bytes = start.offset == 0 ? try file.readAll() : try file.read(at: start.offset, count: file.size() - start.offset)
         let contents: LogReader.Contents
-        do { contents = try LogReader().read(bytes) } catch {
+        do {
+            contents = try bytes.withUnsafeBytes { raw in
+                Result { () throws(LogReader.Failure) in try LogReader().read(raw, after: start) }
+            }.get()
+        } catch {
             throw .invalidLine(path: path, line: error.line, reason: error.reason)
         }
-        var size = bytes.count
+        var size = start.offset + bytes.count
         if let torn = contents.tornTail {
             try file.truncate(to: torn.offset)
             try file.sync()
             size = torn.offset
-        } else if size > 0, bytes[size - 1] != 0x0A {
+        } else if let last = bytes.last, last != 0x0A {
             // A complete last record (or a blank line) without its newline: finish the
             // line, so that the next record starts one of its own.
             try file.write([0x0A], at: size)
             try file.sync()
             size += 1
         }
-        tornTail = contents.tornTail
+        let base = Int(start.position)
         var commands: [String: Range<Int>] = [:]
+        var lineShifts: [(position: Int, extra: Int)] = []
+        if start.line != base { lineShifts.append((base, start.line - base)) }
         for (index, record) in contents.records.enumerated() {
+            let extra = contents.lineNumbers[index] - (base + index + 1)
+            if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((base + index + 1, extra)) }
             guard let id = record.commandID else { continue }
-            let start = commands[id]?.lowerBound ?? index
-            commands[id] = start..<(index + 1)
+            let first = commands[id]?.lowerBound ?? (base + index)
+            commands[id] = first..<(base + index + 1)
         }
-        state = Mutex(State(file: file, size: size, offsets: contents.offsets, commands: commands))
+        let state = State(file: file, size: size, base: base, offsets: contents.offsets, lineShifts: lineShifts,
+                          commands: commands, prefixCommands: prefixCommands, prefixEnd: start.offset)
+        return (state, contents.tornTail, contents.records)
+    }
+
+    /// Why `point` does not fit the log in `file`, or `nil` when it does.
+    private static func verify(_ point: ResumePoint, file: SystemFile) throws(EventLogError) -> String? {
+        if let inconsistency = point.inconsistency { return "resume point: \(inconsistency)" }
+        let size = try file.size()
+        guard size >= point.offset else {
+            return "the resume point at position \(point.position) is ahead of the log: the log is \(size) bytes long, "
+                + "the point is at byte \(point.offset)"
+        }
+        guard point.position > 0 else { return nil }
+        let line = try file.read(at: point.offset - point.lastLineLength, count: point.lastLineLength)
+        guard line.count == point.lastLineLength, line.last == 0x0A,
+              CRC32C.checksum(line) == point.lastLineChecksum else {
+            return "the line ending at byte \(point.offset) of the log is not the record \(point.position) "
+                + "the checkpoint saw: the log was changed or replaced"
+        }
+        do {
+            let record = try RecordDecoder().decode(line: line.dropLast(), lineNumber: point.lineCount,
+                                                    expectedPosition: point.position)
+            guard record.batchRemainder == 0 else {
+                return "the record at position \(point.position) is not the last of its batch"
+            }
+        } catch {
+            return "the record at position \(point.position) does not read back: \(error.reason)"
+        }
+        return nil
+    }
+
+    /// Where the log stands at `position` (at most ``position``), to save in a checkpoint
+    /// and reopen with ``open(path:resumingAt:)``; `nil` when `position` is inside an
+    /// atomic batch or beyond the end.
+    ///
+    /// - Complexity: O(*c* log *c*) for the *c* command ids up to `position`, plus reading
+    ///   one line (and the first time, for a position before the point the log was opened
+    ///   at, the records before that point).
+    public func resumePoint(at position: Int64) throws(EventLogError) -> ResumePoint? {
+        let outcome: Result<ResumePoint?, EventLogError> = state.withLock { state in
+            guard let file = state.file else { return .failure(.closed(path: path)) }
+            return Result { () throws(EventLogError) in
+                guard position >= 0, position <= Int64(state.count) else { return nil }
+                if position == 0 {
+                    return ResumePoint(position: 0, offset: 0, lineCount: 0, lastLineLength: 0, lastLineChecksum: 0,
+                                       commands: CommandTable())
+                }
+                let index = Int(position) - 1
+                if index < state.base { try Self.readPrefix(&state, file: file) }
+                let start = state.offsets[index - state.base]
+                let end = index + 1 < state.count ? state.offsets[index + 1 - state.base] : state.size
+                let bytes = try file.read(at: start, count: end - start)
+                guard let newline = bytes.firstIndex(of: 0x0A) else { return nil }
+                let line = bytes[...newline]
+                let record: Record
+                do throws(RecordError) {
+                    record = try RecordDecoder().decode(line: line.dropLast(), lineNumber: index + 1,
+                                                        expectedPosition: position)
+                } catch {
+                    throw .invalidLine(path: path, line: state.lineNumber(ofRecord: index + 1),
+                                       reason: error.reason.description)
+                }
+                guard record.batchRemainder == 0 else { return nil }
+                var entries = state.prefixCommands.entries
+                for (id, range) in state.commands where range.upperBound <= index + 1 {
+                    entries.append(CommandTable.Entry(
+                        hash: CommandTable.hash(id), firstPosition: Int64(range.lowerBound + 1),
+                        count: Int32(clamping: range.count), offset: state.offsets[range.lowerBound - state.base]))
+                }
+                return ResumePoint(position: position, offset: start + line.count,
+                                   lineCount: state.lineNumber(ofRecord: index + 1), lastLineLength: line.count,
+                                   lastLineChecksum: CRC32C.checksum(line), commands: CommandTable(unsorted: entries))
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Reads the records before the point the log was opened at (their offsets, line
+    /// numbers and command ids), so that every position can be read.
+    private static func readPrefix(_ state: inout State, file: SystemFile) throws(EventLogError) {
+        guard state.base > 0 else { return }
+        let bytes = try file.read(at: 0, count: state.prefixEnd)
+        let contents: LogReader.Contents
+        do { contents = try LogReader().read(bytes) } catch {
+            throw .invalidLine(path: file.path, line: error.line, reason: error.reason)
+        }
+        guard contents.records.count == state.base, contents.tornTail == nil else {
+            throw .invalidLine(path: file.path, line: contents.lineNumbers.last ?? 0, reason:
+                "the log changed behind the store's back: its first \(state.prefixEnd) bytes hold "
+                    + "\(contents.records.count) whole records, not \(state.base)")
+        }
+        var commands: [String: Range<Int>] = [:]
+        var lineShifts: [(position: Int, extra: Int)] = []
+        for (index, record) in contents.records.enumerated() {
+            let extra = contents.lineNumbers[index] - (index + 1)
+            if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((index + 1, extra)) }
+            guard let id = record.commandID else { continue }
+            commands[id] = (commands[id]?.lowerBound ?? index)..<(index + 1)
+        }
+        for (id, range) in state.commands {
+            commands[id] = (commands[id]?.lowerBound ?? range.lowerBound)..<range.upperBound
+        }
+        state.lineShifts = lineShifts + state.lineShifts.filter { $0.position > state.base }
+        state.offsets = contents.offsets + state.offsets
+        state.commands = commands
+        state.prefixCommands = CommandTable()
+        state.base = 0
+        state.prefixEnd = 0
     }
 
     /// Reads the log at `path` without taking the writer's lock (replay, verify, a reader
@@ -82,7 +275,7 @@ public final class FileEventLog: EventLog {
     }
 
     /// The position of the last record.
-    public var position: Int64 { state.withLock { Int64($0.offsets.count) } }
+    public var position: Int64 { state.withLock { Int64($0.count) } }
 
     /// Appends a batch durably: one write, then fsync; see ``EventLog/append(_:options:)``.
     ///
@@ -91,13 +284,16 @@ public final class FileEventLog: EventLog {
     public func append(_ facts: [Fact], options: AppendOptions) throws(EventLogError) -> AppendResult {
         let outcome: Result<AppendResult, EventLogError> = state.withLock { state in
             guard let file = state.file else { return .failure(.closed(path: path)) }
-            if let id = options.commandID, let range = state.commands[id] {
-                return Result { () throws(EventLogError) in
-                    AppendResult(records: try Self.records(in: range, file: file, state: state), wasDuplicate: true)
+            if let id = options.commandID {
+                let earlier = Result { () throws(EventLogError) in try Self.records(forCommandID: id, file: file, state: &state) }
+                switch earlier {
+                case .success(let records?): return .success(AppendResult(records: records, wasDuplicate: true))
+                case .success(nil): break
+                case .failure(let error): return .failure(error)
                 }
             }
             guard !facts.isEmpty else { return .failure(.emptyBatch) }
-            let position = Int64(state.offsets.count)
+            let position = Int64(state.count)
             if let expected = options.expectedPosition, expected != position {
                 return .failure(.conflict(expected: expected, actual: position))
             }
@@ -129,7 +325,7 @@ public final class FileEventLog: EventLog {
             }
             state.size += state.buffer.count
             if let id = options.commandID {
-                state.commands[id] = state.offsets.count..<(state.offsets.count + records.count)
+                state.commands[id] = state.count..<(state.count + records.count)
             }
             state.offsets += lineStarts
             return .success(AppendResult(records: records, wasDuplicate: false))
@@ -138,39 +334,94 @@ public final class FileEventLog: EventLog {
     }
 
     /// The records after `position`, read back from the file.
+    ///
+    /// For a log opened from a resume point, the first call for a position before that
+    /// point also reads the records before it, once.
     /// - Complexity: O(*k*) for the *k* records returned.
     public func records(after position: Int64) throws(EventLogError) -> [Record] {
         let outcome: Result<[Record], EventLogError> = state.withLock { state in
             guard let file = state.file else { return .failure(.closed(path: path)) }
-            let start = Int(max(0, min(position, Int64(state.offsets.count))))
+            let start = Int(max(0, min(position, Int64(state.count))))
             return Result { () throws(EventLogError) in
-                try Self.records(in: start..<state.offsets.count, file: file, state: state)
+                if start < state.base { try Self.readPrefix(&state, file: file) }
+                return try Self.records(in: start..<state.count, file: file, state: state)
             }
         }
         return try outcome.get()
     }
 
     /// The records a command with this id appended, if any.
+    /// - Complexity: O(*k*) for a command of *k* records (plus O(log *c*) among the *c*
+    ///   command ids of a resume point the log was opened from).
     public func records(forCommandID id: String) throws(EventLogError) -> [Record]? {
         let outcome: Result<[Record]?, EventLogError> = state.withLock { state in
             guard let file = state.file else { return .failure(.closed(path: path)) }
-            guard let range = state.commands[id] else { return .success(nil) }
-            return Result { () throws(EventLogError) in try Self.records(in: range, file: file, state: state) }
+            return Result { () throws(EventLogError) in try Self.records(forCommandID: id, file: file, state: &state) }
         }
         return try outcome.get()
     }
 
+    private static func records(forCommandID id: String, file: SystemFile,
+                                state: inout State) throws(EventLogError) -> [Record]? {
+        if let range = state.commands[id] {
+            if range.lowerBound < state.base { try readPrefix(&state, file: file) }
+            return try records(in: range, file: file, state: state)
+        }
+        for entry in state.prefixCommands.candidates(for: id) {
+            let records = try records(startingAt: entry.offset, firstPosition: entry.firstPosition,
+                                      count: Int(entry.count), end: state.prefixEnd, file: file)
+            if records.first?.commandID == id { return records }
+        }
+        return nil
+    }
+
+    /// Reads `count` records whose lines start at byte `offset` (blank lines skipped),
+    /// before byte `end`: a command's records in a prefix whose offsets were not read.
+    private static func records(startingAt offset: Int, firstPosition: Int64, count: Int, end: Int,
+                                file: SystemFile) throws(EventLogError) -> [Record] {
+        var records: [Record] = []
+        var bytes: [UInt8] = []
+        var cursor = offset, lineStart = 0
+        let decoder = RecordDecoder()
+        while records.count < count {
+            guard let newline = bytes[lineStart...].firstIndex(of: 0x0A) else {
+                guard cursor < end else {
+                    throw .invalidLine(path: file.path, line: Int(firstPosition) + records.count, reason:
+                        "the log changed behind the store's back: the record at position "
+                            + "\(firstPosition + Int64(records.count)) is missing")
+                }
+                let chunk = try file.read(at: cursor, count: min(end - cursor, max(4096, 256 * (count - records.count))))
+                if chunk.isEmpty { cursor = end } else { cursor += chunk.count }
+                bytes.removeSubrange(..<lineStart)
+                bytes += chunk
+                lineStart = 0
+                continue
+            }
+            let line = bytes[lineStart..<newline]
+            lineStart = newline + 1
+            guard !LogReader.isBlank(line) else { continue }
+            let position = firstPosition + Int64(records.count)
+            do {
+                records.append(try decoder.decode(line: line, lineNumber: Int(position), expectedPosition: position))
+            } catch {
+                throw .invalidLine(path: file.path, line: error.line, reason: error.reason.description)
+            }
+        }
+        return records
+    }
+
     private static func records(in range: Range<Int>, file: SystemFile, state: State) throws(EventLogError) -> [Record] {
         guard !range.isEmpty else { return [] }
-        let start = state.offsets[range.lowerBound]
-        let end = range.upperBound < state.offsets.count ? state.offsets[range.upperBound] : state.size
+        let offsets = state.offsets, base = state.base
+        let start = offsets[range.lowerBound - base]
+        let end = range.upperBound < state.count ? offsets[range.upperBound - base] : state.size
         let bytes = try file.read(at: start, count: end - start)
         var records: [Record] = []
         records.reserveCapacity(range.count)
         let decoder = RecordDecoder()
         var lineStart = 0
         for index in range {
-            let lineEnd = (index + 1 < range.upperBound ? state.offsets[index + 1] : end) - start
+            let lineEnd = (index + 1 < range.upperBound ? offsets[index + 1 - base] : end) - start
             do {
                 records.append(try decoder.decode(line: bytes[lineStart..<lineEnd], lineNumber: index + 1,
                                                   expectedPosition: Int64(index + 1)))

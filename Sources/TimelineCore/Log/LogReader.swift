@@ -74,6 +74,14 @@ public struct LogReader: Sendable {
     /// Creates a reader that cuts every log into `pieceCount` pieces (for tests).
     init(pieceCount: Int) { self.pieceCount = pieceCount }
 
+    /// Where a part of a log starts: how many records and lines come before it, and its
+    /// byte offset in the log (so that offsets, line numbers and positions are the log's).
+    struct Start {
+        var position: Int64 = 0
+        var line = 0
+        var offset = 0
+    }
+
     /// Reads every record of `bytes`, the whole content of a log.
     ///
     /// A large log is split at line boundaries into one piece per processor, and the
@@ -82,13 +90,34 @@ public struct LogReader: Sendable {
     /// order, so the result and the first error reported are those of reading line by line.
     /// - Complexity: O(*n*) in the size of the log.
     public func read(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Contents {
+        try read(bytes, after: Start())
+    }
+
+    /// Reads every record of `bytes`, the part of a log that starts at `base`, which must
+    /// be the start of a line outside any atomic batch. Offsets, line numbers, positions
+    /// and the torn tail are given in the whole log's terms.
+    /// - Complexity: O(*n*) in the size of `bytes`.
+    func read(_ bytes: UnsafeRawBufferPointer, after base: Start) throws(Failure) -> Contents {
+        var contents: Contents
+        do { contents = try readPart(bytes, after: base) } catch {
+            throw Failure(line: error.line, offset: error.offset + base.offset, reason: error.reason)
+        }
+        if base.offset != 0 {
+            for i in contents.offsets.indices { contents.offsets[i] += base.offset }
+            contents.validLength += base.offset
+            contents.tornTail?.offset += base.offset
+        }
+        return contents
+    }
+
+    private func readPart(_ bytes: UnsafeRawBufferPointer, after base: Start) throws(Failure) -> Contents {
         var pieces = LogPieces.scan(bytes, decoder: decoder, pieceCount: pieceCount)
         var contents = Contents(records: [], offsets: [], lineNumbers: [], tornTail: nil, validLength: 0)
         contents.records.reserveCapacity(pieces.lineCount)
         contents.offsets.reserveCapacity(pieces.lineCount)
         contents.lineNumbers.reserveCapacity(pieces.lineCount)
         let count = bytes.count
-        var lineNumber = 0
+        var lineNumber = base.line
         var batchStart: (index: Int, line: Int, offset: Int)?
         var expectedRemainder = 0
         reading: for piece in pieces.pieces.indices {
@@ -129,7 +158,8 @@ public struct LogReader: Sendable {
                 }
                 let record: Record
                 do {
-                    record = try decoded.record(expectedPosition: Int64(contents.records.count + 1), lineNumber: lineNumber)
+                    record = try decoded.record(expectedPosition: base.position + Int64(contents.records.count + 1),
+                                               lineNumber: lineNumber)
                 } catch {
                     throw Failure(line: lineNumber, offset: start, reason: error.reason.description)
                 }
@@ -192,7 +222,7 @@ public struct LogReader: Sendable {
         return UnsafeRawPointer(found) - base
     }
 
-    static func isBlank(_ line: UnsafeRawBufferPointer) -> Bool {
+    static func isBlank<C: Collection<UInt8>>(_ line: C) -> Bool {
         line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
 }

@@ -18,25 +18,44 @@ extension TimelineStore {
     /// Opens a store on the durable log at `path`, taking the log's writer lock.
     ///
     /// The projections come from the checkpoint beside the log when it is usable, and only
-    /// the records after it are replayed; a missing, stale, damaged or other-version
-    /// checkpoint means a full replay, never a wrong row. `close()` writes a fresh
-    /// checkpoint; so does every `checkpointInterval` records, if given.
+    /// the records after it are read and replayed: the log reopens at the byte offset the
+    /// checkpoint saved, after checking that the record ending there is the one the
+    /// checkpoint saw. The records before it are not read again (`timeline verify` and a
+    /// full replay check them). A missing, stale, damaged or other-version checkpoint, or
+    /// one that does not match the log (changed, truncated or replaced behind its back),
+    /// means a full replay, never a wrong row; ``openingReport`` says why.
+    /// `close()` writes a fresh checkpoint; so does every `checkpointInterval` records, if given.
     public init(
         path: String, clock: any TimelineClock = SystemClock(), views: [ViewDefinition] = [ViewDefinition()],
         checkpointInterval: Int64? = nil
     ) throws(StoreError) {
-        let log: FileEventLog
-        do { log = try FileEventLog(path: path) } catch { throw .log(error) }
         let checkpointFile = Self.checkpointPath(forLog: path)
-        // Holding the log's lock, no other store can be writing its checkpoint: a temporary
-        // checkpoint file is what a killed process left behind.
-        DurableFile.removeTemporaries(of: checkpointFile)
+        var checkpoint: Checkpoint?
         var problem: String?
-        if let checkpoint = Self.usableCheckpoint(at: checkpointFile, log: log, path: path, problem: &problem) {
+        let opening: FileEventLog.Opening
+        do {
+            opening = try FileEventLog.open(path: path) {
+                // Holding the log's lock, no other store can be writing its checkpoint: a
+                // temporary checkpoint file is what a killed process left behind.
+                DurableFile.removeTemporaries(of: checkpointFile)
+                checkpoint = Self.loadCheckpoint(at: checkpointFile, path: path, problem: &problem)
+                return checkpoint?.resumePoint
+            }
+        } catch { throw .log(error) }
+        let log = opening.log
+        if let resumeProblem = opening.resumeProblem {
+            problem = "checkpoint does not match the log: \(resumeProblem)"
+            checkpoint = nil
+        }
+        let end = opening.start + Int64(opening.records.count)
+        if let found = checkpoint, found.position > end {
+            problem = "checkpoint at position \(found.position) is ahead of the log (\(end))"
+            checkpoint = nil
+        }
+        if let checkpoint {
             var projection = TimelineProjection(checkpoint)
-            let tail: [Record]
-            do { tail = try log.records(after: checkpoint.position) } catch { throw .log(error) }
-            let state = try Self.validated(tail, from: projection.domainState)
+            let tail = opening.records.dropFirst(Int(checkpoint.position - opening.start))
+            let state = try Self.validated(tail, from: checkpoint.domainState)
             projection.apply(tail)
             for view in views { projection.addView(view) }
             projection.advanceClock(to: clock.now())
@@ -46,15 +65,16 @@ extension TimelineStore {
                                             checkpointProblem: nil))
             return
         }
-        let replay = try Self.replayingAll(log, clock: clock, views: views)
+        // Without a usable checkpoint the log was read whole: replay what it read.
+        let replay = try Self.replaying(opening.records, clock: clock, views: views)
         self.init(log: log, clock: clock, state: replay.state, projection: replay.projection,
                   checkpointPath: checkpointFile, checkpointInterval: checkpointInterval,
-                  report: OpeningReport(checkpointPosition: nil, replayedRecords: replay.count,
+                  report: OpeningReport(checkpointPosition: nil, replayedRecords: opening.records.count,
                                         checkpointProblem: problem))
     }
 
-    private static func usableCheckpoint(at file: String, log: FileEventLog, path: String,
-                                         problem: inout String?) -> Checkpoint? {
+    /// The checkpoint at `file` if it can be read and belongs to the log at `path`.
+    private static func loadCheckpoint(at file: String, path: String, problem: inout String?) -> Checkpoint? {
         let bytes: [UInt8]?
         do { bytes = try DurableFile.read(file) } catch {
             problem = error.description
@@ -70,10 +90,6 @@ extension TimelineStore {
             problem = "checkpoint belongs to another log file"
             return nil
         }
-        guard checkpoint.position <= log.position else {
-            problem = "checkpoint at position \(checkpoint.position) is ahead of the log (\(log.position))"
-            return nil
-        }
         return checkpoint
     }
 
@@ -81,7 +97,11 @@ extension TimelineStore {
     public func saveCheckpoint() throws(StoreError) {
         guard let checkpointPath, let file = log as? FileEventLog else { return }
         let identity = DurableFile.identity(file.path) ?? 0
-        do { try DurableFile.write(projection.checkpoint(logIdentity: identity).encoded(), to: checkpointPath) } catch {
+        // Without a resume point (a position inside a batch, a failed read) the checkpoint
+        // still serves: opening then reads the whole log, but replays only the tail.
+        let resumePoint = try? file.resumePoint(at: projection.position)
+        let checkpoint = projection.checkpoint(logIdentity: identity, resumePoint: resumePoint)
+        do { try DurableFile.write(checkpoint.encoded(), to: checkpointPath) } catch {
             throw .log(error)
         }
         markCheckpointed()

@@ -44,8 +44,16 @@ public actor TimelineStore {
     ) throws(StoreError) -> (state: DomainState, projection: TimelineProjection, count: Int) {
         let records: [Record]
         do { records = try log.records(after: 0) } catch { throw .log(error) }
+        let replay = try replaying(records, clock: clock, views: views)
+        return (replay.state, replay.projection, records.count)
+    }
+
+    /// Checks every record of a whole log against the domain rules and builds the views.
+    static func replaying(
+        _ records: [Record], clock: any TimelineClock, views: [ViewDefinition]
+    ) throws(StoreError) -> (state: DomainState, projection: TimelineProjection) {
         let state = try validated(records, from: DomainState())
-        return (state, TimelineProjection(records: records, views: views, now: clock.now()), records.count)
+        return (state, TimelineProjection(records: records, views: views, now: clock.now()))
     }
 
     init(log: any EventLog, clock: any TimelineClock, state: DomainState, projection: TimelineProjection,
@@ -61,7 +69,7 @@ public actor TimelineStore {
     }
 
     /// Checks `records` against the domain rules, starting from `state`.
-    static func validated(_ records: [Record], from state: DomainState) throws(StoreError) -> DomainState {
+    static func validated<C: Collection<Record>>(_ records: C, from state: DomainState) throws(StoreError) -> DomainState {
         var state = state
         for record in records {
             for fact in record.facts {

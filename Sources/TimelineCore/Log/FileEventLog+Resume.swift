@@ -1,0 +1,138 @@
+extension FileEventLog {
+    /// Where a log was at some position, saved (in a checkpoint) so that the log can be
+    /// reopened reading only the records after it: see ``open(path:resumingAt:)``.
+    ///
+    /// It names the byte offset just after the line of the record at ``position``, the
+    /// length and CRC-32C of that line (so that opening can check that the record ending
+    /// there is the one that was there), how many lines come before the offset (for line
+    /// numbers in messages), and the command ids of the records up to ``position``.
+    public struct ResumePoint: Sendable, Hashable {
+        /// The position of the last record before the point (0: the start of the log).
+        public var position: Int64
+        /// The byte offset just after the newline of the record at ``position``.
+        public var offset: Int
+        /// How many lines (records and blank lines) come before ``offset``.
+        public var lineCount: Int
+        /// The length of the line of the record at ``position``, its newline included
+        /// (0 when ``position`` is 0).
+        public var lastLineLength: Int
+        /// The CRC-32C of that line's bytes, its newline included.
+        public var lastLineChecksum: UInt32
+        /// The command ids of the records up to ``position``.
+        public var commands: CommandTable
+
+        /// Creates a resume point from its parts (as a checkpoint saved them).
+        public init(position: Int64, offset: Int, lineCount: Int, lastLineLength: Int, lastLineChecksum: UInt32,
+                    commands: CommandTable) {
+            self.position = position
+            self.offset = offset
+            self.lineCount = lineCount
+            self.lastLineLength = lastLineLength
+            self.lastLineChecksum = lastLineChecksum
+            self.commands = commands
+        }
+
+        /// Why the point cannot describe any log, or `nil` when its parts agree.
+        var inconsistency: String? {
+            if position < 0 { return "negative position \(position)" }
+            if lineCount < position { return "\(lineCount) lines cannot hold \(position) records" }
+            if (position == 0) != (lastLineLength == 0) {
+                return "a last line of \(lastLineLength) bytes does not fit position \(position)"
+            }
+            if lastLineLength > offset || lastLineLength > LogReader.maximumLineLength + 1 {
+                return "a last line of \(lastLineLength) bytes does not fit offset \(offset)"
+            }
+            for entry in commands.entries {
+                guard entry.firstPosition >= 1, entry.count >= 1, entry.firstPosition - 1 + Int64(entry.count) <= position,
+                      entry.offset >= 0, entry.offset < offset else {
+                    return "command entry at position \(entry.firstPosition) lies outside the first \(position) records"
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The command ids of a log's records, by a 64-bit hash of the id: compact to save and
+    /// to load, and a lookup reads the records back to compare the real id, so two ids
+    /// with the same hash never mix.
+    public struct CommandTable: Sendable, Hashable {
+        /// One command: the hash of its id and where its records are.
+        public struct Entry: Sendable, Hashable {
+            /// ``CommandTable/hash(_:)`` of the command id.
+            public var hash: UInt64
+            /// The position of the command's first record.
+            public var firstPosition: Int64
+            /// How many records the command's batch holds.
+            public var count: Int32
+            /// The byte offset where the line of the first record starts.
+            public var offset: Int
+
+            /// Creates an entry.
+            public init(hash: UInt64, firstPosition: Int64, count: Int32, offset: Int) {
+                self.hash = hash
+                self.firstPosition = firstPosition
+                self.count = count
+                self.offset = offset
+            }
+        }
+
+        /// The entries, in ascending order of hash.
+        public let entries: [Entry]
+
+        /// An empty table.
+        public init() { entries = [] }
+
+        /// A table of `entries`, or `nil` if they are not in ascending order of hash.
+        /// - Complexity: O(*n*).
+        public init?(sortedEntries entries: [Entry]) {
+            for i in entries.indices.dropFirst() where entries[i - 1].hash > entries[i].hash { return nil }
+            self.entries = entries
+        }
+
+        /// A table of `entries` in any order.
+        /// - Complexity: O(*n* log *n*).
+        public init(unsorted entries: [Entry]) {
+            self.entries = entries.sorted { $0.hash < $1.hash }
+        }
+
+        /// The entries whose hash is `hash(id)`: the candidates for the command `id`.
+        /// - Complexity: O(log *n*).
+        func candidates(for id: String) -> ArraySlice<Entry> {
+            let key = Self.hash(id)
+            var low = 0, high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].hash < key { low = middle + 1 } else { high = middle }
+            }
+            var end = low
+            while end < entries.count, entries[end].hash == key { end += 1 }
+            return entries[low..<end]
+        }
+
+        /// The 64-bit FNV-1a hash of a command id's UTF-8: the same in every process and
+        /// on every machine, unlike `Hasher`.
+        /// - Complexity: O(*m*) for an id of *m* bytes.
+        public static func hash(_ id: String) -> UInt64 {
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in id.utf8 {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01B3
+            }
+            return hash
+        }
+    }
+
+    /// A log opened by ``open(path:resumingAt:)``, with the records read while opening it.
+    public struct Opening: Sendable {
+        /// The log, open for writing.
+        public let log: FileEventLog
+        /// The position ``records`` start after: the resume point's, or 0 when the whole
+        /// log was read.
+        public let start: Int64
+        /// The records after ``start``, decoded while opening (hand them to whatever
+        /// replays them instead of reading them again).
+        public let records: [Record]
+        /// Why the resume point was not used, when one was given: the log was read whole.
+        public let resumeProblem: String?
+    }
+}

@@ -1,0 +1,204 @@
+import Testing
+@testable import TimelineCore
+
+@Suite("Opening a file log from a resume point")
+struct FileEventLogResumeTests {
+    /// A log of the story's facts: batches of one and two, some with command ids, a blank
+    /// line in the middle; returns every record written.
+    static func writeLog(_ path: String) throws -> [Record] {
+        let facts = try storyFacts()
+        let log = try FileEventLog(path: path)
+        var records: [Record] = []
+        var index = 0, batch = 0
+        while index < facts.count {
+            let size = min(batch % 3 == 2 ? 2 : 1, facts.count - index)
+            let id: String? = batch % 2 == 0 ? "cmd-\(batch)" : nil
+            records += try log.append(Array(facts[index..<(index + size)]), options: AppendOptions(commandID: id)).records
+            index += size
+            batch += 1
+            if batch == 3 {
+                log.close()
+                try appendToFile(path, utf8("\n"))
+                return try records + Self.continueLog(path, facts: Array(facts[index...]), batch: batch)
+            }
+        }
+        log.close()
+        return records
+    }
+
+    private static func continueLog(_ path: String, facts: [Fact], batch first: Int) throws -> [Record] {
+        let log = try FileEventLog(path: path)
+        defer { log.close() }
+        var records: [Record] = []
+        var index = 0, batch = first
+        while index < facts.count {
+            let size = min(batch % 3 == 2 ? 2 : 1, facts.count - index)
+            let id: String? = batch % 2 == 0 ? "cmd-\(batch)" : nil
+            records += try log.append(Array(facts[index..<(index + size)]), options: AppendOptions(commandID: id)).records
+            index += size
+            batch += 1
+        }
+        return records
+    }
+
+    /// Every resume point the log offers, by position.
+    static func resumePoints(_ path: String, count: Int) throws -> [Int64: FileEventLog.ResumePoint] {
+        let log = try FileEventLog(path: path)
+        defer { log.close() }
+        var points: [Int64: FileEventLog.ResumePoint] = [:]
+        for position in 0...Int64(count) {
+            if let point = try log.resumePoint(at: position) { points[position] = point }
+        }
+        return points
+    }
+
+    @Test func everyResumePointReopensReadingOnlyTheTail() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let records = try Self.writeLog(path)
+            let points = try Self.resumePoints(path, count: records.count)
+            // A point inside a batch is refused; every batch's end has one.
+            for record in records {
+                #expect((points[record.position] != nil) == (record.batchRemainder == 0), "position \(record.position)")
+            }
+            for (position, point) in points {
+                let opening = try FileEventLog.open(path: path) { point }
+                defer { opening.log.close() }
+                #expect(opening.resumeProblem == nil)
+                #expect(opening.start == position)
+                #expect(opening.records == Array(records.dropFirst(Int(position))))
+                #expect(opening.log.position == Int64(records.count))
+                // Every command id answers, from before the point as well as after it.
+                for id in Set(records.compactMap(\.commandID)) {
+                    #expect(try opening.log.records(forCommandID: id) == records.filter { $0.commandID == id }, "\(id)")
+                }
+                #expect(try opening.log.records(forCommandID: "never-sent") == nil)
+                // A resume point taken again after resuming is the same point.
+                #expect(try opening.log.resumePoint(at: position) == point)
+                // Reading from before the point reads the prefix once, then everything works.
+                #expect(try opening.log.records(after: 0) == records)
+                #expect(try opening.log.records(after: position / 2) == Array(records.dropFirst(Int(position / 2))))
+            }
+        }
+    }
+
+    @Test func aCommandSentBeforeThePointIsNotAppendedAgain() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let records = try Self.writeLog(path)
+            let point = try #require(try Self.resumePoints(path, count: records.count)[Int64(records.count)])
+            let opening = try FileEventLog.open(path: path) { point }
+            defer { opening.log.close() }
+            let again = try opening.log.append([.timelineCreated(timeline: "x", name: "X")],
+                                               options: AppendOptions(commandID: "cmd-0"))
+            #expect(again.wasDuplicate)
+            #expect(again.records == records.filter { $0.commandID == "cmd-0" })
+            #expect(opening.log.position == Int64(records.count))
+            // New records and ids after the point are found too, and a later point covers them.
+            let appended = try opening.log.append([.timelineCreated(timeline: "x", name: "X")],
+                                                  options: AppendOptions(commandID: "late"))
+            #expect(!appended.wasDuplicate)
+            let later = try #require(try opening.log.resumePoint(at: Int64(records.count + 1)))
+            #expect(later.commands.entries.count == point.commands.entries.count + 1)
+            #expect(try opening.log.records(forCommandID: "late") == appended.records)
+        }
+    }
+
+    @Test func aHashCollisionIsHarmless() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let records = try Self.writeLog(path)
+            let real = try #require(try Self.resumePoints(path, count: records.count)[Int64(records.count)])
+            // An entry for "ghost" that points at the records of another command.
+            let first = try #require(real.commands.entries.first)
+            let ghost = FileEventLog.CommandTable.Entry(hash: FileEventLog.CommandTable.hash("ghost"),
+                                                        firstPosition: first.firstPosition, count: first.count,
+                                                        offset: first.offset)
+            var point = real
+            point.commands = FileEventLog.CommandTable(unsorted: real.commands.entries + [ghost])
+            let opening = try FileEventLog.open(path: path) { point }
+            defer { opening.log.close() }
+            #expect(opening.resumeProblem == nil)
+            #expect(try opening.log.records(forCommandID: "ghost") == nil)
+            let sent = try opening.log.append([.timelineCreated(timeline: "g", name: "G")],
+                                              options: AppendOptions(commandID: "ghost"))
+            #expect(!sent.wasDuplicate)
+        }
+    }
+
+    @Test func aLogChangedBehindThePointIsReadWhole() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let records = try Self.writeLog(path)
+            let points = try Self.resumePoints(path, count: records.count)
+            let original = fileBytes(path)
+            let point = try #require(points[5])
+            var cases: [(name: String, bytes: [UInt8], reason: String)] = []
+            var flipped = original
+            flipped[point.offset - 3] ^= 0x01
+            cases.append(("a flipped bit in the last line", flipped, "is not the record 5"))
+            cases.append(("truncated before the point", Array(original.prefix(point.offset - 1)), "ahead of the log"))
+            // Another log of the same length whose line at the point differs: a record shifted.
+            var shifted = original
+            shifted.replaceSubrange((point.offset - point.lastLineLength)..<point.offset,
+                                    with: Array(original[(point.offset - point.lastLineLength - 1)..<(point.offset - 1)]))
+            cases.append(("a replaced last line", shifted, "is not the record 5"))
+            for (name, bytes, reason) in cases {
+                try writeFile(path, bytes)
+                let opening: FileEventLog.Opening
+                do {
+                    opening = try FileEventLog.open(path: path) { point }
+                } catch {
+                    // A changed log may not read at all: then it is refused, never resumed.
+                    #expect(name != "truncated before the point", "\(name): \(error)")
+                    continue
+                }
+                defer { opening.log.close() }
+                #expect(opening.start == 0, "\(name)")
+                #expect(opening.resumeProblem?.contains(reason) == true, "\(name): \(opening.resumeProblem ?? "nil")")
+                #expect(opening.records.count == Int(opening.log.position), "\(name)")
+            }
+            // A point that cannot describe any log is refused before the file is read.
+            try writeFile(path, original)
+            var nonsense = point
+            nonsense.lineCount = 1
+            let opening = try FileEventLog.open(path: path) { nonsense }
+            defer { opening.log.close() }
+            #expect(opening.resumeProblem?.contains("resume point") == true)
+            #expect(opening.records == records)
+        }
+    }
+
+    @Test func aTornTailAfterThePointIsCutAndReported() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let records = try Self.writeLog(path)
+            let point = try #require(try Self.resumePoints(path, count: records.count)[4])
+            let valid = fileBytes(path).count
+            try appendToFile(path, utf8(#"{"seq":12,"type":"timelineCrea"#))
+            let opening = try FileEventLog.open(path: path) { point }
+            defer { opening.log.close() }
+            #expect(opening.resumeProblem == nil)
+            #expect(opening.records == Array(records.dropFirst(4)))
+            let torn = try #require(opening.log.tornTail)
+            #expect(torn.offset == valid)
+            #expect(torn.line == records.count + 2)  // one blank line before
+            #expect(fileBytes(path).count == valid)
+        }
+    }
+
+    @Test func aBadLineAfterThePointRefusesToOpenNamingItsLine() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let records = try Self.writeLog(path)
+            let point = try #require(try Self.resumePoints(path, count: records.count)[4])
+            try appendToFile(path, utf8("{\"type\":\"noSuchFact\",\"data\":{}}\n"))
+            #expect {
+                try FileEventLog.open(path: path) { point }
+            } throws: { error in
+                guard case EventLogError.invalidLine(_, let line, _) = error else { return false }
+                return line == records.count + 2
+            }
+        }
+    }
+}
