@@ -40,19 +40,41 @@ public struct TimelineProjection: Sendable {
 
     /// Builds the projection from records in one pass, sorting each view once.
     ///
+    /// The records are assumed to follow the domain rules; see
+    /// ``init(validating:views:now:)`` for a log that must be checked.
     /// - Complexity: O(*r* + *n* log *n*) for *r* records and *n* rows.
     public init<S: Sequence>(records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
     where S.Element == Record {
         var projection = TimelineProjection(views: views, now: now)
-        projection.load(records)
+        _ = projection.load(records, validating: false)
         self = projection
     }
 
-    /// Applies records to the events only, then builds the summaries and views at once.
-    private mutating func load<S: Sequence>(_ records: S) where S.Element == Record {
+    /// Builds the projection from records in one pass, checking each fact against the
+    /// domain rules in the state before it, as the decider would (``Decider/check(_:in:)``).
+    ///
+    /// Checking needs no state beside the projection's own events and timelines.
+    /// - Throws: ``RecordRefusal`` for the first fact the rules refuse.
+    /// - Complexity: O(*r* + *n* log *n*) for *r* records and *n* rows.
+    public init<S: Sequence>(validating records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
+    throws(RecordRefusal) where S.Element == Record {
+        var projection = TimelineProjection(views: views, now: now)
+        if let refusal = projection.load(records, validating: true) { throw refusal }
+        self = projection
+    }
+
+    /// Applies records to the events only, then builds the summaries and views at once;
+    /// when `validating`, stops at the first fact the rules refuse and returns why.
+    private mutating func load<S: Sequence>(_ records: S, validating: Bool) -> RecordRefusal?
+    where S.Element == Record {
         var names: [TimelineID: String] = [:]
         for record in records {
             for fact in record.facts {
+                if validating {
+                    do { try check(fact, timelines: names) } catch {
+                        return RecordRefusal(position: record.position, fact: fact, rejection: error)
+                    }
+                }
                 switch fact {
                 case .timelineCreated(let id, let name), .timelineRenamed(let id, let name): names[id] = name
                 case .timelineRemoved(let id): names[id] = nil
@@ -63,6 +85,14 @@ public struct TimelineProjection: Sendable {
             position = record.position
         }
         buildViewsAndSummaries(names: names)
+        return nil
+    }
+
+    /// Checks a fact against the events and the timelines `timelines` names (while
+    /// loading, before the summaries exist). The lookup lives only for the call, so the
+    /// events stay uniquely referenced and are changed in place afterwards.
+    private func check(_ fact: Fact, timelines: [TimelineID: String]) throws(Rejection) {
+        try Decider.check(fact, in: LoadingLookup(timelines: timelines, events: events))
     }
 
     /// Builds every view and the summaries from the events, at the same time on as many
@@ -353,4 +383,26 @@ public struct ProjectionChanges: Sendable {
     public func changeSet(for view: ViewDefinition) -> ChangeSet? {
         rows.first { $0.view == view }
     }
+}
+
+/// The timelines and events while a projection loads: the names seen so far and the events.
+private struct LoadingLookup: DomainLookup {
+    let timelines: [TimelineID: String]
+    let events: [EventID: EventSnapshot]
+
+    func timeline(_ id: TimelineID) -> Timeline? { timelines[id].map { Timeline(id: id, name: $0) } }
+    func event(_ id: EventID) -> Event? { events[id]?.event }
+}
+
+extension TimelineProjection: DomainLookup {
+    /// The timeline with this id, if it exists: the decider checks commands against the
+    /// projection, which holds the same timelines and events as a ``DomainState``.
+    /// - Complexity: O(1) on average.
+    public func timeline(_ id: TimelineID) -> Timeline? {
+        summaries.timelines[id].map { Timeline(id: id, name: $0.name) }
+    }
+
+    /// The event with this id, if it exists.
+    /// - Complexity: O(1) on average.
+    public func event(_ id: EventID) -> Event? { events[id]?.event }
 }

@@ -1,5 +1,3 @@
-import Dispatch
-import Synchronization
 import TimelineCore
 
 extension Checkpoint {
@@ -194,8 +192,6 @@ extension Checkpoint {
         let eventCount = try reader.readCount(minimumSize: 17)
         var snapshots: [EventSnapshot] = []
         snapshots.reserveCapacity(eventCount)
-        var events: [Event] = []
-        events.reserveCapacity(eventCount)
         var sizes = [Int](repeating: 0, count: timelineIDs.count)
         for _ in 0..<eventCount {
             let id = EventID(try reader.readString())
@@ -213,15 +209,6 @@ extension Checkpoint {
             case let kind: throw Failure.damaged("unknown dates kind \(kind)")
             }
             snapshots.append(EventSnapshot(id: id, timeline: timeline, title: title, dates: eventDates))
-            events.append(Event(id: id, timeline: timeline, title: title, dates: eventDates))
-        }
-        // The decider's state is built on another thread while this one builds the views:
-        // the two share nothing but the decoded events.
-        let domainState = Handoff<DomainState>()
-        let building = DispatchGroup()
-        let timelines = names.map { Timeline(id: $0.key, name: $0.value) }
-        DispatchQueue.global().async(group: building) { [events] in
-            domainState.put(DomainState(timelines: timelines, events: events))
         }
         var projection = TimelineProjection(views: [], now: now)
         var sizesByID: [TimelineID: Int] = [:]
@@ -246,10 +233,8 @@ extension Checkpoint {
             projection.restoreView(definition, sortedEntries: entries, position: viewPosition)
         }
         projection.summaries.restorePosition(try reader.read(Int64.self))
-        building.wait()
         guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the views") }
-        return Checkpoint(projection: projection, logIdentity: logIdentity, resumePoint: resumePoint,
-                          domainState: domainState.take())
+        return Checkpoint(projection: projection, logIdentity: logIdentity, resumePoint: resumePoint)
     }
 
     private static func element<C: Collection>(_ all: C, _ index: UInt8) throws -> C.Element where C.Index == Int {
@@ -258,11 +243,3 @@ extension Checkpoint {
     }
 }
 
-/// A value one thread puts and another takes after waiting for it.
-private final class Handoff<Value: Sendable>: Sendable {
-    private let value = Mutex<Value?>(nil)
-
-    func put(_ new: Value) { value.withLock { $0 = new } }
-
-    func take() -> Value? { value.withLock { $0.take() } }
-}

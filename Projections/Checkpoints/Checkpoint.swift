@@ -37,22 +37,13 @@ public struct Checkpoint: Sendable {
     /// Where the log was at ``position``, if known: lets the log reopen from there.
     public let resumePoint: FileEventLog.ResumePoint?
     let projection: TimelineProjection
-    /// The domain state, built while loading (from the same decoded events).
-    private let loadedState: DomainState?
 
-    init(projection: TimelineProjection, logIdentity: UInt64, resumePoint: FileEventLog.ResumePoint?,
-         domainState: DomainState? = nil) {
+    init(projection: TimelineProjection, logIdentity: UInt64, resumePoint: FileEventLog.ResumePoint?) {
         self.position = projection.position
         self.logIdentity = logIdentity
         self.resumePoint = resumePoint
         self.projection = projection
-        self.loadedState = domainState
     }
-
-    /// The timelines and events the state stands for: what the decider checks the records
-    /// after ``position`` against.
-    /// - Complexity: O(1) for a loaded checkpoint, O(*n*) for one made from a projection.
-    public var domainState: DomainState { loadedState ?? projection.domainState }
 }
 
 extension TimelineProjection {

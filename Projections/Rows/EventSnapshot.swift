@@ -23,6 +23,9 @@ final class EventSnapshot: Sendable {
         EventSnapshot(id: id, timeline: timeline ?? self.timeline, title: title ?? self.title, dates: dates ?? self.dates)
     }
 
+    /// The event as the domain sees it.
+    var event: Event { Event(id: id, timeline: timeline, title: title, dates: dates) }
+
     /// The kind of the event's first row: `single` for one date, `start` for a range.
     var firstRowKind: RowKind {
         if case .single = dates { .single } else { .start }

@@ -10,14 +10,14 @@ public enum Decider {
     /// A command that changes nothing (moving an event to its own timeline, renaming to
     /// the same name) is accepted and still records its fact.
     /// - Complexity: O(*k*) for a command of *k* facts; the state is not copied.
-    public static func decide(_ command: Command, _ state: DomainState) throws(Rejection) -> [Fact] {
+    public static func decide(_ command: Command, _ state: some DomainLookup) throws(Rejection) -> [Fact] {
         try decide(CollectionOfOne(command), state)
     }
 
     /// Returns the facts that a batch of commands records, each command decided in the
     /// state after the ones before it, or the first rejection.
     /// - Complexity: O(*k*) for *k* facts; the state is not copied.
-    public static func decide<C: Collection>(_ commands: C, _ state: DomainState) throws(Rejection) -> [Fact]
+    public static func decide<C: Collection>(_ commands: C, _ state: some DomainLookup) throws(Rejection) -> [Fact]
     where C.Element == Command {
         var pending = PendingState(base: state)
         var facts: [Fact] = []
@@ -44,7 +44,7 @@ public enum Decider {
     /// Checks that `fact` follows the domain rules in `state`; throws the rule it breaks.
     ///
     /// - Complexity: O(*t*) for the length *t* of a title or name, otherwise O(1).
-    public static func check(_ fact: Fact, in state: DomainState) throws(Rejection) {
+    public static func check(_ fact: Fact, in state: some DomainLookup) throws(Rejection) {
         try check(fact, lookup: state)
     }
 
@@ -55,7 +55,7 @@ public enum Decider {
     /// created just before it). An empty sequence is accepted. `state` is not copied and not
     /// changed: the facts are tried on an overlay, as a batch of commands is when it is decided.
     /// - Complexity: O(*k*) for *k* facts (plus the length of their titles and names).
-    public static func check<S: Sequence>(_ facts: S, in state: DomainState) throws(FactRefusal)
+    public static func check<S: Sequence>(_ facts: S, in state: some DomainLookup) throws(FactRefusal)
     where S.Element == Fact {
         var pending = PendingState(base: state)
         for (index, fact) in facts.enumerated() {

@@ -3,23 +3,23 @@
 ///
 /// Copying a `DomainState` to try facts on it would copy its dictionaries, O(*n*) in the
 /// number of events, on every command; this overlay costs O(*k*) for *k* facts.
-struct PendingState: DomainLookup {
-    let base: DomainState
+struct PendingState<Base: DomainLookup>: DomainLookup {
+    let base: Base
     private var timelines: [TimelineID: Timeline?] = [:]
     private var events: [EventID: Event?] = [:]
     /// Timelines removed by the batch: their events in `base` are gone too.
     private var removedTimelines: Set<TimelineID> = []
 
-    init(base: DomainState) { self.base = base }
+    init(base: Base) { self.base = base }
 
     func timeline(_ id: TimelineID) -> Timeline? {
         if let pending = timelines[id] { return pending }
-        return removedTimelines.contains(id) ? nil : base.timelines[id]
+        return removedTimelines.contains(id) ? nil : base.timeline(id)
     }
 
     func event(_ id: EventID) -> Event? {
         if let pending = events[id] { return pending }
-        guard let event = base.events[id], !removedTimelines.contains(event.timeline) else { return nil }
+        guard let event = base.event(id), !removedTimelines.contains(event.timeline) else { return nil }
         return event
     }
 
@@ -48,15 +48,25 @@ struct PendingState: DomainLookup {
     }
 }
 
-/// Read access to timelines and events, for checking facts.
-protocol DomainLookup {
+/// Read access to the timelines and events that exist: what the decider checks commands
+/// and facts against.
+///
+/// ``DomainState`` is one; a store decides against its projection, which holds the same
+/// timelines and events, so that they are kept once.
+public protocol DomainLookup {
+    /// The timeline with this id, if it exists.
     func timeline(_ id: TimelineID) -> Timeline?
+    /// The event with this id, if it exists.
     func event(_ id: EventID) -> Event?
 }
 
 extension DomainState: DomainLookup {
-    func timeline(_ id: TimelineID) -> Timeline? { timelines[id] }
-    func event(_ id: EventID) -> Event? { events[id] }
+    /// The timeline with this id, if it exists.
+    /// - Complexity: O(1) on average.
+    public func timeline(_ id: TimelineID) -> Timeline? { timelines[id] }
+    /// The event with this id, if it exists.
+    /// - Complexity: O(1) on average.
+    public func event(_ id: EventID) -> Event? { events[id] }
 }
 
 extension Event {

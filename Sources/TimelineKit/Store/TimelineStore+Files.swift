@@ -55,19 +55,19 @@ extension TimelineStore {
         if let checkpoint {
             var projection = TimelineProjection(checkpoint)
             let tail = opening.records.dropFirst(Int(checkpoint.position - opening.start))
-            let state = try Self.validated(tail, from: checkpoint.domainState)
+            try Self.validate(tail, in: projection)
             projection.apply(tail)
             for view in views { projection.addView(view) }
             projection.advanceClock(to: clock.now())
-            self.init(log: log, clock: clock, state: state, projection: projection, checkpointPath: checkpointFile,
+            self.init(log: log, clock: clock, projection: projection, checkpointPath: checkpointFile,
                       checkpointInterval: checkpointInterval,
                       report: OpeningReport(checkpointPosition: checkpoint.position, replayedRecords: tail.count,
                                             checkpointProblem: nil))
             return
         }
         // Without a usable checkpoint the log was read whole: replay what it read.
-        let replay = try Self.replaying(opening.records, clock: clock, views: views)
-        self.init(log: log, clock: clock, state: replay.state, projection: replay.projection,
+        let projection = try Self.replaying(opening.records, clock: clock, views: views)
+        self.init(log: log, clock: clock, projection: projection,
                   checkpointPath: checkpointFile, checkpointInterval: checkpointInterval,
                   report: OpeningReport(checkpointPosition: nil, replayedRecords: opening.records.count,
                                         checkpointProblem: problem))

@@ -30,7 +30,7 @@ extension TimelineStore {
         precondition(lines == nil || lines?.count == facts.count,
                      "importFacts: \(lines?.count ?? 0) lines given for \(facts.count) facts; give one per fact")
         do {
-            try Decider.check(facts, in: state)
+            try Decider.check(facts, in: projection)
         } catch {
             throw .importRefused(index: error.index, line: lines?[error.index], type: error.fact.type,
                                  rejection: error.rejection)

@@ -12,7 +12,8 @@ public actor TimelineStore {
     /// The log the store appends to (read it for catch-up or export; append only through `send` or `importFacts`).
     public nonisolated let log: any EventLog
     nonisolated let clock: any TimelineClock
-    private(set) var state = DomainState()
+    /// The views and the timelines and events they are made of; commands are decided
+    /// against it (it is a ``DomainLookup``), so the events are held once.
     private(set) var projection: TimelineProjection
     private var subscribers: [ViewDefinition: [UpdateBuffer<ChangeSet>]] = [:]
     private var summarySubscribers: [UpdateBuffer<SummaryUpdate>] = []
@@ -33,7 +34,7 @@ public actor TimelineStore {
     public init(log: any EventLog = InMemoryEventLog(), clock: any TimelineClock = SystemClock(),
                 views: [ViewDefinition] = [ViewDefinition()]) throws(StoreError) {
         let replay = try Self.replayingAll(log, clock: clock, views: views)
-        self.init(log: log, clock: clock, state: replay.state, projection: replay.projection,
+        self.init(log: log, clock: clock, projection: replay.projection,
                   checkpointPath: nil, checkpointInterval: nil,
                   report: OpeningReport(checkpointPosition: nil, replayedRecords: replay.count, checkpointProblem: nil))
     }
@@ -41,26 +42,27 @@ public actor TimelineStore {
     /// Reads every record of `log`, checks each against the domain rules and builds the views.
     static func replayingAll(
         _ log: any EventLog, clock: any TimelineClock, views: [ViewDefinition]
-    ) throws(StoreError) -> (state: DomainState, projection: TimelineProjection, count: Int) {
+    ) throws(StoreError) -> (projection: TimelineProjection, count: Int) {
         let records: [Record]
         do { records = try log.records(after: 0) } catch { throw .log(error) }
-        let replay = try replaying(records, clock: clock, views: views)
-        return (replay.state, replay.projection, records.count)
+        return (try replaying(records, clock: clock, views: views), records.count)
     }
 
     /// Checks every record of a whole log against the domain rules and builds the views.
     static func replaying(
         _ records: [Record], clock: any TimelineClock, views: [ViewDefinition]
-    ) throws(StoreError) -> (state: DomainState, projection: TimelineProjection) {
-        let state = try validated(records, from: DomainState())
-        return (state, TimelineProjection(records: records, views: views, now: clock.now()))
+    ) throws(StoreError) -> TimelineProjection {
+        do {
+            return try TimelineProjection(validating: records, views: views, now: clock.now())
+        } catch {
+            throw .invalidRecord(position: error.position, reason: "\(error.fact.type.rawValue): \(error.rejection.description)")
+        }
     }
 
-    init(log: any EventLog, clock: any TimelineClock, state: DomainState, projection: TimelineProjection,
+    init(log: any EventLog, clock: any TimelineClock, projection: TimelineProjection,
          checkpointPath: String?, checkpointInterval: Int64?, report: OpeningReport) {
         self.log = log
         self.clock = clock
-        self.state = state
         self.projection = projection
         self.checkpointPath = checkpointPath
         self.checkpointInterval = checkpointInterval
@@ -68,18 +70,17 @@ public actor TimelineStore {
         self.openingReport = report
     }
 
-    /// Checks `records` against the domain rules, starting from `state`.
-    static func validated<C: Collection<Record>>(_ records: C, from state: DomainState) throws(StoreError) -> DomainState {
-        var state = state
-        for record in records {
-            for fact in record.facts {
-                do { try Decider.check(fact, in: state) } catch {
-                    throw .invalidRecord(position: record.position, reason: "\(fact.type.rawValue): \(error.description)")
-                }
-                state.apply(fact)
-            }
+    /// Checks `records` against the domain rules in the state `projection` stands for and
+    /// the records before each, without changing or copying it (the facts are tried on an
+    /// overlay, as a batch of commands is).
+    static func validate<C: Collection<Record>>(_ records: C, in projection: TimelineProjection) throws(StoreError) {
+        let facts = records.lazy.flatMap { record in record.facts.lazy.map { (record.position, $0) } }
+        do {
+            try Decider.check(facts.map(\.1), in: projection)
+        } catch {
+            let position = facts.dropFirst(error.index).first?.0 ?? projection.position
+            throw .invalidRecord(position: position, reason: "\(error.fact.type.rawValue): \(error.rejection.description)")
         }
-        return state
     }
 
     func markCheckpointed() { checkpointedPosition = projection.position }
@@ -90,8 +91,17 @@ public actor TimelineStore {
     /// "Now" as the store's views see it.
     public var now: Instant { projection.now }
 
-    /// The timelines and events as they stand.
-    public var domainState: DomainState { state }
+    /// The timelines and events as they stand, copied out of the projection.
+    /// - Complexity: O(*n*) for *n* events; to look one up, use ``event(_:)`` or ``timeline(_:)``.
+    public var domainState: DomainState { projection.domainState }
+
+    /// The event with this id, if it exists.
+    /// - Complexity: O(1) on average.
+    public func event(_ id: EventID) -> Event? { projection.event(id) }
+
+    /// The timeline with this id, if it exists.
+    /// - Complexity: O(1) on average.
+    public func timeline(_ id: TimelineID) -> Timeline? { projection.timeline(id) }
 
     // MARK: Commands
 
@@ -116,19 +126,18 @@ public actor TimelineStore {
             }
         }
         let facts: [Fact]
-        do { facts = try Decider.decide(commands, state) } catch { throw .rejected(error) }
+        do { facts = try Decider.decide(commands, projection) } catch { throw .rejected(error) }
         if facts.isEmpty { return [] }
         return try record(facts, options: AppendOptions(
             expectedPosition: expectedPosition, commandID: id, recordedAt: DateValue(utc: clock.now())))
     }
 
-    /// Appends facts the rules accepted, applies them to the state and the views, publishes
+    /// Appends facts the rules accepted, applies them to the views, publishes
     /// the change sets, and writes a checkpoint when the interval has passed.
     func record(_ facts: [Fact], options: AppendOptions) throws(StoreError) -> [Record] {
         let result: AppendResult
         do { result = try log.append(facts, options: options) } catch { throw .log(error) }
         if result.wasDuplicate { return result.records }
-        for fact in facts { state.apply(fact) }
         publish(projection.apply(result.records))
         if let interval = checkpointInterval, projection.position - checkpointedPosition >= interval {
             try? saveCheckpoint()
