@@ -45,9 +45,9 @@ public struct TimelineProjection: Sendable {
     /// - Complexity: O(*r* + *n* log *n*) for *r* records and *n* rows.
     public init<S: Sequence>(records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
     where S.Element == Record {
-        var projection = TimelineProjection(views: views, now: now)
-        _ = projection.load(records, validating: false)
-        self = projection
+        var loader = Loader(views: views, now: now, validating: false)
+        _ = loader.add(records)
+        self = loader.finish()
     }
 
     /// Builds the projection from records in one pass, checking each fact against the
@@ -58,46 +58,72 @@ public struct TimelineProjection: Sendable {
     /// - Complexity: O(*r* + *n* log *n*) for *r* records and *n* rows.
     public init<S: Sequence>(validating records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
     throws(RecordRefusal) where S.Element == Record {
-        var projection = TimelineProjection(views: views, now: now)
-        if let refusal = projection.load(records, validating: true) { throw refusal }
-        self = projection
+        var loader = Loader(views: views, now: now, validating: true)
+        if let refusal = loader.add(records) { throw refusal }
+        self = loader.finish()
     }
 
-    /// Applies records to the events only, then builds the summaries and views at once;
-    /// when `validating`, stops at the first fact the rules refuse and returns why.
-    private mutating func load<S: Sequence>(_ records: S, validating: Bool) -> RecordRefusal?
-    where S.Element == Record {
-        var names: [TimelineID: String] = [:]
-        for record in records {
-            for fact in record.facts {
-                if validating {
-                    do { try check(fact, timelines: names) } catch {
-                        return RecordRefusal(position: record.position, fact: fact, rejection: error)
-                    }
-                }
-                switch fact {
-                case .timelineCreated(let id, let name), .timelineRenamed(let id, let name): names[id] = name
-                case .timelineRemoved(let id): names[id] = nil
-                default: break
-                }
-                applyToEvents(fact)
-            }
-            position = record.position
+    /// Builds a projection from records given a part at a time, so that a log is never held
+    /// whole: the records of each part are applied to the events and may be freed; the
+    /// views and summaries are built once, by ``finish()``.
+    public struct Loader: Sendable {
+        private var projection: TimelineProjection
+        private var names: [TimelineID: String] = [:]
+        private let validating: Bool
+        /// The first refusal, after which further records are ignored.
+        public private(set) var refusal: RecordRefusal?
+
+        /// A loader for a projection with `views`; `validating` checks every fact against
+        /// the domain rules in the state before it.
+        public init(views: [ViewDefinition] = [ViewDefinition()], now: Instant, validating: Bool) {
+            projection = TimelineProjection(views: views, now: now)
+            self.validating = validating
         }
-        buildViewsAndSummaries(names: names)
-        return nil
+
+        /// Applies the next records (in log order) to the events; returns the first fact the
+        /// rules refuse, if validating, and ignores everything after it.
+        /// - Complexity: O(*r*) for *r* records (and the length of their titles).
+        @discardableResult
+        public mutating func add<S: Sequence>(_ records: S) -> RecordRefusal? where S.Element == Record {
+            guard refusal == nil else { return refusal }
+            for record in records {
+                for fact in record.facts {
+                    if validating {
+                        do { try projection.check(fact, timelines: names) } catch {
+                            refusal = RecordRefusal(position: record.position, fact: fact, rejection: error)
+                            return refusal
+                        }
+                    }
+                    switch fact {
+                    case .timelineCreated(let id, let name), .timelineRenamed(let id, let name): names[id] = name
+                    case .timelineRemoved(let id): names[id] = nil
+                    default: break
+                    }
+                    projection.applyToEvents(fact)
+                }
+                projection.position = record.position
+            }
+            return nil
+        }
+
+        /// The projection of the records added: its views and summaries built at once.
+        /// - Complexity: O(*n* log *n*) for *n* rows.
+        public consuming func finish() -> TimelineProjection {
+            projection.buildViewsAndSummaries(names: names)
+            return projection
+        }
     }
 
     /// Checks a fact against the events and the timelines `timelines` names (while
     /// loading, before the summaries exist). The lookup lives only for the call, so the
     /// events stay uniquely referenced and are changed in place afterwards.
-    private func check(_ fact: Fact, timelines: [TimelineID: String]) throws(Rejection) {
+    fileprivate func check(_ fact: Fact, timelines: [TimelineID: String]) throws(Rejection) {
         try Decider.check(fact, in: LoadingLookup(timelines: timelines, events: events))
     }
 
     /// Builds every view and the summaries from the events, at the same time on as many
     /// processors as there are: each is built from the same events, which are only read.
-    private mutating func buildViewsAndSummaries(names: [TimelineID: String]) {
+    fileprivate mutating func buildViewsAndSummaries(names: [TimelineID: String]) {
         let events = self.events, position = self.position, now = self.now.microsecondsSinceEpoch
         let definitions = views.map(\.definition)
         let built = Mutex<(views: [ViewState?], summaries: SummaryState?)>(
@@ -285,7 +311,7 @@ public struct TimelineProjection: Sendable {
     }
 
     /// Applies a fact to the events, not to the views or summaries (for a bulk build).
-    private mutating func applyToEvents(_ fact: Fact) {
+    fileprivate mutating func applyToEvents(_ fact: Fact) {
         if case .timelineRemoved(let timeline) = fact {
             _ = removeEvents(of: timeline)
         } else {

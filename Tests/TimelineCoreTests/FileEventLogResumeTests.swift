@@ -62,7 +62,7 @@ struct FileEventLogResumeTests {
                 #expect((points[record.position] != nil) == (record.batchRemainder == 0), "position \(record.position)")
             }
             for (position, point) in points {
-                let opening = try FileEventLog.open(path: path) { point }
+                let opening = try FileEventLog.openCollecting(path: path) { point }
                 defer { opening.log.close() }
                 #expect(opening.resumeProblem == nil)
                 #expect(opening.start == position)
@@ -87,7 +87,7 @@ struct FileEventLogResumeTests {
             let path = directory + "/log.jsonl"
             let records = try Self.writeLog(path)
             let point = try #require(try Self.resumePoints(path, count: records.count)[Int64(records.count)])
-            let opening = try FileEventLog.open(path: path) { point }
+            let opening = try FileEventLog.openCollecting(path: path) { point }
             defer { opening.log.close() }
             let again = try opening.log.append([.timelineCreated(timeline: "x", name: "X")],
                                                options: AppendOptions(commandID: "cmd-0"))
@@ -116,7 +116,7 @@ struct FileEventLogResumeTests {
                                                         offset: first.offset)
             var point = real
             point.commands = FileEventLog.CommandTable(unsorted: real.commands.entries + [ghost])
-            let opening = try FileEventLog.open(path: path) { point }
+            let opening = try FileEventLog.openCollecting(path: path) { point }
             defer { opening.log.close() }
             #expect(opening.resumeProblem == nil)
             #expect(try opening.log.records(forCommandID: "ghost") == nil)
@@ -145,9 +145,9 @@ struct FileEventLogResumeTests {
             cases.append(("a replaced last line", shifted, "is not the record 5"))
             for (name, bytes, reason) in cases {
                 try writeFile(path, bytes)
-                let opening: FileEventLog.Opening
+                let opening: CollectedOpening
                 do {
-                    opening = try FileEventLog.open(path: path) { point }
+                    opening = try FileEventLog.openCollecting(path: path) { point }
                 } catch {
                     // A changed log may not read at all: then it is refused, never resumed.
                     #expect(name != "truncated before the point", "\(name): \(error)")
@@ -162,7 +162,7 @@ struct FileEventLogResumeTests {
             try writeFile(path, original)
             var nonsense = point
             nonsense.lineCount = 1
-            let opening = try FileEventLog.open(path: path) { nonsense }
+            let opening = try FileEventLog.openCollecting(path: path) { nonsense }
             defer { opening.log.close() }
             #expect(opening.resumeProblem?.contains("resume point") == true)
             #expect(opening.records == records)
@@ -176,7 +176,7 @@ struct FileEventLogResumeTests {
             let point = try #require(try Self.resumePoints(path, count: records.count)[4])
             let valid = fileBytes(path).count
             try appendToFile(path, utf8(#"{"seq":12,"type":"timelineCrea"#))
-            let opening = try FileEventLog.open(path: path) { point }
+            let opening = try FileEventLog.openCollecting(path: path) { point }
             defer { opening.log.close() }
             #expect(opening.resumeProblem == nil)
             #expect(opening.records == Array(records.dropFirst(4)))
@@ -194,11 +194,35 @@ struct FileEventLogResumeTests {
             let point = try #require(try Self.resumePoints(path, count: records.count)[4])
             try appendToFile(path, utf8("{\"type\":\"noSuchFact\",\"data\":{}}\n"))
             #expect {
-                try FileEventLog.open(path: path) { point }
+                try FileEventLog.openCollecting(path: path) { point }
             } throws: { error in
                 guard case EventLogError.invalidLine(_, let line, _) = error else { return false }
                 return line == records.count + 2
             }
         }
+    }
+}
+
+/// An opening with the records it read, collected from the chunks handed over.
+struct CollectedOpening {
+    let log: FileEventLog
+    let start: Int64
+    let resumeProblem: String?
+    let records: [Record]
+}
+
+extension FileEventLog {
+    /// Opens like ``open(path:resumingAt:consume:)``, collecting the records read, and
+    /// checks that every chunk came with the position the opening started after.
+    static func openCollecting(path: String, resumingAt point: () -> ResumePoint?) throws(EventLogError) -> CollectedOpening {
+        var records: [Record] = []
+        var afters: Set<Int64> = []
+        let opening = try open(path: path, resumingAt: point) { after, chunk in
+            afters.insert(after)
+            records += chunk
+        }
+        #expect(afters.isSubset(of: [opening.start]))
+        return CollectedOpening(log: opening.log, start: opening.start, resumeProblem: opening.resumeProblem,
+                                records: records)
     }
 }

@@ -18,6 +18,17 @@ public protocol EventLog: AnyObject, Sendable {
 
     /// The records a command with this id appended, or `nil` if no such command is in the log.
     func records(forCommandID id: String) throws(EventLogError) -> [Record]?
+
+    /// Hands the records after `position` to `body` a part at a time, in order, until
+    /// `body` returns `false`: for replaying a long log without holding it whole.
+    func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError)
+}
+
+extension EventLog {
+    /// Hands all the records after `position` to `body` at once.
+    public func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError) {
+        _ = body(try records(after: position))
+    }
 }
 
 /// How to append a batch: the position expected, the command id, the time recorded.

@@ -126,12 +126,9 @@ extension FileEventLog {
     public struct Opening: Sendable {
         /// The log, open for writing.
         public let log: FileEventLog
-        /// The position ``records`` start after: the resume point's, or 0 when the whole
-        /// log was read.
+        /// The position the records read start after: the resume point's, or 0 when the
+        /// whole log was read.
         public let start: Int64
-        /// The records after ``start``, decoded while opening (hand them to whatever
-        /// replays them instead of reading them again).
-        public let records: [Record]
         /// Why the resume point was not used, when one was given: the log was read whole.
         public let resumeProblem: String?
     }

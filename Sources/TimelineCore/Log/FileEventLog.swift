@@ -64,7 +64,8 @@ public final class FileEventLog: EventLog {
     ///   ``EventLogError/invalidLine(path:line:reason:)`` for a bad line before the end.
     public convenience init(path: String) throws(EventLogError) {
         let file = try Self.lockedFile(path)
-        let (state, tornTail, _) = try Self.load(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
+        var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
+        let (state, tornTail) = try loading.finish()
         self.init(path: path, state: state, tornTail: tornTail)
     }
 
@@ -91,21 +92,30 @@ public final class FileEventLog: EventLog {
     /// - Complexity: O(*t*) for the *t* bytes after the point, plus O(log *c*) per command
     ///   id looked up later among the *c* ids of the table.
     /// - Throws: as ``init(path:)``.
-    public static func open(path: String, resumingAt resumePoint: () -> ResumePoint?) throws(EventLogError) -> Opening {
+    ///
+    /// The records read are handed to `consume` a chunk at a time, in order, with the
+    /// position they start after (the resume point's, or 0 when the whole log is read), so
+    /// that whatever replays them need not hold them all.
+    public static func open(
+        path: String, resumingAt resumePoint: () -> ResumePoint?, consume: (_ after: Int64, [Record]) -> Void
+    ) throws(EventLogError) -> Opening {
         let file = try lockedFile(path)
         var problem: String?
         if let point = resumePoint() {
             problem = try verify(point, file: file)
             if problem == nil {
                 let start = LogReader.Start(position: point.position, line: point.lineCount, offset: point.offset)
-                let (state, tornTail, records) = try load(file, path: path, after: start, prefixCommands: point.commands)
+                var loading = try Loading(file, path: path, after: start, prefixCommands: point.commands)
+                while let records = try loading.next() { consume(point.position, records) }
+                let (state, tornTail) = try loading.finish()
                 return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: point.position,
-                               records: records, resumeProblem: nil)
+                               resumeProblem: nil)
             }
         }
-        let (state, tornTail, records) = try load(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
-        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: 0, records: records,
-                       resumeProblem: problem)
+        var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
+        while let records = try loading.next() { consume(0, records) }
+        let (state, tornTail) = try loading.finish()
+        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: 0, resumeProblem: problem)
     }
 
     private static func lockedFile(_ path: String) throws(EventLogError) -> SystemFile {
@@ -116,46 +126,62 @@ public final class FileEventLog: EventLog {
         return file
     }
 
-    /// Reads the log from `start` to its end, cuts a torn tail and finishes a last line
-    /// that lacks its newline.
-    private static func load(_ file: SystemFile, path: String, after start: LogReader.Start,
-                             prefixCommands: CommandTable) throws(EventLogError)
-        -> (state: State, tornTail: LogReader.TornTail?, records: [Record]) {
-        let bytes = start.offset == 0 ? try file.readAll() : try file.read(at: start.offset, count: file.size() - start.offset)
-        let contents: LogReader.Contents
-        do {
-            contents = try bytes.withUnsafeBytes { raw in
-                Result { () throws(LogReader.Failure) in try LogReader().read(raw, after: start) }
-            }.get()
-        } catch {
-            throw .invalidLine(path: path, line: error.line, reason: error.reason)
+    /// Reads the log from a start to its end, a chunk at a time, noting each record's
+    /// offset, line and command id; then cuts a torn tail and finishes a last line that
+    /// lacks its newline.
+    private struct Loading {
+        private let file: SystemFile
+        private let start: LogReader.Start
+        private let prefixCommands: CommandTable
+        private var reader: ChunkReader
+        private var offsets: [Int] = []
+        private var commands: [String: Range<Int>] = [:]
+        private var lineShifts: [(position: Int, extra: Int)] = []
+
+        init(_ file: SystemFile, path: String, after start: LogReader.Start,
+             prefixCommands: CommandTable) throws(EventLogError) {
+            self.file = file
+            self.start = start
+            self.prefixCommands = prefixCommands
+            reader = try ChunkReader(file, path: path, from: start)
+            if start.line != Int(start.position) { lineShifts.append((Int(start.position), start.line - Int(start.position))) }
         }
-        var size = start.offset + bytes.count
-        if let torn = contents.tornTail {
-            try file.truncate(to: torn.offset)
-            try file.sync()
-            size = torn.offset
-        } else if let last = bytes.last, last != 0x0A {
-            // A complete last record (or a blank line) without its newline: finish the
-            // line, so that the next record starts one of its own.
-            try file.write([0x0A], at: size)
-            try file.sync()
-            size += 1
+
+        /// The next chunk's records, or `nil` after the last.
+        mutating func next() throws(EventLogError) -> [Record]? {
+            guard let contents = try reader.next() else { return nil }
+            let base = Int(start.position)
+            for (index, record) in contents.records.enumerated() {
+                let position = base + offsets.count + index
+                let extra = contents.lineNumbers[index] - (position + 1)
+                if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((position + 1, extra)) }
+                guard let id = record.commandID else { continue }
+                commands[id] = (commands[id]?.lowerBound ?? position)..<(position + 1)
+            }
+            offsets += contents.offsets
+            return contents.records
         }
-        let base = Int(start.position)
-        var commands: [String: Range<Int>] = [:]
-        var lineShifts: [(position: Int, extra: Int)] = []
-        if start.line != base { lineShifts.append((base, start.line - base)) }
-        for (index, record) in contents.records.enumerated() {
-            let extra = contents.lineNumbers[index] - (base + index + 1)
-            if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((base + index + 1, extra)) }
-            guard let id = record.commandID else { continue }
-            let first = commands[id]?.lowerBound ?? (base + index)
-            commands[id] = first..<(base + index + 1)
+
+        /// Reads what is left, mends the file's end and returns the log's state.
+        mutating func finish() throws(EventLogError) -> (state: State, tornTail: LogReader.TornTail?) {
+            while try next() != nil {}
+            var size = reader.size
+            if let torn = reader.tornTail {
+                try file.truncate(to: torn.offset)
+                try file.sync()
+                size = torn.offset
+            } else if let last = reader.lastByte, last != 0x0A, size > start.offset {
+                // A complete last record (or a blank line) without its newline: finish the
+                // line, so that the next record starts one of its own.
+                try file.write([0x0A], at: size)
+                try file.sync()
+                size += 1
+            }
+            let state = State(file: file, size: size, base: Int(start.position), offsets: offsets,
+                              lineShifts: lineShifts, commands: commands, prefixCommands: prefixCommands,
+                              prefixEnd: start.offset)
+            return (state, reader.tornTail)
         }
-        let state = State(file: file, size: size, base: base, offsets: contents.offsets, lineShifts: lineShifts,
-                          commands: commands, prefixCommands: prefixCommands, prefixEnd: start.offset)
-        return (state, contents.tornTail, contents.records)
     }
 
     /// Why `point` does not fit the log in `file`, or `nil` when it does.
@@ -348,6 +374,28 @@ public final class FileEventLog: EventLog {
             }
         }
         return try outcome.get()
+    }
+
+    /// Hands the records after `position` to `body` a chunk at a time (a few MiB of the
+    /// log each), in order, until `body` returns `false`: a replay never holds the whole
+    /// log. The records are those of the log when the call starts.
+    /// - Complexity: O(*n*) for the *n* bytes after `position`.
+    public func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError) {
+        let outcome: Result<(SystemFile, LogReader.Start, Int), EventLogError> = state.withLock { state in
+            guard let file = state.file else { return .failure(.closed(path: path)) }
+            let start = Int(max(0, min(position, Int64(state.count))))
+            return Result { () throws(EventLogError) in
+                if start < state.base { try Self.readPrefix(&state, file: file) }
+                let offset = start < state.count ? state.offsets[start - state.base] : state.size
+                let line = start == 0 ? 0 : state.lineNumber(ofRecord: start)
+                return (file, LogReader.Start(position: Int64(start), line: line, offset: offset), state.size)
+            }
+        }
+        let (file, start, end) = try outcome.get()
+        var reader = try ChunkReader(file, path: path, from: start, to: end)
+        while let contents = try reader.next() {
+            guard body(contents.records) else { return }
+        }
     }
 
     /// The records a command with this id appended, if any.

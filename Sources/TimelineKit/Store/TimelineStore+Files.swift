@@ -33,28 +33,35 @@ extension TimelineStore {
         var checkpoint: Checkpoint?
         var problem: String?
         let opening: FileEventLog.Opening
+        // The records come a chunk at a time: after the checkpoint, they are kept as its
+        // tail; read from the start, they go straight into a projection being built, so
+        // the log is never held whole.
+        var tail: [Record] = []
+        var loader = TimelineProjection.Loader(views: views, now: clock.now(), validating: true)
+        var readCount = 0
         do {
-            opening = try FileEventLog.open(path: path) {
+            opening = try FileEventLog.open(path: path, resumingAt: {
                 // Holding the log's lock, no other store can be writing its checkpoint: a
                 // temporary checkpoint file is what a killed process left behind.
                 DurableFile.removeTemporaries(of: checkpointFile)
                 checkpoint = Self.loadCheckpoint(at: checkpointFile, path: path, problem: &problem)
+                if let found = checkpoint, found.resumePoint == nil {
+                    problem = "checkpoint does not say where the log was at position \(found.position)"
+                    checkpoint = nil
+                }
                 return checkpoint?.resumePoint
-            }
+            }, consume: { after, records in
+                readCount += records.count
+                if after == 0 { loader.add(records) } else { tail += records }
+            })
         } catch { throw .log(error) }
         let log = opening.log
         if let resumeProblem = opening.resumeProblem {
             problem = "checkpoint does not match the log: \(resumeProblem)"
             checkpoint = nil
         }
-        let end = opening.start + Int64(opening.records.count)
-        if let found = checkpoint, found.position > end {
-            problem = "checkpoint at position \(found.position) is ahead of the log (\(end))"
-            checkpoint = nil
-        }
-        if let checkpoint {
+        if let checkpoint, opening.start == checkpoint.position {
             var projection = TimelineProjection(checkpoint)
-            let tail = opening.records.dropFirst(Int(checkpoint.position - opening.start))
             try Self.validate(tail, in: projection)
             projection.apply(tail)
             for view in views { projection.addView(view) }
@@ -65,11 +72,11 @@ extension TimelineStore {
                                             checkpointProblem: nil))
             return
         }
-        // Without a usable checkpoint the log was read whole: replay what it read.
-        let projection = try Self.replaying(opening.records, clock: clock, views: views)
-        self.init(log: log, clock: clock, projection: projection,
+        // Without a usable checkpoint the log was read whole, into the loader.
+        if let refusal = loader.refusal { throw Self.invalidRecord(refusal) }
+        self.init(log: log, clock: clock, projection: loader.finish(),
                   checkpointPath: checkpointFile, checkpointInterval: checkpointInterval,
-                  report: OpeningReport(checkpointPosition: nil, replayedRecords: opening.records.count,
+                  report: OpeningReport(checkpointPosition: nil, replayedRecords: readCount,
                                         checkpointProblem: problem))
     }
 

@@ -43,20 +43,21 @@ public actor TimelineStore {
     static func replayingAll(
         _ log: any EventLog, clock: any TimelineClock, views: [ViewDefinition]
     ) throws(StoreError) -> (projection: TimelineProjection, count: Int) {
-        let records: [Record]
-        do { records = try log.records(after: 0) } catch { throw .log(error) }
-        return (try replaying(records, clock: clock, views: views), records.count)
+        var loader = TimelineProjection.Loader(views: views, now: clock.now(), validating: true)
+        var count = 0
+        do {
+            try log.forEachChunk(after: 0) { records in
+                count += records.count
+                return loader.add(records) == nil
+            }
+        } catch { throw .log(error) }
+        if let refusal = loader.refusal { throw invalidRecord(refusal) }
+        return (loader.finish(), count)
     }
 
-    /// Checks every record of a whole log against the domain rules and builds the views.
-    static func replaying(
-        _ records: [Record], clock: any TimelineClock, views: [ViewDefinition]
-    ) throws(StoreError) -> TimelineProjection {
-        do {
-            return try TimelineProjection(validating: records, views: views, now: clock.now())
-        } catch {
-            throw .invalidRecord(position: error.position, reason: "\(error.fact.type.rawValue): \(error.rejection.description)")
-        }
+    /// The error for a record of the log that the rules refuse.
+    static func invalidRecord(_ refusal: RecordRefusal) -> StoreError {
+        .invalidRecord(position: refusal.position, reason: "\(refusal.fact.type.rawValue): \(refusal.rejection.description)")
     }
 
     init(log: any EventLog, clock: any TimelineClock, projection: TimelineProjection,
@@ -79,7 +80,7 @@ public actor TimelineStore {
             try Decider.check(facts.map(\.1), in: projection)
         } catch {
             let position = facts.dropFirst(error.index).first?.0 ?? projection.position
-            throw .invalidRecord(position: position, reason: "\(error.fact.type.rawValue): \(error.rejection.description)")
+            throw invalidRecord(RecordRefusal(position: position, fact: error.fact, rejection: error.rejection))
         }
     }
 

@@ -1,0 +1,96 @@
+import Testing
+import Foundation
+import TimelineTestSupport
+
+@testable import TimelineCore
+
+/// Reading a log a chunk at a time — cut at line ends, a chunk never ending inside an
+/// atomic batch — gives what reading it at once gives, and so does a log's replay.
+@Suite("Reading a log in chunks")
+struct LogChunkReaderTests {
+    enum Outcome: Equatable {
+        case read(records: [Record], offsets: [Int], lines: [Int], torn: LogReader.TornTail?)
+        case failed(line: Int, reason: String)
+    }
+
+    static func whole(_ bytes: [UInt8]) -> Outcome {
+        do {
+            let contents = try LogReader().read(bytes)
+            return .read(records: contents.records, offsets: contents.offsets, lines: contents.lineNumbers,
+                         torn: contents.tornTail)
+        } catch {
+            return .failed(line: error.line, reason: error.reason)
+        }
+    }
+
+    static func chunked(_ path: String, chunkBytes: Int) throws -> Outcome {
+        let file = try SystemFile(path: path, flags: O_RDONLY)
+        var records: [Record] = [], offsets: [Int] = [], lines: [Int] = []
+        do {
+            var reader = try FileEventLog.ChunkReader(file, path: path, from: LogReader.Start(), chunkBytes: chunkBytes)
+            while let contents = try reader.next() {
+                records += contents.records
+                offsets += contents.offsets
+                lines += contents.lineNumbers
+            }
+            return .read(records: records, offsets: offsets, lines: lines, torn: reader.tornTail)
+        } catch {
+            guard case .invalidLine(_, let line, let reason) = error else { throw error }
+            return .failed(line: line, reason: reason)
+        }
+    }
+
+    @Test func chunksGiveWhatOneReadGives() throws {
+        try withTemporaryDirectory { directory in
+            var batchesCut = 0
+            for seed in UInt64(0)..<200 {
+                let bytes = try LogReaderPiecesTests.randomLog(seed: seed)
+                let path = directory + "/log-\(seed).jsonl"
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+                let expected = Self.whole(bytes)
+                for chunkBytes in [1, 5, 64, 257, 1 << 20] {
+                    #expect(try Self.chunked(path, chunkBytes: chunkBytes) == expected, "seed \(seed), chunks of \(chunkBytes)")
+                }
+                if case .read(let records, _, _, _) = expected, records.contains(where: { $0.batchRemainder > 0 }) {
+                    batchesCut += 1
+                }
+            }
+            #expect(batchesCut > 50, "logs with batches for chunks to cut")
+        }
+    }
+
+    @Test func aLogReplaysChunkByChunkFromAnyPosition() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let log = try FileEventLog(path: path)
+            defer { log.close() }
+            var records: [Record] = []
+            var random = RandomRecords(seed: 9)
+            for _ in 0..<40 {
+                let facts = try (0..<Int.random(in: 1...3, using: &random.rng)).map { _ in try random.fact() }
+                records += try log.append(facts, options: AppendOptions()).records
+            }
+            for position in [0, 1, 17, 39, 40] {
+                var read: [Record] = []
+                try log.forEachChunk(after: Int64(position)) { chunk in
+                    read += chunk
+                    return true
+                }
+                #expect(read == Array(records.dropFirst(position)))
+            }
+            var calls = 0
+            try log.forEachChunk(after: 0) { _ in
+                calls += 1
+                return false
+            }
+            #expect(calls == 1, "returning false stops the reading")
+        }
+    }
+
+    @Test func newlinesAreCountedUpToALimit() {
+        let bytes = Array("a\n\nbc\nd\n".utf8)
+        #expect(FileEventLog.newlines(in: bytes, before: bytes.count) == 4)
+        #expect(FileEventLog.newlines(in: bytes, before: 2) == 1)
+        #expect(FileEventLog.newlines(in: bytes, before: 0) == 0)
+    }
+}
