@@ -18,7 +18,7 @@ public struct TimelineProjection: Sendable {
     public private(set) var now: Instant
 
     var events: [EventID: EventSnapshot] = [:]
-    var eventsByTimeline: [TimelineID: Set<EventID>] = [:]
+    var members = TimelineMembers()
     /// The views, in the order they were added; `viewIndex` finds one by definition.
     /// (An array, so that a view is mutated in place: a dictionary's `d[k]!.mutate()`
     /// may copy the value out, which would make every tree node shared and copied.)
@@ -265,19 +265,19 @@ public struct TimelineProjection: Sendable {
             let snapshot = EventSnapshot(id: id, timeline: timeline, title: title, dates: .single(date))
             let old = events.updateValue(snapshot, forKey: id)
             if old?.timeline != timeline {
-                if let old { eventsByTimeline[old.timeline]?.remove(id) }
-                eventsByTimeline[timeline, default: []].insert(id)
+                if let old { noteDeparture(from: old.timeline) }
+                members.add(id, to: timeline)
             }
             return (old, snapshot)
         case .eventRemoved(let id):
             guard let old = events.removeValue(forKey: id) else { return nil }
-            eventsByTimeline[old.timeline]?.remove(id)
+            noteDeparture(from: old.timeline)
             return (old, nil)
         case .eventMoved(let id, let timeline):
             let change = replaceEvent(id) { $0.with(timeline: timeline) }
             if let old = change?.old, old.timeline != timeline {
-                eventsByTimeline[old.timeline]?.remove(id)
-                eventsByTimeline[timeline, default: []].insert(id)
+                noteDeparture(from: old.timeline)
+                members.add(id, to: timeline)
             }
             return change
         case .eventRetitled(let id, let title):
@@ -304,10 +304,21 @@ public struct TimelineProjection: Sendable {
         return (old, new)
     }
 
+    /// Notes that an event left a timeline.
+    private mutating func noteDeparture(from timeline: TimelineID) {
+        let events = self.events
+        members.noteDeparture(from: timeline) { events[$0]?.timeline }
+    }
+
     /// Removes a timeline's events; returns their snapshots.
+    /// - Complexity: O(*k*) for the *k* ids the timeline's list holds.
     private mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
-        let ids = eventsByTimeline.removeValue(forKey: timeline) ?? []
-        return ids.compactMap { events.removeValue(forKey: $0) }
+        var removed: [EventSnapshot] = []
+        for id in members.removeAll(of: timeline) {
+            guard let at = events.index(forKey: id), events.values[at].timeline == timeline else { continue }
+            removed.append(events.remove(at: at).value)
+        }
+        return removed
     }
 
     /// Applies a fact to the events, not to the views or summaries (for a bulk build).

@@ -192,12 +192,10 @@ extension Checkpoint {
         let eventCount = try reader.readCount(minimumSize: 17)
         var snapshots: [EventSnapshot] = []
         snapshots.reserveCapacity(eventCount)
-        var sizes = [Int](repeating: 0, count: timelineIDs.count)
         for _ in 0..<eventCount {
             let id = EventID(try reader.readString())
             let timelineIndex = try reader.readIndex(below: timelineIDs.count, of: "timeline")
             let timeline = timelineIDs[timelineIndex]
-            sizes[timelineIndex] += 1
             let title = try reader.readString()
             let eventDates: EventDates
             switch try reader.read(UInt8.self) {
@@ -211,9 +209,7 @@ extension Checkpoint {
             snapshots.append(EventSnapshot(id: id, timeline: timeline, title: title, dates: eventDates))
         }
         var projection = TimelineProjection(views: [], now: now)
-        var sizesByID: [TimelineID: Int] = [:]
-        for (index, id) in timelineIDs.enumerated() { sizesByID[id, default: 0] += sizes[index] }
-        projection.restore(position: position, names: names, events: snapshots, sizes: sizesByID)
+        projection.restore(position: position, names: names, events: snapshots)
         for _ in 0..<(try reader.read(UInt32.self)) {
             let filter: RowFilter = try reader.read(UInt8.self) == 0 ? .all : .timeline(TimelineID(try reader.readString()))
             let placement = try element(OngoingPlacement.allCases, reader.read(UInt8.self))

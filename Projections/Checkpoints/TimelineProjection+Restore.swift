@@ -2,17 +2,14 @@ import TimelineCore
 
 extension TimelineProjection {
     /// Sets the events and timelines (as a checkpoint saved them), without views.
-    /// `sizes` gives the number of events of each timeline, so that every table is sized
-    /// before it is filled.
-    mutating func restore(position: Int64, names: [TimelineID: String], events snapshots: [EventSnapshot],
-                          sizes: [TimelineID: Int] = [:]) {
+    mutating func restore(position: Int64, names: [TimelineID: String], events snapshots: [EventSnapshot]) {
         self.position = position
         events = [:]
         events.reserveCapacity(snapshots.count)
-        eventsByTimeline = sizes.mapValues { Set(minimumCapacity: $0) }
+        members = TimelineMembers()
         for snapshot in snapshots {
             events[snapshot.id] = snapshot
-            eventsByTimeline[snapshot.timeline, default: []].insert(snapshot.id)
+            members.add(snapshot.id, to: snapshot.timeline)
         }
         summaries = SummaryState(names: names, events: snapshots)
     }
