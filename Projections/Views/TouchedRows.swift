@@ -2,12 +2,15 @@
 /// (a batch of one command touches one or two rows), with a dictionary from row id to
 /// place once there are more than a few.
 struct TouchedRows {
-    /// A touched row: its entry before the batch and its index then, and its entry now.
+    /// A touched row: its entry before the batch and its index then, and its entry and
+    /// index now (the index kept up to date through the batch's insertions and removals,
+    /// so that the end of a small batch need not search for it).
     struct Touch {
         var id: RowID
         var old: RowEntry?
         var oldIndex: Int?
         var new: RowEntry?
+        var newIndex: Int?
     }
 
     private(set) var rows: [Touch] = []
@@ -35,11 +38,26 @@ struct TouchedRows {
         }
     }
 
-    /// Sets the entry a touched row has now (`nil`: removed).
+    /// Sets the entry a touched row has now and its index (`nil`: removed).
     /// - Complexity: O(1) on average.
-    mutating func setNew(_ entry: RowEntry?, for id: RowID) {
+    mutating func setNew(_ entry: RowEntry?, at index: Int?, for id: RowID) {
         guard let place = place(of: id) else { return }
         rows[place].new = entry
+        rows[place].newIndex = index
+    }
+
+    /// Moves the touched rows' indices past an insertion (`operation` = *j* + 1 for one at
+    /// *j*) or a removal (-(*i* + 1) for one at *i*).
+    /// - Complexity: O(*k*) for *k* touched rows.
+    mutating func shift(for operation: Int) {
+        for place in rows.indices {
+            guard let index = rows[place].newIndex else { continue }
+            if operation > 0 {
+                if index >= operation - 1 { rows[place].newIndex = index + 1 }
+            } else if index > -operation - 1 {
+                rows[place].newIndex = index - 1
+            }
+        }
     }
 
     private func place(of id: RowID) -> Int? {

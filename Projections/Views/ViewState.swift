@@ -120,7 +120,7 @@ struct ViewState: Sendable {
         let removed = index.remove(at: at)
         if let key = sectionKey(of: removed, order: order) { sectionCounts.add(key, -1) }
         record(-(at + 1))
-        batch?.touched.setNew(nil, for: removed.id)
+        batch?.touched.setNew(nil, at: nil, for: removed.id)
     }
 
     /// Inserts a row into the view.
@@ -132,7 +132,7 @@ struct ViewState: Sendable {
         index.insert(entry, at: at)
         if let key = sectionKey(of: entry, order: order) { sectionCounts.add(key, 1) }
         record(at + 1)
-        batch?.touched.setNew(entry, for: entry.id)
+        batch?.touched.setNew(entry, at: at, for: entry.id)
     }
 
     /// Replaces a row with one that sorts in the same place (a new title).
@@ -143,7 +143,7 @@ struct ViewState: Sendable {
         guard at < index.count, index[at].id == old.id else { return }
         noteFirstTouch(old.id, old: index[at], at: at)
         index.update(at: at, with: new)
-        batch?.touched.setNew(new, for: old.id)
+        batch?.touched.setNew(new, at: at, for: old.id)
     }
 
     private mutating func noteFirstTouch(_ id: RowID, old: RowEntry?, at: Int?) {
@@ -151,7 +151,7 @@ struct ViewState: Sendable {
         if batch!.sections == nil { batch!.sections = ascendingSections(now: batch!.now) }
         var oldIndex: Int?
         if let at, batch!.snapshot == nil, !batch!.overflowed { oldIndex = batch!.originalIndex(at) }
-        batch!.touched.append(TouchedRows.Touch(id: id, old: old, oldIndex: oldIndex, new: old))
+        batch!.touched.append(TouchedRows.Touch(id: id, old: old, oldIndex: oldIndex, new: old, newIndex: at))
     }
 
     private mutating func record(_ operation: Int) {
@@ -160,6 +160,7 @@ struct ViewState: Sendable {
             batch!.overflowed = true  // too many to undo one by one: the batch ends in a reset
         } else {
             batch!.operations.append(operation)
+            batch!.touched.shift(for: operation)
         }
     }
 
@@ -185,7 +186,10 @@ struct ViewState: Sendable {
             var old = touch.old.map { entry in
                 batch.snapshot.map { oldOrder.position(of: entry, in: $0) } ?? touch.oldIndex!
             }
-            var new = touch.new.map { newOrder.position(of: $0, in: index) }
+            // A small batch knows where its rows are now; a large one looks them up.
+            var new = touch.new.map { entry in
+                batch.snapshot == nil ? touch.newIndex! : newOrder.position(of: entry, in: index)
+            }
             if descending {
                 old = old.map { oldCount - 1 - $0 }
                 new = new.map { newCount - 1 - $0 }
