@@ -11,7 +11,13 @@ public enum Decider {
     /// the same name) is accepted and still records its fact.
     /// - Complexity: O(*k*) for a command of *k* facts; the state is not copied.
     public static func decide(_ command: Command, _ state: some DomainLookup) throws(Rejection) -> [Fact] {
-        try decide(CollectionOfOne(command), state)
+        let proposed = proposedFacts(for: command)
+        if proposed.count == 1 {
+            // One fact (most commands): checked against the state itself, no overlay.
+            try check(proposed[0], lookup: state)
+            return proposed
+        }
+        return try decide(CollectionOfOne(command), state)
     }
 
     /// Returns the facts that a batch of commands records, each command decided in the
@@ -19,12 +25,23 @@ public enum Decider {
     /// - Complexity: O(*k*) for *k* facts; the state is not copied.
     public static func decide<C: Collection>(_ commands: C, _ state: some DomainLookup) throws(Rejection) -> [Fact]
     where C.Element == Command {
+        if commands.count == 1, let command = commands.first {
+            let proposed = proposedFacts(for: command)
+            if proposed.count == 1 {
+                try check(proposed[0], lookup: state)
+                return proposed
+            }
+        }
         var pending = PendingState(base: state)
         var facts: [Fact] = []
+        var remaining = commands.count
         for command in commands {
-            for fact in proposedFacts(for: command) {
+            remaining -= 1
+            let proposed = proposedFacts(for: command)
+            for (index, fact) in proposed.enumerated() {
                 try check(fact, lookup: pending)
-                pending.apply(fact)
+                // The overlay is read only by the facts after this one.
+                if remaining > 0 || index < proposed.count - 1 { pending.apply(fact) }
                 facts.append(fact)
             }
         }
