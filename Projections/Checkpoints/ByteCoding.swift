@@ -64,8 +64,11 @@ struct ByteReader {
         let count = Int(try read(UInt32.self))
         guard count <= bytes.count - offset else { throw Failure(reason: "truncated string at byte \(offset)") }
         defer { offset += count }
-        // Typed as contiguous UTF-8 code units, validation takes the standard library's fast path.
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]).assumingMemoryBound(to: UInt8.self)
+        // ASCII (most ids, titles and dates) is valid UTF-8 as it is: `String(validating:)`
+        // cost a generic metadata lookup per string, a third of loading a checkpoint
+        // (callgrind, 1M records).
+        if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
         guard let string = String(validating: utf8, as: UTF8.self) else {
             throw Failure(reason: "invalid UTF-8 at byte \(offset)")
         }
