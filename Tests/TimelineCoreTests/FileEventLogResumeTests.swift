@@ -7,38 +7,30 @@ struct FileEventLogResumeTests {
     /// line in the middle; returns every record written.
     static func writeLog(_ path: String) throws -> [Record] {
         let facts = try storyFacts()
-        let log = try FileEventLog(path: path)
-        var records: [Record] = []
-        var index = 0, batch = 0
-        while index < facts.count {
-            let size = min(batch % 3 == 2 ? 2 : 1, facts.count - index)
-            let id: String? = batch % 2 == 0 ? "cmd-\(batch)" : nil
-            records += try log.append(Array(facts[index..<(index + size)]), options: AppendOptions(commandID: id)).records
-            index += size
-            batch += 1
-            if batch == 3 {
-                log.close()
-                try appendToFile(path, utf8("\n"))
-                return try records + Self.continueLog(path, facts: Array(facts[index...]), batch: batch)
-            }
-        }
-        log.close()
-        return records
+        // Three batches, then a blank line written by hand, then the rest in a new session.
+        let first = try appendBatches(path, facts: facts, firstBatch: 0, batches: 3)
+        try appendToFile(path, utf8("\n"))
+        let rest = try appendBatches(path, facts: Array(facts[first.facts...]), firstBatch: 3, batches: .max)
+        return first.records + rest.records
     }
 
-    private static func continueLog(_ path: String, facts: [Fact], batch first: Int) throws -> [Record] {
+    /// Appends `facts` in batches of one or two (every other one with a command id), at
+    /// most `batches` of them, in one session of the log; returns the records and how
+    /// many facts they hold.
+    private static func appendBatches(_ path: String, facts: [Fact], firstBatch: Int,
+                                      batches: Int) throws -> (records: [Record], facts: Int) {
         let log = try FileEventLog(path: path)
         defer { log.close() }
         var records: [Record] = []
-        var index = 0, batch = first
-        while index < facts.count {
+        var index = 0, batch = firstBatch
+        while index < facts.count, batch - firstBatch < batches {
             let size = min(batch % 3 == 2 ? 2 : 1, facts.count - index)
             let id: String? = batch % 2 == 0 ? "cmd-\(batch)" : nil
             records += try log.append(Array(facts[index..<(index + size)]), options: AppendOptions(commandID: id)).records
             index += size
             batch += 1
         }
-        return records
+        return (records, index)
     }
 
     /// Every resume point the log offers, by position.
