@@ -181,8 +181,19 @@ public struct TimelineProjection: Sendable {
     }
 
     /// The timeline summaries, ordered by name and then id.
-    /// - Complexity: O(1).
-    public var timelineSummaries: [TimelineSummary] { summaries.list }
+    /// - Complexity: O(1) while ``tracksSummaryChanges`` is on.
+    public var timelineSummaries: [TimelineSummary] { summaries.currentList }
+
+    /// Whether ``apply(_:)`` describes how the summaries changed (``ProjectionChanges/summaries``).
+    ///
+    /// Describing costs a sixth of projecting one command; a store turns it off while
+    /// nobody follows the summaries. ``timelineSummaries`` is up to date either way (made
+    /// when read, in O(*t* log *t*) for *t* timelines, while off). Turning it on starts
+    /// from the summaries as they are.
+    public var tracksSummaryChanges: Bool {
+        get { summaries.tracksChanges }
+        set { summaries.trackChanges(newValue) }
+    }
 
     private mutating func rebuildView(_ definition: ViewDefinition) {
         setView(Self.builtView(definition, events: events, now: now.microsecondsSinceEpoch, position: position))

@@ -16,8 +16,13 @@ struct SummaryState: Sendable {
     }
 
     private(set) var timelines: [TimelineID: Timeline] = [:]
+    /// The sorted list as of the last change set; behind the summaries while changes are
+    /// not tracked (see ``currentList``).
     private(set) var list: [TimelineSummary] = []
     private(set) var position: Int64 = 0
+    /// Whether each batch brings the list up to date and describes the change; when not,
+    /// the timelines touched pile up and the list is made when it is read.
+    private(set) var tracksChanges = true
     /// Whether a batch is being applied, and the timelines it touched.
     private var inBatch = false
     private var touched: Set<TimelineID> = []
@@ -106,7 +111,7 @@ struct SummaryState: Sendable {
         default:
             return
         }
-        if !inBatch { _ = updateList() }
+        if !inBatch && tracksChanges { _ = updateList() }
     }
 
     /// Replaces an event as it was (`nil` if it is new) with the event as it is (`nil` if
@@ -122,7 +127,7 @@ struct SummaryState: Sendable {
             touched.insert(new.timeline)
             add(new)
         }
-        if !inBatch { _ = updateList() }
+        if !inBatch && tracksChanges { _ = updateList() }
     }
 
     private static func dates(of event: EventSnapshot) -> [DateValue] {
@@ -251,6 +256,7 @@ struct SummaryState: Sendable {
     mutating func endBatch(to: Int64) -> SummaryChangeSet? {
         guard inBatch else { return nil }
         inBatch = false
+        guard tracksChanges else { return nil }
         let changes = updateList()
         guard !changes.isEmpty else { return nil }
         let built = ChangeSetBuilder.build(changes)
@@ -260,5 +266,20 @@ struct SummaryState: Sendable {
         position = to
         return SummaryChangeSet(from: from, to: to, removals: built.removals, insertions: built.insertions,
                                 moves: built.moves, updates: built.updates, summaries: list)
+    }
+
+    /// The summaries as they stand, sorted: the list, or, while changes are not tracked
+    /// and timelines were touched, a list made now.
+    /// - Complexity: O(1) when the list is up to date, O(*t* log *t*) for *t* timelines otherwise.
+    var currentList: [TimelineSummary] {
+        guard !touched.isEmpty else { return list }
+        return timelines.keys.compactMap(summary(of:)).sorted(by: Self.precedes)
+    }
+
+    /// Starts or stops describing each batch's change. Starting brings the list up to date
+    /// first, without a change set: a subscriber starts from the list as it is then.
+    mutating func trackChanges(_ on: Bool) {
+        if on && !tracksChanges && !inBatch { _ = updateList() }
+        tracksChanges = on
     }
 }

@@ -67,6 +67,8 @@ struct OneCommandBenchmark: Sendable {
         -> (Figure, [(name: String, figure: Figure)], rejected: Int, changeSets: Int) {
         let eventLog = InMemoryEventLog(records: records)
         var projection = TimelineProjection(records: records, views: BenchViews.definitions, now: BenchViews.now)
+        // As in a store that nobody follows the summaries of: the three views are measured.
+        projection.tracksSummaryChanges = false
         var session = SamplingSession(pureBudget)
         var stages = Array(repeating: Samples(), count: Self.stageNames.count)
         var rejected = 0, changeSets = 0

@@ -196,6 +196,27 @@ struct TimelineStoreTests {
         let update = await iterator.next()
         #expect(update?.summaries.map(\.name) == ["My life"])
     }
+
+    @Test func aLateSummarySubscriberStartsFromTheSummariesAsTheyAre() async throws {
+        // Before anyone follows the summaries, the store does not describe their changes.
+        let store = try makeStore()
+        try await store.send(.createTimeline("life", name: "My life"))
+        try await store.send(.addEvent("e1", timeline: "life", title: "Born", dates: .single(try DateValue(parsing: "1990"))))
+        var iterator = await store.summaryChanges().makeAsyncIterator()
+        var list = await iterator.next()?.summaries ?? []
+        #expect(list.map(\.eventCount) == [1])
+        try await store.send(.addEvent("e2", timeline: "life", title: "School", dates: .single(try DateValue(parsing: "1996"))))
+        try await store.send(.createTimeline("work", name: "Work"))
+        for _ in 0..<2 {
+            guard case .changes(let changeSet)? = await iterator.next() else {
+                Issue.record("expected a change set")
+                return
+            }
+            list = changeSet.applied(to: list)
+        }
+        #expect(list == (await store.timelineSummaries))
+        #expect(list.map(\.name) == ["My life", "Work"] && list[0].eventCount == 2)
+    }
 }
 
 actor Counter {

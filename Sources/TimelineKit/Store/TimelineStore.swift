@@ -65,6 +65,8 @@ public actor TimelineStore {
         self.log = log
         self.clock = clock
         self.projection = projection
+        // Nobody follows the summaries yet: describing their changes waits for a subscriber.
+        self.projection.tracksSummaryChanges = false
         self.checkpointPath = checkpointPath
         self.checkpointInterval = checkpointInterval
         self.checkpointedPosition = report.checkpointPosition ?? 0
@@ -195,6 +197,7 @@ public actor TimelineStore {
     /// The timeline summaries as a live stream: the current list, then each change.
     public func summaryChanges(bufferLimit: Int = 256) -> SummaryStream {
         let buffer = UpdateBuffer<SummaryUpdate>(limit: bufferLimit, collapse: SummaryUpdate.collapse)
+        projection.tracksSummaryChanges = true
         buffer.push(.initial(projection.timelineSummaries, position: projection.position))
         summarySubscribers.append(buffer)
         return SummaryStream(buffer: buffer, token: SubscriptionToken(buffer: buffer))
@@ -210,6 +213,8 @@ public actor TimelineStore {
         if let summaries = changes.summaries {
             summarySubscribers.removeAll { $0.isFinished }
             for buffer in summarySubscribers { buffer.push(.changes(summaries)) }
+            // The last subscriber is gone: stop describing the summaries' changes.
+            if summarySubscribers.isEmpty { projection.tracksSummaryChanges = false }
         }
     }
 

@@ -1,0 +1,44 @@
+import Testing
+import TimelineTestSupport
+import TimelineCore
+@testable import TimelineProjections
+
+/// Describing the summaries' changes can be switched off while nobody follows them: the
+/// summaries stay right, and switching it on again starts from them as they are.
+@Suite("Summaries whose changes are not described")
+struct SummaryTrackingTests {
+    static let now = date("2026-11-29T12:00:00Z").instant
+
+    @Test(arguments: 0..<15)
+    func summariesStayRightAndChangeSetsResumeFromTheCurrentList(seed: UInt64) {
+        var generator = FactGenerator(seed: seed)
+        var projection = TimelineProjection(views: [ViewDefinition()], now: Self.now)
+        var rng = SplitMix64(seed: seed &+ 5)
+        var position: Int64 = 0
+        var described = 0
+        for round in 0..<120 {
+            // Off for a stretch, on for a stretch.
+            if round % 20 == 0 { projection.tracksSummaryChanges = (round / 20) % 2 == 1 }
+            let tracking = projection.tracksSummaryChanges
+            let before = projection.timelineSummaries
+            var batch: [Record] = []
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                position += 1
+                batch.append(Record(position: position, facts: generator.nextFacts()))
+            }
+            let changes = projection.apply(batch)
+            #expect(projection.timelineSummaries == ReferenceSummaries.of(generator.state), "seed \(seed) round \(round)")
+            if tracking {
+                if let summaries = changes.summaries {
+                    described += 1
+                    #expect(summaries.applied(to: before) == projection.timelineSummaries)
+                } else {
+                    #expect(before == projection.timelineSummaries)
+                }
+            } else {
+                #expect(changes.summaries == nil, "no change set while not tracking")
+            }
+        }
+        #expect(described > 0)
+    }
+}
