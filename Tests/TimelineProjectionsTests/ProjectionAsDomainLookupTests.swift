@@ -44,6 +44,15 @@ struct ProjectionAsDomainLookupTests {
         let unchecked = TimelineProjection(records: records, views: views, now: Self.now)
         for view in views { #expect(Array(checked.rows(view)!) == Array(unchecked.rows(view)!)) }
         #expect(checked.domainState == generator.state)
+        // Sequences without contiguous storage take the generic path, with the same result.
+        let lazily = TimelineProjection(records: records.lazy.map { $0 }, views: views, now: Self.now)
+        var applied = TimelineProjection(views: views, now: Self.now)
+        applied.apply(AnyCollection(records[..<40]))
+        applied.apply(AnyCollection(records[40...]))
+        for view in views {
+            #expect(Array(lazily.rows(view)!) == Array(unchecked.rows(view)!))
+            #expect(Array(applied.rows(view)!) == Array(unchecked.rows(view)!))
+        }
 
         // A fact the rules refuse in the state before it, somewhere in the log.
         var rng = SplitMix64(seed: seed &+ 77)
