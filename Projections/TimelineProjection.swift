@@ -196,6 +196,14 @@ public struct TimelineProjection: Sendable {
         viewIndex[definition].map { views[$0].position }
     }
 
+    /// How many events there are.
+    /// - Complexity: O(1).
+    public var eventCount: Int { events.count }
+
+    /// The ids of the events, in no particular order.
+    /// - Complexity: O(*n*) for *n* events.
+    public var eventIDs: [EventID] { Array(events.keys) }
+
     /// The timeline summaries, ordered by name and then id.
     /// - Complexity: O(1) while ``tracksSummaryChanges`` is on.
     public var timelineSummaries: [TimelineSummary] { summaries.currentList }
@@ -208,7 +216,11 @@ public struct TimelineProjection: Sendable {
     /// from the summaries as they are.
     public var tracksSummaryChanges: Bool {
         get { summaries.tracksChanges }
-        set { summaries.trackChanges(newValue) }
+        set {
+            // Turned on, the next change set goes from the summaries as they are now.
+            if newValue && !summaries.tracksChanges { summaries.restorePosition(position) }
+            summaries.trackChanges(newValue)
+        }
     }
 
     private mutating func rebuildView(_ definition: ViewDefinition) {

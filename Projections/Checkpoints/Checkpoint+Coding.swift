@@ -171,6 +171,9 @@ extension Checkpoint {
         let logIdentity = try reader.read(UInt64.self)
         let now = Instant(microsecondsSinceEpoch: try reader.read(Int64.self))
         let resumePoint = try decodeResumePoint(&reader)
+        if let point = resumePoint, point.position != position {
+            throw Failure.damaged("resume point at position \(point.position) in a checkpoint at \(position)")
+        }
 
         var names: [TimelineID: String] = [:]
         var timelineIDs: [TimelineID] = []

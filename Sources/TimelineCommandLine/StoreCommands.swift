@@ -29,11 +29,12 @@ extension Runner {
         case .createTimeline(let id?, let name):
             command = .createTimeline(id, name: name)
         case .createTimeline(nil, let name):
-            command = .createTimeline(newTimelineID(name: name, in: await store.domainState), name: name)
+            command = .createTimeline(newTimelineID(name: name, in: Set(await store.timelineSummaries.map(\.id))),
+                                      name: name)
         case .addEvent(let id?, let timeline, let title, let dates):
             command = .addEvent(id, timeline: timeline, title: title, dates: dates)
         case .addEvent(nil, let timeline, let title, let dates):
-            command = .addEvent(newEventID(in: await store.domainState), timeline: timeline, title: title, dates: dates)
+            command = .addEvent(newEventID(among: await store.eventIDs), timeline: timeline, title: title, dates: dates)
         case .command(let given):
             command = given
         }
@@ -117,9 +118,9 @@ extension Runner {
     }
 
     /// `e1`, `e2`, …: one more than the highest such id in use.
-    private func newEventID(in state: DomainState) -> EventID {
+    private func newEventID(among ids: [EventID]) -> EventID {
         var highest = 0
-        for id in state.events.keys {
+        for id in ids {
             let text = id.rawValue
             guard text.hasPrefix("e"), let number = Int(text.dropFirst()), number > 0 else { continue }
             highest = max(highest, number)
@@ -129,7 +130,7 @@ extension Runner {
 
     /// The name in lower case, runs of anything but ASCII letters and digits made one
     /// `-`: `My life` → `my-life`; `-2`, `-3`, … when that is taken.
-    private func newTimelineID(name: String, in state: DomainState) -> TimelineID {
+    private func newTimelineID(name: String, in taken: Set<TimelineID>) -> TimelineID {
         var slug = ""
         for scalar in name.lowercased().unicodeScalars {
             if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
@@ -142,7 +143,7 @@ extension Runner {
         if slug.isEmpty { slug = "timeline" }
         var candidate = TimelineID(slug)
         var suffix = 1
-        while state.timelines[candidate] != nil {
+        while taken.contains(candidate) {
             suffix += 1
             candidate = TimelineID("\(slug)-\(suffix)")
         }

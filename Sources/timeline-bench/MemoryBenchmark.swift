@@ -102,7 +102,7 @@ struct MemoryBenchmark {
         case .store:
             let log = try FileEventLog(path: path)
             let store = try TimelineStore(log: log, clock: ManualClock(BenchViews.now), views: BenchViews.definitions)
-            events = await store.domainState.events.count
+            events = await store.eventCount
             keep = store
         case .baseline:
             let baseline = try {

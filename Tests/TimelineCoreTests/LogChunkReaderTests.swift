@@ -87,6 +87,42 @@ struct LogChunkReaderTests {
         }
     }
 
+    @Test func aBadLineFoundWhileReplayingIsNamedByItsLineAfterBlankLines() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            var log = try FileEventLog(path: path)
+            _ = try log.append([.timelineCreated(timeline: "a", name: "A")], options: AppendOptions())
+            _ = try log.append([.timelineCreated(timeline: "b", name: "B")], options: AppendOptions())
+            log.close()
+            try appendToFile(path, utf8("\n\n"))
+            log = try FileEventLog(path: path)
+            defer { log.close() }
+            _ = try log.append([.timelineCreated(timeline: "c", name: "C")], options: AppendOptions())
+            _ = try log.append([.timelineCreated(timeline: "d", name: "D")], options: AppendOptions())
+            // Record 3, on line 5, damaged behind the log's back.
+            var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+            bytes[lineStarts[4] + 10] ^= 0x01
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            #expect(throws: EventLogError.self) { try FileEventLog.read(path: path) }
+            var expectedLine = 0
+            do throws(EventLogError) { _ = try FileEventLog.read(path: path) } catch {
+                if case .invalidLine(_, let line, _) = error { expectedLine = line }
+            }
+            #expect(expectedLine == 5)
+            do throws(EventLogError) {
+                try log.forEachChunk(after: 2) { _ in true }
+                Issue.record("the damaged record was read")
+            } catch {
+                guard case .invalidLine(_, let line, _) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
+                #expect(line == expectedLine)
+            }
+        }
+    }
+
     @Test func newlinesAreCountedUpToALimit() {
         let bytes = Array("a\n\nbc\nd\n".utf8)
         #expect(FileEventLog.newlines(in: bytes, before: bytes.count) == 4)

@@ -59,6 +59,29 @@ struct OpeningFromCheckpointTests {
         #expect(await store.domainState == state, sourceLocation: sourceLocation)
     }
 
+    @Test func aCheckpointAtPositionZeroReplaysEverythingAfterIt() async throws {
+        // Saved on an empty log, then two commands, then a stop without close().
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/log.jsonl"
+        let store = try Self.open(path)
+        try await store.saveCheckpoint()
+        try await store.send(.createTimeline("home", name: "Home"))
+        try await store.send(.addEvent("e1", timeline: "home", title: "Born", dates: .single(date("1990"))))
+        (store.log as? FileEventLog)?.close()
+
+        let reopened = try Self.open(path)
+        defer { (reopened.log as? FileEventLog)?.close() }
+        #expect(reopened.openingReport.checkpointPosition == 0)
+        #expect(reopened.openingReport.replayedRecords == 2)
+        #expect(await reopened.position == 2)
+        #expect(await reopened.eventCount == 1)
+        #expect(await reopened.eventIDs == ["e1"])
+        await #expect(throws: StoreError.rejected(.timelineExists("home"))) {
+            try await reopened.send(.createTimeline("home", name: "Again"))
+        }
+        try await Self.expectSameAsFullReplay(reopened, path)
+    }
+
     @Test func aStoreResumesAtTheCheckpointAndEqualsAFullReplay() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/log.jsonl"

@@ -77,6 +77,24 @@ struct CheckpointTests {
             .init(hash: FileEventLog.CommandTable.hash("b"), firstPosition: 7, count: 1, offset: 1_900),
         ]))
 
+    @Test func aResumePointForAnotherPositionIsRefusedOnLoad() throws {
+        // Sealed with a valid checksum, so only the decoder can refuse it: opening from it
+        // would replay the log from the wrong place.
+        let (projection, _) = Self.projection(seed: 6, records: 12)
+        var bytes = projection.checkpoint(resumePoint: Self.resumePoint).encoded()
+        bytes.removeLast(4)
+        // Magic, schema version, position, log identity and now come first; then the point.
+        let pointPosition = 8 + 4 + 8 + 8 + 8 + 1
+        #expect(bytes[pointPosition - 1] == 1, "a resume point follows")
+        var other = (Self.resumePoint.position + 1).littleEndian
+        withUnsafeBytes(of: &other) { bytes.replaceSubrange(pointPosition..<(pointPosition + 8), with: $0) }
+        var crc = CRC32C.checksum(bytes).littleEndian
+        withUnsafeBytes(of: &crc) { bytes.append(contentsOf: $0) }
+        #expect(throws: Checkpoint.Failure.damaged("resume point at position 13 in a checkpoint at 12")) {
+            try Checkpoint.load(bytes)
+        }
+    }
+
     @Test func theResumePointAndTheDomainStateRoundTrip() throws {
         let (projection, _) = Self.projection(seed: 6, records: 12)
         let loaded = try Checkpoint.load(projection.checkpoint(resumePoint: Self.resumePoint).encoded())

@@ -18,7 +18,12 @@ struct SummaryTrackingTests {
         var described = 0
         for round in 0..<120 {
             // Off for a stretch, on for a stretch.
-            if round % 20 == 0 { projection.tracksSummaryChanges = (round / 20) % 2 == 1 }
+            var turnedOnAt: Int64?
+            if round % 20 == 0 {
+                let on = (round / 20) % 2 == 1
+                if on && !projection.tracksSummaryChanges { turnedOnAt = projection.position }
+                projection.tracksSummaryChanges = on
+            }
             let tracking = projection.tracksSummaryChanges
             let before = projection.timelineSummaries
             var batch: [Record] = []
@@ -31,6 +36,7 @@ struct SummaryTrackingTests {
             if tracking {
                 if let summaries = changes.summaries {
                     described += 1
+                    if let turnedOnAt { #expect(summaries.from == turnedOnAt, "goes from the list as it was turned on") }
                     #expect(summaries.applied(to: before) == projection.timelineSummaries)
                 } else {
                     #expect(before == projection.timelineSummaries)

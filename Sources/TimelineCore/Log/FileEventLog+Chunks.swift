@@ -33,6 +33,9 @@ extension FileEventLog {
         let lastByte: UInt8?
         /// The torn tail, once the last chunk is read, if the log ends in one.
         private(set) var tornTail: LogReader.TornTail?
+        /// How many lines the log holds (a last line without its newline counted), once
+        /// the last chunk is read.
+        private(set) var lineCount = 0
 
         /// A reader of `file` from `start` to byte `end` (by default, the end of the file).
         init(_ file: SystemFile, path: String, from start: LogReader.Start, to end: Int? = nil,
@@ -70,6 +73,8 @@ extension FileEventLog {
                 if atEnd {
                     finished = true
                     tornTail = contents.tornTail
+                    lineCount = base.line + FileEventLog.newlines(in: bytes, before: bytes.count)
+                        + (bytes.last.map { $0 == 0x0A ? 0 : 1 } ?? 0)
                     return contents
                 }
                 // Before the end, a chunk that ends at a newline can only be torn by a batch
@@ -85,6 +90,7 @@ extension FileEventLog {
                 length = chunkBytes
                 return contents
             }
+            if !finished { lineCount = base.line }
             finished = true
             return nil
         }

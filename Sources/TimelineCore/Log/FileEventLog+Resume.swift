@@ -1,6 +1,6 @@
 extension FileEventLog {
     /// Where a log was at some position, saved (in a checkpoint) so that the log can be
-    /// reopened reading only the records after it: see ``open(path:resumingAt:)``.
+    /// reopened reading only the records after it: see ``open(path:resumingAt:consume:)``.
     ///
     /// It names the byte offset just after the line of the record at ``position``, the
     /// length and CRC-32C of that line (so that opening can check that the record ending
@@ -35,11 +35,12 @@ extension FileEventLog {
         /// Why the point cannot describe any log, or `nil` when its parts agree.
         var inconsistency: String? {
             if position < 0 { return "negative position \(position)" }
+            if position == 0 && offset != 0 { return "position 0 at byte \(offset), not at the start" }
             if lineCount < position { return "\(lineCount) lines cannot hold \(position) records" }
             if (position == 0) != (lastLineLength == 0) {
                 return "a last line of \(lastLineLength) bytes does not fit position \(position)"
             }
-            if lastLineLength > offset || lastLineLength > LogReader.maximumLineLength + 1 {
+            if lastLineLength < 0 || lastLineLength > offset || lastLineLength > LogReader.maximumLineLength + 1 {
                 return "a last line of \(lastLineLength) bytes does not fit offset \(offset)"
             }
             for entry in commands.entries {
@@ -122,13 +123,15 @@ extension FileEventLog {
         }
     }
 
-    /// A log opened by ``open(path:resumingAt:)``, with the records read while opening it.
+    /// A log opened by ``open(path:resumingAt:consume:)``; its records went to `consume`.
     public struct Opening: Sendable {
         /// The log, open for writing.
         public let log: FileEventLog
         /// The position the records read start after: the resume point's, or 0 when the
         /// whole log was read.
         public let start: Int64
+        /// Whether the log was read from the resume point (only its tail), rather than whole.
+        public let resumed: Bool
         /// Why the resume point was not used, when one was given: the log was read whole.
         public let resumeProblem: String?
     }

@@ -93,11 +93,11 @@ public final class FileEventLog: EventLog {
     ///   id looked up later among the *c* ids of the table.
     /// - Throws: as ``init(path:)``.
     ///
-    /// The records read are handed to `consume` a chunk at a time, in order, with the
-    /// position they start after (the resume point's, or 0 when the whole log is read), so
+    /// The records read are handed to `consume` a chunk at a time, in order, with whether
+    /// they are the tail after the resume point (`true`) or the whole log (`false`), so
     /// that whatever replays them need not hold them all.
     public static func open(
-        path: String, resumingAt resumePoint: () -> ResumePoint?, consume: (_ after: Int64, [Record]) -> Void
+        path: String, resumingAt resumePoint: () -> ResumePoint?, consume: (_ resumed: Bool, [Record]) -> Void
     ) throws(EventLogError) -> Opening {
         let file = try lockedFile(path)
         var problem: String?
@@ -106,16 +106,18 @@ public final class FileEventLog: EventLog {
             if problem == nil {
                 let start = LogReader.Start(position: point.position, line: point.lineCount, offset: point.offset)
                 var loading = try Loading(file, path: path, after: start, prefixCommands: point.commands)
-                while let records = try loading.next() { consume(point.position, records) }
+                while let records = try loading.next() { consume(true, records) }
                 let (state, tornTail) = try loading.finish()
                 return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: point.position,
+                               resumed: true,
                                resumeProblem: nil)
             }
         }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
-        while let records = try loading.next() { consume(0, records) }
+        while let records = try loading.next() { consume(false, records) }
         let (state, tornTail) = try loading.finish()
-        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: 0, resumeProblem: problem)
+        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: 0, resumed: false,
+                       resumeProblem: problem)
     }
 
     private static func lockedFile(_ path: String) throws(EventLogError) -> SystemFile {
@@ -177,6 +179,12 @@ public final class FileEventLog: EventLog {
                 try file.sync()
                 size += 1
             }
+            if reader.tornTail == nil {
+                // Blank lines after the last record: the records appended next start lower.
+                let count = Int(start.position) + offsets.count
+                let extra = reader.lineCount - count
+                if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((count + 1, extra)) }
+            }
             let state = State(file: file, size: size, base: Int(start.position), offsets: offsets,
                               lineShifts: lineShifts, commands: commands, prefixCommands: prefixCommands,
                               prefixEnd: start.offset)
@@ -212,7 +220,7 @@ public final class FileEventLog: EventLog {
     }
 
     /// Where the log stands at `position` (at most ``position``), to save in a checkpoint
-    /// and reopen with ``open(path:resumingAt:)``; `nil` when `position` is inside an
+    /// and reopen with ``open(path:resumingAt:consume:)``; `nil` when `position` is inside an
     /// atomic batch or beyond the end.
     ///
     /// - Complexity: O(*c* log *c*) for the *c* command ids up to `position`, plus reading
@@ -387,7 +395,8 @@ public final class FileEventLog: EventLog {
             return Result { () throws(EventLogError) in
                 if start < state.base { try Self.readPrefix(&state, file: file) }
                 let offset = start < state.count ? state.offsets[start - state.base] : state.size
-                let line = start == 0 ? 0 : state.lineNumber(ofRecord: start)
+                // The lines before the next record's, blank ones included.
+                let line = start < state.count ? state.lineNumber(ofRecord: start + 1) - 1 : 0
                 return (file, LogReader.Start(position: Int64(start), line: line, offset: offset), state.size)
             }
         }

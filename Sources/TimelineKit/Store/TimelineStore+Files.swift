@@ -50,9 +50,9 @@ extension TimelineStore {
                     checkpoint = nil
                 }
                 return checkpoint?.resumePoint
-            }, consume: { after, records in
+            }, consume: { resumed, records in
                 readCount += records.count
-                if after == 0 { loader.add(records) } else { tail += records }
+                if resumed { tail += records } else { loader.add(records) }
             })
         } catch { throw .log(error) }
         let log = opening.log
@@ -60,7 +60,9 @@ extension TimelineStore {
             problem = "checkpoint does not match the log: \(resumeProblem)"
             checkpoint = nil
         }
-        if let checkpoint, opening.start == checkpoint.position {
+        if let checkpoint, opening.resumed {
+            // `Checkpoint.load` refuses a resume point for another position than its own.
+            precondition(opening.start == checkpoint.position, "a checkpoint resumed at another position")
             var projection = TimelineProjection(checkpoint)
             try Self.validate(tail, in: projection)
             projection.apply(tail)
@@ -105,7 +107,7 @@ extension TimelineStore {
         guard let checkpointPath, let file = log as? FileEventLog else { return }
         let identity = DurableFile.identity(file.path) ?? 0
         // Without a resume point (a position inside a batch, a failed read) the checkpoint
-        // still serves: opening then reads the whole log, but replays only the tail.
+        // is written but not used: opening reads and replays the whole log, with the reason.
         let resumePoint = try? file.resumePoint(at: projection.position)
         let checkpoint = projection.checkpoint(logIdentity: identity, resumePoint: resumePoint)
         do { try DurableFile.write(checkpoint.encoded(), to: checkpointPath) } catch {

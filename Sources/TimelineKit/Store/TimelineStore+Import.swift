@@ -23,7 +23,8 @@ extension TimelineStore {
     /// - Parameters:
     ///   - facts: the facts to import, in order.
     ///   - lines: where each fact came from (for example its line in the foreign log),
-    ///     named in a refusal; one entry per fact, or `nil`.
+    ///     named in a refusal; one entry per fact (another count is a programming error
+    ///     and stops the program), or `nil`.
     /// - Complexity: O(*k* log *n*) for *k* facts and *n* rows; the state is not copied.
     @discardableResult
     public func importFacts(_ facts: [Fact], lines: [Int]? = nil) throws(StoreError) -> [Record] {

@@ -102,6 +102,14 @@ public actor TimelineStore {
     /// - Complexity: O(1) on average.
     public func event(_ id: EventID) -> Event? { projection.event(id) }
 
+    /// How many events there are.
+    /// - Complexity: O(1).
+    public var eventCount: Int { projection.eventCount }
+
+    /// The ids of the events, in no particular order.
+    /// - Complexity: O(*n*) for *n* events.
+    public var eventIDs: [EventID] { projection.eventIDs }
+
     /// The timeline with this id, if it exists.
     /// - Complexity: O(1) on average.
     public func timeline(_ id: TimelineID) -> Timeline? { projection.timeline(id) }
