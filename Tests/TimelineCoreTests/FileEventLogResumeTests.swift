@@ -118,6 +118,22 @@ struct FileEventLogResumeTests {
         }
     }
 
+    @Test func thePointALogWasOpenedAtIsGivenWithoutReadingThePrefix() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let records = try Self.writeLog(path)
+            let point = try #require(try Self.resumePoints(path, count: records.count)[5])
+            let opening = try FileEventLog.openCollecting(path: path) { point }
+            defer { opening.log.close() }
+            #expect(opening.resumeProblem == nil)
+            // The prefix is damaged behind the log's back: reading it would fail.
+            var bytes = fileBytes(path)
+            bytes[10] ^= 0x01
+            try writeFile(path, bytes)
+            #expect(try opening.log.resumePoint(at: point.position) == point)
+        }
+    }
+
     @Test func aLogChangedBehindThePointIsReadWhole() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"

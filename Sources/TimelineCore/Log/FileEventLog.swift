@@ -36,6 +36,8 @@ public final class FileEventLog: EventLog {
         var prefixCommands: FileEventLog.CommandTable
         /// Where the prefix that was not read ends, in bytes.
         var prefixEnd: Int
+        /// The resume point the log was opened at, while its prefix is not read.
+        var openedAt: ResumePoint?
         var buffer: [UInt8] = []
 
         var count: Int { base + offsets.count }
@@ -107,7 +109,8 @@ public final class FileEventLog: EventLog {
                 let start = LogReader.Start(position: point.position, line: point.lineCount, offset: point.offset)
                 var loading = try Loading(file, path: path, after: start, prefixCommands: point.commands)
                 while let records = try loading.next() { consume(true, records) }
-                let (state, tornTail) = try loading.finish()
+                var (state, tornTail) = try loading.finish()
+                state.openedAt = point
                 return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: point.position,
                                resumed: true,
                                resumeProblem: nil)
@@ -235,6 +238,8 @@ public final class FileEventLog: EventLog {
                     return ResumePoint(position: 0, offset: 0, lineCount: 0, lastLineLength: 0, lastLineChecksum: 0,
                                        commands: CommandTable())
                 }
+                // The point the log was opened at is known: its prefix need not be read for it.
+                if let point = state.openedAt, point.position == position, state.base == Int(position) { return point }
                 let index = Int(position) - 1
                 if index < state.base { try Self.readPrefix(&state, file: file) }
                 let start = state.offsets[index - state.base]
@@ -295,6 +300,7 @@ public final class FileEventLog: EventLog {
         state.commands = commands
         state.prefixCommands = CommandTable()
         state.base = 0
+        state.openedAt = nil
         state.prefixEnd = 0
     }
 
