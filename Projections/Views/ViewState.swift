@@ -115,8 +115,10 @@ struct ViewState: Sendable {
     mutating func remove(_ entry: RowEntry, now: Int64) {
         let order = order(now: now)
         let at = order.position(of: entry, in: index)
-        guard at < index.count, index[at].id == entry.id else { return }
-        noteFirstTouch(entry.id, old: index[at], at: at)
+        guard at < index.count else { return }
+        let current = index[at]
+        guard current.id == entry.id else { return }
+        noteFirstTouch(entry.id, old: current, at: at)
         let removed = index.remove(at: at)
         if let key = sectionKey(of: removed, order: order) { sectionCounts.add(key, -1) }
         record(-(at + 1))
@@ -140,8 +142,10 @@ struct ViewState: Sendable {
     mutating func replace(_ old: RowEntry, with new: RowEntry, now: Int64) {
         let order = order(now: now)
         let at = order.position(of: old, in: index)
-        guard at < index.count, index[at].id == old.id else { return }
-        noteFirstTouch(old.id, old: index[at], at: at)
+        guard at < index.count else { return }
+        let current = index[at]
+        guard current.id == old.id else { return }
+        noteFirstTouch(old.id, old: current, at: at)
         index.update(at: at, with: new)
         batch?.touched.setNew(new, at: at, for: old.id)
     }
