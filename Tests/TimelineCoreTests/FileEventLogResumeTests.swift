@@ -141,31 +141,44 @@ struct FileEventLogResumeTests {
             let points = try Self.resumePoints(path, count: records.count)
             let original = fileBytes(path)
             let point = try #require(points[5])
+            // Damage that leaves a log that still reads: the point must not fit it, the
+            // log is read whole, and the reason says why.
             var cases: [(name: String, bytes: [UInt8], reason: String)] = []
-            var flipped = original
-            flipped[point.offset - 3] ^= 0x01
-            cases.append(("a flipped bit in the last line", flipped, "is not the record 5"))
             cases.append(("truncated before the point", Array(original.prefix(point.offset - 1)), "ahead of the log"))
-            // Another log of the same length whose line at the point differs: a record shifted.
-            var shifted = original
-            shifted.replaceSubrange((point.offset - point.lastLineLength)..<point.offset,
-                                    with: Array(original[(point.offset - point.lastLineLength - 1)..<(point.offset - 1)]))
-            cases.append(("a replaced last line", shifted, "is not the record 5"))
+            let otherPath = directory + "/other.jsonl"
+            let other = try FileEventLog(path: otherPath)
+            for i in 0..<40 {
+                _ = try other.append([.timelineCreated(timeline: TimelineID("t\(i)"), name: "Another log \(i)")],
+                                     options: AppendOptions())
+            }
+            other.close()
+            cases.append(("another log in its place", fileBytes(otherPath), "is not the record 5"))
             for (name, bytes, reason) in cases {
                 try writeFile(path, bytes)
-                let opening: CollectedOpening
-                do {
-                    opening = try FileEventLog.openCollecting(path: path) { point }
-                } catch {
-                    // A changed log may not read at all: then it is refused, never resumed.
-                    #expect(name != "truncated before the point", "\(name): \(error)")
-                    continue
-                }
+                let opening = try FileEventLog.openCollecting(path: path) { point }
                 defer { opening.log.close() }
+                #expect(!opening.resumed, "\(name)")
                 #expect(opening.start == 0, "\(name)")
                 #expect(opening.resumeProblem?.contains(reason) == true, "\(name): \(opening.resumeProblem ?? "nil")")
-                #expect(opening.records.count == Int(opening.log.position), "\(name)")
+                #expect(opening.records.count == Int(opening.log.position) && !opening.records.isEmpty, "\(name)")
             }
+            // A flipped bit in the point's own line: the point does not fit, and reading the
+            // log whole refuses the bad line; it is never resumed past the damage.
+            var flipped = original
+            flipped[point.offset - 3] ^= 0x01
+            try writeFile(path, flipped)
+            #expect(throws: EventLogError.self) { _ = try FileEventLog.openCollecting(path: path) { point } }
+            // A flipped bit before the point's line: as documented, the prefix is not read
+            // again, so the log resumes; a whole read (`timeline verify`) finds the damage.
+            flipped = original
+            flipped[point.offset - point.lastLineLength - 3] ^= 0x01
+            try writeFile(path, flipped)
+            do {
+                let resumed = try FileEventLog.openCollecting(path: path) { point }
+                #expect(resumed.resumed && resumed.resumeProblem == nil)
+                resumed.log.close()
+            }
+            #expect(throws: EventLogError.self) { _ = try FileEventLog.read(path: path) }
             // A point that cannot describe any log is refused before the file is read.
             try writeFile(path, original)
             var nonsense = point
@@ -215,6 +228,7 @@ struct FileEventLogResumeTests {
 struct CollectedOpening {
     let log: FileEventLog
     let start: Int64
+    let resumed: Bool
     let resumeProblem: String?
     let records: [Record]
 }
@@ -230,7 +244,8 @@ extension FileEventLog {
             records += chunk
         }
         #expect(kinds.isSubset(of: [opening.resumed]))
-        return CollectedOpening(log: opening.log, start: opening.start, resumeProblem: opening.resumeProblem,
+        return CollectedOpening(log: opening.log, start: opening.start, resumed: opening.resumed,
+                                resumeProblem: opening.resumeProblem,
                                 records: records)
     }
 }
