@@ -1,5 +1,3 @@
-import TimelineCore
-
 /// Why a log cannot be replayed: the first record holding a fact that the domain rules
 /// refuse in the state before it.
 public struct RecordRefusal: Error, Hashable, Sendable, CustomStringConvertible {
