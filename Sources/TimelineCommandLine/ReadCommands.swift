@@ -5,14 +5,18 @@ import TimelineProjections
 /// The commands that read a log without changing it: replay, rows, timelines, verify,
 /// rebuild, export. None of them takes the writer's lock.
 extension Runner {
-    /// Reads a whole log without its lock; a torn last line is named in a warning.
-    func readLog(_ path: String) throws -> LogReader.Contents {
-        let contents: LogReader.Contents
+    /// Reads a whole log without its lock; a log that cannot be read is a command failure.
+    func readContents(_ path: String) throws -> LogReader.Contents {
         do {
-            contents = try FileEventLog.read(path: path)
+            return try FileEventLog.read(path: path)
         } catch {
             throw CommandFailure(error.description)
         }
+    }
+
+    /// Reads a whole log without its lock; a torn last line is named in a warning.
+    func readLog(_ path: String) throws -> LogReader.Contents {
+        let contents = try readContents(path)
         if let torn = contents.tornTail {
             context.warn("\(path): \(torn); not applied")
         }

@@ -197,12 +197,7 @@ extension Runner {
     func importLog(_ arguments: ParsedArguments) async throws -> String {
         let file = arguments.firstPositional
         let path = try logPath(arguments)
-        let foreign: LogReader.Contents
-        do {
-            foreign = try FileEventLog.read(path: file)
-        } catch {
-            throw CommandFailure(error.description)
-        }
+        let foreign = try readContents(file)
         if let torn = foreign.tornTail {
             throw CommandFailure("\(file): \(torn); nothing imported (see 'timeline repair')")
         }

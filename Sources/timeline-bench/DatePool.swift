@@ -17,10 +17,7 @@ struct DatePool {
 
     init(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
+        func pad(_ value: Int, _ width: Int) -> String { DecimalDigits.padded(value, width: width) }
         func parse(_ text: String) -> DateValue {
             do { return try DateValue(parsing: text) } catch { fatalError("workload date \(text): \(error)") }
         }

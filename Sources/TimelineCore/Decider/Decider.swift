@@ -11,13 +11,7 @@ public enum Decider {
     /// the same name) is accepted and still records its fact.
     /// - Complexity: O(*k*) for a command of *k* facts; the state is not copied.
     public static func decide(_ command: Command, _ state: some DomainLookup) throws(Rejection) -> [Fact] {
-        let proposed = proposedFacts(for: command)
-        if proposed.count == 1 {
-            // One fact (most commands): checked against the state itself, no overlay.
-            try check(proposed[0], lookup: state)
-            return proposed
-        }
-        return try decide(CollectionOfOne(command), state)
+        try decide(CollectionOfOne(command), state)
     }
 
     /// Returns the facts that a batch of commands records, each command decided in the
@@ -28,6 +22,7 @@ public enum Decider {
         if commands.count == 1, let command = commands.first {
             let proposed = proposedFacts(for: command)
             if proposed.count == 1 {
+                // One fact (most commands): checked against the state itself, no overlay.
                 try check(proposed[0], lookup: state)
                 return proposed
             }

@@ -155,15 +155,8 @@ public final class FileEventLog: EventLog {
         /// The next chunk's records, or `nil` after the last.
         mutating func next() throws(EventLogError) -> [Record]? {
             guard let contents = try reader.next() else { return nil }
-            let base = Int(start.position)
-            for (index, record) in contents.records.enumerated() {
-                let position = base + offsets.count + index
-                let extra = contents.lineNumbers[index] - (position + 1)
-                if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((position + 1, extra)) }
-                guard let id = record.commandID else { continue }
-                commands[id] = (commands[id]?.lowerBound ?? position)..<(position + 1)
-            }
-            offsets += contents.offsets
+            FileEventLog.note(contents, first: Int(start.position) + offsets.count, offsets: &offsets,
+                              lineShifts: &lineShifts, commands: &commands)
             return contents.records
         }
 
@@ -284,24 +277,35 @@ public final class FileEventLog: EventLog {
                 "the log changed behind the store's back: its first \(state.prefixEnd) bytes hold "
                     + "\(contents.records.count) whole records, not \(state.base)")
         }
+        var offsets: [Int] = []
         var commands: [String: Range<Int>] = [:]
         var lineShifts: [(position: Int, extra: Int)] = []
-        for (index, record) in contents.records.enumerated() {
-            let extra = contents.lineNumbers[index] - (index + 1)
-            if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((index + 1, extra)) }
-            guard let id = record.commandID else { continue }
-            commands[id] = (commands[id]?.lowerBound ?? index)..<(index + 1)
-        }
+        note(contents, first: 0, offsets: &offsets, lineShifts: &lineShifts, commands: &commands)
         for (id, range) in state.commands {
             commands[id] = (commands[id]?.lowerBound ?? range.lowerBound)..<range.upperBound
         }
         state.lineShifts = lineShifts + state.lineShifts.filter { $0.position > state.base }
-        state.offsets = contents.offsets + state.offsets
+        state.offsets = offsets + state.offsets
         state.commands = commands
         state.prefixCommands = CommandTable()
         state.base = 0
         state.openedAt = nil
         state.prefixEnd = 0
+    }
+
+    /// Notes where the records of `contents` are — the offset of each line, the runs of
+    /// records whose line numbers are shifted by blank lines, the records of each command
+    /// id — for records whose first has the 0-based index `first`.
+    private static func note(_ contents: LogReader.Contents, first: Int, offsets: inout [Int],
+                             lineShifts: inout [(position: Int, extra: Int)], commands: inout [String: Range<Int>]) {
+        for (index, record) in contents.records.enumerated() {
+            let position = first + index
+            let extra = contents.lineNumbers[index] - (position + 1)
+            if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((position + 1, extra)) }
+            guard let id = record.commandID else { continue }
+            commands[id] = (commands[id]?.lowerBound ?? position)..<(position + 1)
+        }
+        offsets += contents.offsets
     }
 
     /// Reads the log at `path` without taking the writer's lock (replay, verify, a reader
