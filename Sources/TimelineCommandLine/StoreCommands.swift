@@ -67,7 +67,7 @@ extension Runner {
         case .rejected(let rejection): "\(command) refused: \(rejection)"
         case .log(let error): error.description
         case .invalidRecord(let position, let reason): "\(path): record \(position): \(reason)"
-        case .importRefused: "\(path): \(error)"
+        case .importRefused, .linesDoNotMatchFacts: "\(path): \(error)"
         }
     }
 

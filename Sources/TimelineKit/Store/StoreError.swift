@@ -14,6 +14,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `index` counts the facts given from 0; `line` is where the caller said the fact came
     /// from (a line of the foreign log), if it said; `type` is the fact's type.
     case importRefused(index: Int, line: Int?, type: FactType, rejection: Rejection)
+    /// ``TimelineStore/importFacts(_:lines:)`` was given another number of lines than of
+    /// facts; nothing was appended.
+    case linesDoNotMatchFacts(lines: Int, facts: Int)
 
     /// A message a person can act on.
     public var description: String {
@@ -24,6 +27,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .importRefused(let index, let line, let type, let rejection):
             "import refused at fact index \(index)\(line.map { " (line \($0))" } ?? ""): "
                 + "\(type.rawValue): \(rejection); nothing imported"
+        case .linesDoNotMatchFacts(let lines, let facts):
+            "import given \(lines) lines for \(facts) facts; give one line per fact; nothing imported"
         }
     }
 }

@@ -23,13 +23,14 @@ extension TimelineStore {
     /// - Parameters:
     ///   - facts: the facts to import, in order.
     ///   - lines: where each fact came from (for example its line in the foreign log),
-    ///     named in a refusal; one entry per fact (another count is a programming error
-    ///     and stops the program), or `nil`.
+    ///     named in a refusal; one entry per fact (another count throws
+    ///     ``StoreError/linesDoNotMatchFacts(lines:facts:)``), or `nil`.
     /// - Complexity: O(*k* log *n*) for *k* facts and *n* rows; the state is not copied.
     @discardableResult
     public func importFacts(_ facts: [Fact], lines: [Int]? = nil) throws(StoreError) -> [Record] {
-        precondition(lines == nil || lines?.count == facts.count,
-                     "importFacts: \(lines?.count ?? 0) lines given for \(facts.count) facts; give one per fact")
+        if let lines, lines.count != facts.count {
+            throw .linesDoNotMatchFacts(lines: lines.count, facts: facts.count)
+        }
         do {
             try Decider.check(facts, in: projection)
         } catch {
