@@ -6,9 +6,10 @@ import TimelineCore
 /// The file holds a format tag, the projection's ``TimelineProjection/schemaVersion``,
 /// the position, where the log was at that position (``resumePoint``: its byte offset,
 /// the last line's checksum and the command ids, so that the log is reopened reading
-/// only what follows), the timelines, the distinct date texts, the events (their
-/// timeline and dates as indices into those tables), each view's row order, and ends
-/// with a CRC-32C of everything before it. A checkpoint of another schema version, or a
+/// only what follows), the timelines, the distinct date texts in the order of dates, the
+/// events in blocks of ``eventsPerBlock`` (their timeline and dates as indices into those
+/// tables), each view's row order, and ends with a CRC-32C of everything before it.
+/// The blocks and the views are loaded at the same time on every processor. A checkpoint of another schema version, or a
 /// damaged one, is refused by ``load(_:)``; the caller rebuilds from the log instead.
 public struct Checkpoint: Sendable {
     /// Why a checkpoint cannot be used.
@@ -30,6 +31,9 @@ public struct Checkpoint: Sendable {
 
     static let magic: [UInt8] = Array("TLCHKPT1".utf8)
 
+    /// How many events a block of the checkpoint holds: blocks are decoded at the same time.
+    static let eventsPerBlock = 16_384
+
     /// The log position the state reflects.
     public let position: Int64
     /// An identity of the log the state came from (its file's device and inode), if known.
@@ -49,8 +53,9 @@ public struct Checkpoint: Sendable {
 extension TimelineProjection {
     /// The version of the projections' state: a checkpoint of another version is rebuilt.
     ///
-    /// Version 2 added the log's resume point and keeps dates and timelines in tables.
-    public static let schemaVersion: UInt32 = 2
+    /// Version 2 added the log's resume point and keeps dates and timelines in tables;
+    /// version 3 keeps the dates' table in order and the events in blocks.
+    public static let schemaVersion: UInt32 = 3
 
     /// The projection's state as a checkpoint, with where the log was at its position.
     ///

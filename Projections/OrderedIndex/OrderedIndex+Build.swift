@@ -17,12 +17,28 @@ extension OrderedIndex {
     /// most `nodeCapacity` elements.
     init<S: Sequence>(_ elements: S, nodeCapacity: Int) where S.Element == Element {
         self.init(nodeCapacity: nodeCapacity)
-        if let built = elements.withContiguousStorageIfAvailable({ Self.build($0, nodeCapacity: nodeCapacity) }) {
+        if let built = elements.withContiguousStorageIfAvailable({ buffer in
+            Self.build(count: buffer.count, nodeCapacity: nodeCapacity) { buffer[$0] }
+        }) {
             root = built
         } else {
             let array = ContiguousArray(elements)
-            root = array.withUnsafeBufferPointer { Self.build($0, nodeCapacity: nodeCapacity) }
+            root = array.withUnsafeBufferPointer { buffer in
+                Self.build(count: buffer.count, nodeCapacity: nodeCapacity) { buffer[$0] }
+            }
         }
+    }
+
+    /// Creates an index of `count` elements made in order by `element(i)`, for `i` from 0
+    /// up, without an array of them first.
+    ///
+    /// - Parameters:
+    ///   - count: How many elements the index will hold.
+    ///   - element: The element at an index; called once per index, in increasing order.
+    /// - Complexity: O(*n*).
+    init(count: Int, element: (Int) throws -> Element) rethrows {
+        self.init(nodeCapacity: Self.defaultNodeCapacity)
+        root = try Self.build(count: count, nodeCapacity: Self.defaultNodeCapacity, element: element)
     }
 
     /// Builds a tree bottom-up: first the leaves, spread evenly and about three quarters
@@ -34,10 +50,12 @@ extension OrderedIndex {
     /// at three quarters, a leaf takes a quarter of its capacity in insertions first.
     /// See ``groupCount(items:capacity:)`` for why every node but the root stays at least
     /// half full.
-    private static func build(_ elements: UnsafeBufferPointer<Element>, nodeCapacity: Int) -> Node {
-        let total = elements.count
+    private static func build(count total: Int, nodeCapacity: Int, element: (Int) throws -> Element) rethrows -> Node {
         if total <= nodeCapacity {
-            return Node(elements: ContiguousArray(elements), children: [])
+            var elements = ContiguousArray<Element>()
+            elements.reserveCapacity(total)
+            for index in 0..<total { elements.append(try element(index)) }
+            return Node(elements: elements, children: [])
         }
 
         // Leaves: `total + 1` slots (each leaf's elements plus the separator after it, the
@@ -51,11 +69,13 @@ extension OrderedIndex {
         var start = 0
         for k in 0..<leafCount {
             let size = slots * (k + 1) / leafCount - slots * k / leafCount - 1
-            let leafElements = ContiguousArray(UnsafeBufferPointer(rebasing: elements[start..<(start + size)]))
+            var leafElements = ContiguousArray<Element>()
+            leafElements.reserveCapacity(size)
+            for index in start..<(start + size) { leafElements.append(try element(index)) }
             nodes.append(Node(elements: leafElements, children: []))
             start += size
             if k < leafCount - 1 {
-                separators.append(elements[start])
+                separators.append(try element(start))
                 start += 1
             }
         }

@@ -21,6 +21,13 @@ struct TimelineMembers: Sendable {
     /// Below this many ids a list is never compacted.
     static let compactionFloor = 64
 
+    init() {}
+
+    /// The members of timelines whose events are already grouped (as a checkpoint holds them).
+    init(lists: [TimelineID: [EventID]]) {
+        self.lists = lists.mapValues { List(ids: $0) }
+    }
+
     /// Notes that event `id` is now in `timeline` (added, or moved into it).
     /// - Complexity: O(1) amortised.
     mutating func add(_ id: EventID, to timeline: TimelineID) {

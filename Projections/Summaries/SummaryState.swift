@@ -31,6 +31,15 @@ struct SummaryState: Sendable {
 
     init() {}
 
+    /// A timeline as it is loaded: its counts, and its dates already in order.
+    struct LoadedTimeline {
+        var id: TimelineID
+        var name: String
+        var eventCount = 0
+        var ongoingCount = 0
+        var sortedDates: [DatedEntry] = []
+    }
+
     /// The summaries of these timelines and events, built at once.
     ///
     /// One hash lookup per event (of its timeline's slot among the few timelines), then
@@ -40,36 +49,39 @@ struct SummaryState: Sendable {
     /// - Complexity: O(*n* log *n*) for *n* dates.
     init<S: Sequence>(names: [TimelineID: String], events: S) where S.Element == EventSnapshot {
         var slots: [TimelineID: Int] = [:]
-        var ids: [TimelineID] = []
-        for id in names.keys {
-            slots[id] = ids.count
-            ids.append(id)
+        var loaded: [LoadedTimeline] = []
+        for (id, name) in names {
+            slots[id] = loaded.count
+            loaded.append(LoadedTimeline(id: id, name: name))
         }
-        var counts = [Int](repeating: 0, count: ids.count)
-        var ongoing = [Int](repeating: 0, count: ids.count)
-        var dates = [[DateValue]](repeating: [], count: ids.count)
+        var dates = [[DateValue]](repeating: [], count: loaded.count)
         for event in events {
             guard let slot = slots[event.timeline] else { continue }
-            counts[slot] += 1
+            loaded[slot].eventCount += 1
             switch event.dates {
             case .single(let date):
                 dates[slot].append(date)
             case .range(let start, nil):
                 dates[slot].append(start)
-                ongoing[slot] += 1
+                loaded[slot].ongoingCount += 1
             case .range(let start, let end?):
                 dates[slot].append(start)
                 dates[slot].append(end)
             }
         }
+        for slot in loaded.indices { loaded[slot].sortedDates = Self.sorted(dates[slot]) }
+        self.init(loaded: loaded)
+    }
+
+    /// The summaries of timelines whose counts and sorted dates are known.
+    /// - Complexity: O(*n*) for *n* dates, and O(*t* log *t*) for *t* timelines.
+    init(loaded: [LoadedTimeline]) {
         var building: [TimelineID: Timeline] = [:]
-        building.reserveCapacity(ids.count)
-        for (slot, id) in ids.enumerated() {
-            var timeline = Timeline(name: names[id] ?? "")
-            timeline.eventCount = counts[slot]
-            timeline.ongoingCount = ongoing[slot]
-            timeline.dates = OrderedIndex(Self.sorted(dates[slot]))
-            building[id] = timeline
+        building.reserveCapacity(loaded.count)
+        for timeline in loaded {
+            building[timeline.id] = Timeline(name: timeline.name, eventCount: timeline.eventCount,
+                                             ongoingCount: timeline.ongoingCount,
+                                             dates: OrderedIndex(timeline.sortedDates))
         }
         timelines = building
         list = timelines.keys.compactMap(summary(of:)).sorted(by: Self.precedes)

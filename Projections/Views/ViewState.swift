@@ -85,17 +85,17 @@ struct ViewState: Sendable {
     /// Replaces all rows with `entries`, sorting them (used to build or rebuild a view).
     /// - Complexity: O(*n* log *n*).
     mutating func rebuild(entries: [RowEntry], now: Int64, position: Int64) {
-        restore(sortedEntries: order(now: now).sorted(entries), now: now, position: position)
+        restore(index: OrderedIndex(order(now: now).sorted(entries)), now: now, position: position)
     }
 
-    /// Replaces all rows with `sorted`, already in the view's order.
-    /// - Complexity: O(*n*).
-    mutating func restore(sortedEntries sorted: [RowEntry], now: Int64, position: Int64) {
+    /// Replaces all rows with those of `restored`, already in the view's order.
+    /// - Complexity: O(*n*) with sections, O(1) without.
+    mutating func restore(index restored: OrderedIndex<RowEntry>, now: Int64, position: Int64) {
         let order = order(now: now)
-        index = OrderedIndex(sorted)
+        index = restored
         sectionCounts = SectionCounts()
         if definition.sections != .none {
-            for entry in sorted { if let key = sectionKey(of: entry, order: order) { sectionCounts.add(key, 1) } }
+            for entry in restored { if let key = sectionKey(of: entry, order: order) { sectionCounts.add(key, 1) } }
         }
         self.position = position
         batch = nil

@@ -128,12 +128,50 @@ struct CheckpointTests {
         #expect(throws: Checkpoint.Failure.damaged("not a checkpoint file")) { try Checkpoint.load(Array("hello world!".utf8)) }
     }
 
-    @Test func aCheckpointOfTheFirstSchemaVersionIsRefusedByName() {
+    /// Version 1 had no resume point and no date table; version 2 had the dates out of
+    /// order and the events in one run.
+    @Test(arguments: [UInt8(1), 2])
+    func aCheckpointOfAnEarlierSchemaVersionIsRefusedByName(version: UInt8) {
         var bytes = Self.projection(seed: 5, records: 10).0.checkpoint().encoded()
-        bytes[8] = 1  // version 1 had no resume point and no date table
+        bytes[8] = version
+        let failure = #expect(throws: Checkpoint.Failure.self) { try Checkpoint.load(Self.resealed(bytes)) }
+        #expect(failure == .otherSchemaVersion(found: UInt32(version), expected: 3))
+        #expect(failure?.description == "checkpoint of schema version \(version); this version reads 3")
+    }
+
+    /// The bytes with their last four replaced by the checksum of the others.
+    static func resealed(_ bytes: [UInt8]) -> [UInt8] {
         let body = Array(bytes.dropLast(4))
-        bytes = body + withUnsafeBytes(of: CRC32C.checksum(body).littleEndian, Array.init)
-        #expect(throws: Checkpoint.Failure.otherSchemaVersion(found: 1, expected: 2)) { try Checkpoint.load(bytes) }
+        return body + withUnsafeBytes(of: CRC32C.checksum(body).littleEndian, Array.init)
+    }
+
+    /// Events come in blocks decoded at the same time; any block size gives the same state.
+    @Test(arguments: [1, 2, 5])
+    func eventsInBlocksOfAnySizeRestoreTheSameProjection(eventsPerBlock: Int) throws {
+        let (projection, _) = Self.projection(seed: 11, records: 200)
+        #expect(projection.eventCount > 2 * eventsPerBlock, "several blocks, the last one partly filled")
+        let loaded = try Checkpoint.load(projection.checkpoint().encoded(eventsPerBlock: eventsPerBlock))
+        Self.expectEqual(TimelineProjection(loaded), projection)
+    }
+
+    /// Loading puts each timeline's dates in order by their place in the dates' table, so a
+    /// table out of order (which only a checkpoint written by hand could hold) is refused.
+    @Test func aDatesTableOutOfOrderIsRefused() throws {
+        var projection = TimelineProjection(views: allViews, now: date("2015").instant)
+        projection.apply(Record(position: 1, facts: [
+            .timelineCreated(timeline: TimelineID("life"), name: "Life"),
+            .eventAdded(event: EventID("a"), timeline: TimelineID("life"), title: "A", date: date("2001-01-01")),
+            .eventAdded(event: EventID("b"), timeline: TimelineID("life"), title: "B", date: date("2002-02-02")),
+        ]))
+        var bytes = projection.checkpoint().encoded()
+        let early = Array("2001-01-01".utf8), late = Array("2002-02-02".utf8)
+        let at = try #require(bytes.indices.first { bytes[$0...].starts(with: early) })
+        #expect(bytes[(at + 14)...].starts(with: late), "the table holds the two dates in order, one after the other")
+        bytes.replaceSubrange(at..<(at + 10), with: late)
+        bytes.replaceSubrange((at + 14)..<(at + 24), with: early)
+        #expect(throws: Checkpoint.Failure.damaged("date \"2001-01-01\" out of order after \"2002-02-02\"")) {
+            try Checkpoint.load(Self.resealed(bytes))
+        }
     }
 
     @Test func aCheckpointOfAnotherSchemaVersionIsRefused() {

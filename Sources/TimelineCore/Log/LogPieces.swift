@@ -132,15 +132,6 @@ extension LogPieces.Line {
     }
 }
 
-/// The bytes of a log, read by several threads at once while ``LogPieces/scan(_:decoder:)`` runs.
-///
-/// `@unchecked Sendable` is safe here: the bytes are only read, never written, and
-/// `DispatchQueue.concurrentPerform` returns only after every thread is done with them,
-/// before the caller's buffer can be freed.
-private struct SharedBytes: @unchecked Sendable {
-    let bytes: UnsafeRawBufferPointer
-}
-
 /// The number of processors available to the process.
 enum ProcessInfoCount {
     static let active: Int = {

@@ -1,0 +1,309 @@
+import Dispatch
+import Synchronization
+import TimelineCore
+
+extension Checkpoint {
+    /// Reads a checkpoint, refusing a damaged one or one of another schema version.
+    /// - Complexity: O(*n*) in the number of events and rows.
+    public static func load(_ bytes: [UInt8]) throws(Failure) -> Checkpoint {
+        try bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try load(raw) } }.get()
+    }
+
+    private static func load(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Checkpoint {
+        guard bytes.count >= magic.count + 8, magic.elementsEqual(bytes.prefix(magic.count)) else {
+            throw .damaged("not a checkpoint file")
+        }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
+        guard stored == CRC32C.checksum(body) else { throw .damaged("checksum mismatch") }
+        var reader = ByteReader(body)
+        reader.offset = magic.count
+        do {
+            let version = try reader.read(UInt32.self)
+            guard version == TimelineProjection.schemaVersion else {
+                throw Failure.otherSchemaVersion(found: version, expected: TimelineProjection.schemaVersion)
+            }
+            return try decodeBody(&reader)
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw .damaged("\(error)")
+        }
+    }
+
+    private static func decodeResumePoint(_ reader: inout ByteReader) throws -> FileEventLog.ResumePoint? {
+        switch try reader.read(UInt8.self) {
+        case 0: return nil
+        case 1: break
+        case let flag: throw Failure.damaged("unknown resume point flag \(flag)")
+        }
+        let position = try reader.read(Int64.self)
+        let offset = Int(try reader.read(Int64.self))
+        let lineCount = Int(try reader.read(Int64.self))
+        let lastLineLength = Int(try reader.read(Int64.self))
+        let checksum = try reader.read(UInt32.self)
+        let count = try reader.readCount(minimumSize: 28)
+        var entries: [FileEventLog.CommandTable.Entry] = []
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            entries.append(FileEventLog.CommandTable.Entry(
+                hash: try reader.read(UInt64.self), firstPosition: try reader.read(Int64.self),
+                count: try reader.read(Int32.self), offset: Int(try reader.read(Int64.self))))
+        }
+        guard let commands = FileEventLog.CommandTable(sortedEntries: entries) else {
+            throw Failure.damaged("command table out of order")
+        }
+        return FileEventLog.ResumePoint(position: position, offset: offset, lineCount: lineCount,
+                                        lastLineLength: lastLineLength, lastLineChecksum: checksum, commands: commands)
+    }
+
+    /// Where a block of events lies in the checkpoint's body.
+    private struct EventBlock: Sendable {
+        var range: Range<Int>
+        var count: Int
+    }
+
+    /// A saved view: its definition, and where its rows lie in the checkpoint's body.
+    private struct SavedView: Sendable {
+        var definition: ViewDefinition
+        var position: Int64
+        var rowsStart: Int
+        var count: Int
+    }
+
+    /// A block of events as decoded: each event's snapshot, timeline index and date indices.
+    private struct DecodedEvents: Sendable {
+        var snapshots: [EventSnapshot] = []
+        var timelines: [UInt32] = []
+        /// Two per event: its first date's index, and its end's (or ``noDate``).
+        var dates: [UInt32] = []
+    }
+
+    private static let noDate = UInt32.max
+
+    /// Reads the header and tables, finds the blocks of events and the views' rows, then
+    /// decodes the blocks at the same time on every processor, and then the views, the
+    /// events' table and the summaries at the same time.
+    private static func decodeBody(_ reader: inout ByteReader) throws -> Checkpoint {
+        let position = try reader.read(Int64.self)
+        let logIdentity = try reader.read(UInt64.self)
+        let now = Instant(microsecondsSinceEpoch: try reader.read(Int64.self))
+        let resumePoint = try decodeResumePoint(&reader)
+        if let point = resumePoint, point.position != position {
+            throw Failure.damaged("resume point at position \(point.position) in a checkpoint at \(position)")
+        }
+
+        var timelineIDs: [TimelineID] = []
+        var names: [String?] = []
+        var seenTimelines = Set<TimelineID>()
+        for _ in 0..<(try reader.readCount(minimumSize: 5)) {
+            let id = TimelineID(try reader.readString())
+            guard seenTimelines.insert(id).inserted else { throw Failure.damaged("timeline \"\(id)\" listed twice") }
+            timelineIDs.append(id)
+            switch try reader.read(UInt8.self) {
+            case 0: names.append(nil)
+            case 1: names.append(try reader.readString())
+            case let flag: throw Failure.damaged("unknown timeline name flag \(flag)")
+            }
+        }
+        // Each distinct date text is parsed (and so checked) once; the table is in order.
+        let dateCount = try reader.readCount(minimumSize: 4)
+        var dates: [DateValue] = []
+        dates.reserveCapacity(dateCount)
+        for _ in 0..<dateCount {
+            let date = try DateValue(parsing: reader.readString())
+            if let last = dates.last, !(last < date) {
+                throw Failure.damaged("date \"\(date)\" out of order after \"\(last)\"")
+            }
+            dates.append(date)
+        }
+
+        let eventCount = try reader.readCount(minimumSize: 17)
+        var blocks: [EventBlock] = []
+        var counted = 0
+        for _ in 0..<(try reader.readCount(minimumSize: 8)) {
+            let count = Int(try reader.read(UInt32.self))
+            let length = try reader.readCount(minimumSize: 1)
+            guard count <= length / 17 else { throw Failure.damaged("a block of \(count) events in \(length) bytes") }
+            blocks.append(EventBlock(range: reader.offset..<(reader.offset + length), count: count))
+            reader.offset += length
+            counted += count
+        }
+        guard counted == eventCount else {
+            throw Failure.damaged("blocks of \(counted) events where \(eventCount) were listed")
+        }
+
+        var savedViews: [SavedView] = []
+        for _ in 0..<(try reader.readCount(minimumSize: 16)) {
+            let filter: RowFilter = try reader.read(UInt8.self) == 0 ? .all : .timeline(TimelineID(try reader.readString()))
+            let placement = try element(OngoingPlacement.allCases, reader.read(UInt8.self))
+            let order = try element(SortOrder.allCases, reader.read(UInt8.self))
+            let sections = try element(Sectioning.allCases, reader.read(UInt8.self))
+            let viewPosition = try reader.read(Int64.self)
+            let count = try reader.readCount(minimumSize: 5)
+            savedViews.append(SavedView(
+                definition: ViewDefinition(filter: filter, placement: placement, order: order, sections: sections),
+                position: viewPosition, rowsStart: reader.offset, count: count))
+            reader.offset += count * 5
+        }
+        let summariesPosition = try reader.read(Int64.self)
+        guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the views") }
+
+        let shared = SharedBytes(bytes: reader.bytes)
+        let parts: [DecodedEvents] = try inParallel(blocks.count) { [blocks, timelineIDs, dates] index in
+            try decodeEvents(blocks[index], in: shared.bytes, timelines: timelineIDs, dates: dates)
+        }
+        let snapshots = parts.count == 1 ? parts[0].snapshots : parts.flatMap(\.snapshots)
+
+        // The events' table, each view, and the members and summaries, at the same time.
+        let nowValue = now.microsecondsSinceEpoch
+        let built = try inParallel(savedViews.count + 2) { [savedViews, timelineIDs, names, dates] task -> RestoredPart in
+            switch task {
+            case 0:
+                var events: [EventID: EventSnapshot] = [:]
+                events.reserveCapacity(snapshots.count)
+                for snapshot in snapshots { events[snapshot.id] = snapshot }
+                guard events.count == snapshots.count else { throw Failure.damaged("an event listed twice") }
+                return .events(events)
+            case savedViews.count + 1:
+                var (members, summaries) = membersAndSummaries(parts, timelines: timelineIDs, names: names, dates: dates)
+                summaries.restorePosition(summariesPosition)
+                return .membersAndSummaries(members, summaries)
+            default:
+                return .view(try restoredView(savedViews[task - 1], in: shared.bytes, snapshots: snapshots, now: nowValue))
+            }
+        }
+        var events: [EventID: EventSnapshot] = [:]
+        var members = TimelineMembers()
+        var summaries = SummaryState()
+        var views: [ViewState] = []
+        for part in built {
+            switch part {
+            case .events(let table): events = table
+            case .view(let view): views.append(view)
+            case .membersAndSummaries(let timelineMembers, let state):
+                members = timelineMembers
+                summaries = state
+            }
+        }
+        var projection = TimelineProjection(views: [], now: now)
+        projection.restore(position: position, events: events, members: members, summaries: summaries, views: views)
+        return Checkpoint(projection: projection, logIdentity: logIdentity, resumePoint: resumePoint)
+    }
+
+    /// What one of the tasks that restore a projection built.
+    private enum RestoredPart: Sendable {
+        case events([EventID: EventSnapshot])
+        case view(ViewState)
+        case membersAndSummaries(TimelineMembers, SummaryState)
+    }
+
+    /// The results of `count` tasks run at the same time, in order; the first task's
+    /// error in that order is thrown.
+    private static func inParallel<T: Sendable>(_ count: Int, _ task: @Sendable (Int) throws -> T) throws -> [T] {
+        let results = Mutex<[Result<T, any Error>?]>(Array(repeating: nil, count: count))
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            let result = Result { try task(index) }
+            results.withLock { $0[index] = result }
+        }
+        return try results.withLock { results in try results.map { try $0!.get() } }
+    }
+
+    /// The events of one block.
+    private static func decodeEvents(_ block: EventBlock, in bytes: UnsafeRawBufferPointer,
+                                     timelines: [TimelineID], dates: [DateValue]) throws -> DecodedEvents {
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<block.range.upperBound]))
+        reader.offset = block.range.lowerBound
+        var decoded = DecodedEvents()
+        decoded.snapshots.reserveCapacity(block.count)
+        decoded.timelines.reserveCapacity(block.count)
+        decoded.dates.reserveCapacity(2 * block.count)
+        for _ in 0..<block.count {
+            let id = EventID(try reader.readString())
+            let timelineIndex = try reader.readIndex(below: timelines.count, of: "timeline")
+            let title = try reader.readString()
+            let kind = try reader.read(UInt8.self)
+            guard kind <= 2 else { throw Failure.damaged("unknown dates kind \(kind)") }
+            let start = try reader.readIndex(below: dates.count, of: "date")
+            let end = kind == 2 ? try reader.readIndex(below: dates.count, of: "date") : nil
+            let eventDates: EventDates = kind == 0
+                ? .single(dates[start]) : .range(start: dates[start], end: end.map { dates[$0] })
+            decoded.snapshots.append(EventSnapshot(id: id, timeline: timelines[timelineIndex], title: title,
+                                                   dates: eventDates))
+            decoded.timelines.append(UInt32(timelineIndex))
+            decoded.dates.append(UInt32(start))
+            decoded.dates.append(end.map(UInt32.init) ?? noDate)
+        }
+        guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after a block of events") }
+        return decoded
+    }
+
+    /// A view from its saved rows.
+    private static func restoredView(_ saved: SavedView, in bytes: UnsafeRawBufferPointer,
+                                     snapshots: [EventSnapshot], now: Int64) throws -> ViewState {
+        var reader = ByteReader(bytes)
+        reader.offset = saved.rowsStart
+        let placement = saved.definition.placement
+        // The rows go straight into the index's nodes, without an array of them first.
+        let index = try OrderedIndex<RowEntry>(count: saved.count) { _ in
+            let index = try reader.readIndex(below: snapshots.count, of: "row of event")
+            let kind = try element(RowKind.allCases, reader.read(UInt8.self))
+            return RowEntry(event: snapshots[index], kind: kind, now: now, placement: placement)
+        }
+        return TimelineProjection.restoredView(saved.definition, index: index, position: saved.position, now: now)
+    }
+
+    /// Each timeline's events, and the summaries of the named timelines.
+    ///
+    /// The dates' table is in order, so each timeline's dates are put in order by
+    /// counting their indices: O(*n* + *d*) for *n* dates of *d* distinct ones, where
+    /// sorting each timeline's dates was a fifth of loading a checkpoint.
+    private static func membersAndSummaries(
+        _ parts: [DecodedEvents], timelines: [TimelineID], names: [String?], dates: [DateValue]
+    ) -> (TimelineMembers, SummaryState) {
+        var lists = [[EventID]](repeating: [], count: timelines.count)
+        var loaded = zip(timelines, names).map { SummaryState.LoadedTimeline(id: $0, name: $1 ?? "") }
+        var dateCounts = [Int](repeating: 0, count: timelines.count)
+        // bucketStarts[d] is where date d's occurrences start in date order.
+        var bucketStarts = [Int](repeating: 0, count: dates.count + 1)
+        for part in parts {
+            for (offset, snapshot) in part.snapshots.enumerated() {
+                let timeline = Int(part.timelines[offset])
+                lists[timeline].append(snapshot.id)
+                guard names[timeline] != nil else { continue }
+                loaded[timeline].eventCount += 1
+                if snapshot.dates.isOpenRange { loaded[timeline].ongoingCount += 1 }
+                for date in part.dates[(2 * offset)..<(2 * offset + 2)] where date != noDate {
+                    bucketStarts[Int(date) + 1] += 1
+                    dateCounts[timeline] += 1
+                }
+            }
+        }
+        for date in dates.indices { bucketStarts[date + 1] += bucketStarts[date] }
+        var timelineByOccurrence = [UInt32](repeating: 0, count: bucketStarts[dates.count])
+        var next = bucketStarts
+        for part in parts {
+            for (offset, timeline) in part.timelines.enumerated() where names[Int(timeline)] != nil {
+                for date in part.dates[(2 * offset)..<(2 * offset + 2)] where date != noDate {
+                    timelineByOccurrence[next[Int(date)]] = timeline
+                    next[Int(date)] += 1
+                }
+            }
+        }
+        for timeline in loaded.indices { loaded[timeline].sortedDates.reserveCapacity(dateCounts[timeline]) }
+        for (date, value) in dates.enumerated() {
+            for occurrence in bucketStarts[date]..<bucketStarts[date + 1] {
+                loaded[Int(timelineByOccurrence[occurrence])].sortedDates.append(DatedEntry(date: value))
+            }
+        }
+        var members: [TimelineID: [EventID]] = [:]
+        for (timeline, list) in zip(timelines, lists) where !list.isEmpty { members[timeline] = list }
+        let named = zip(loaded, names).compactMap { $1 == nil ? nil : $0 }
+        return (TimelineMembers(lists: members), SummaryState(loaded: named))
+    }
+
+    private static func element<C: Collection>(_ all: C, _ index: UInt8) throws -> C.Element where C.Index == Int {
+        guard Int(index) < all.count else { throw Failure.damaged("unknown value \(index)") }
+        return all[Int(index)]
+    }
+}

@@ -1,0 +1,130 @@
+import TimelineCore
+
+extension Checkpoint {
+    /// The checkpoint's bytes, ending with their CRC-32C.
+    /// - Complexity: O(*n*) in the number of events and rows.
+    public func encoded() -> [UInt8] { encoded(eventsPerBlock: Self.eventsPerBlock) }
+
+    /// The checkpoint's bytes, with its events in blocks of `eventsPerBlock`.
+    func encoded(eventsPerBlock: Int) -> [UInt8] {
+        precondition(eventsPerBlock > 0, "a block holds at least one event")
+        var writer = ByteWriter()
+        writer.bytes.append(contentsOf: Self.magic)
+        writer.write(TimelineProjection.schemaVersion)
+        writer.write(position)
+        writer.write(logIdentity)
+        writer.write(projection.now.microsecondsSinceEpoch)
+        Self.encode(resumePoint, into: &writer)
+
+        // Timelines: those with a name, then any other an event names.
+        var timelineIndices: [TimelineID: UInt32] = [:]
+        var timelines: [(id: TimelineID, name: String?)] = []
+        for (id, timeline) in projection.summaries.timelines {
+            timelineIndices[id] = UInt32(timelines.count)
+            timelines.append((id, timeline.name))
+        }
+        // Dates: each distinct text once, in the order of dates (by instant, then text),
+        // so that loading puts a timeline's dates in order by their indices alone.
+        var distinct: [String: DateValue] = [:]
+        for event in projection.events.values {
+            distinct[event.dates.start.text] = event.dates.start
+            if case .range(_, let end?) = event.dates { distinct[end.text] = end }
+        }
+        let dates = distinct.values.sorted()
+        var dateIndices: [String: UInt32] = [:]
+        dateIndices.reserveCapacity(dates.count)
+        for (index, date) in dates.enumerated() { dateIndices[date.text] = UInt32(index) }
+        // Events: in blocks, each with its count and byte length, decoded at the same time.
+        var events = ByteWriter()
+        var eventIndices: [EventID: UInt32] = [:]
+        eventIndices.reserveCapacity(projection.events.count)
+        let snapshots = Array(projection.events.values)
+        events.write(UInt32(snapshots.count))
+        events.write(UInt32((snapshots.count + eventsPerBlock - 1) / eventsPerBlock))
+        for blockStart in stride(from: 0, to: snapshots.count, by: eventsPerBlock) {
+            let block = snapshots[blockStart..<min(blockStart + eventsPerBlock, snapshots.count)]
+            var blockWriter = ByteWriter()
+            for (offset, event) in zip(block.indices, block) {
+                eventIndices[event.id] = UInt32(offset)
+                if timelineIndices[event.timeline] == nil {
+                    timelineIndices[event.timeline] = UInt32(timelines.count)
+                    timelines.append((event.timeline, nil))
+                }
+                blockWriter.write(event.id.rawValue)
+                blockWriter.write(timelineIndices[event.timeline]!)
+                blockWriter.write(event.title)
+                switch event.dates {
+                case .single(let date):
+                    blockWriter.write(UInt8(0))
+                    blockWriter.write(dateIndices[date.text]!)
+                case .range(let start, nil):
+                    blockWriter.write(UInt8(1))
+                    blockWriter.write(dateIndices[start.text]!)
+                case .range(let start, let end?):
+                    blockWriter.write(UInt8(2))
+                    blockWriter.write(dateIndices[start.text]!)
+                    blockWriter.write(dateIndices[end.text]!)
+                }
+            }
+            events.write(UInt32(block.count))
+            events.write(UInt32(blockWriter.bytes.count))
+            events.bytes.append(contentsOf: blockWriter.bytes)
+        }
+        writer.write(UInt32(timelines.count))
+        for timeline in timelines {
+            writer.write(timeline.id.rawValue)
+            if let name = timeline.name {
+                writer.write(UInt8(1))
+                writer.write(name)
+            } else {
+                writer.write(UInt8(0))
+            }
+        }
+        writer.write(UInt32(dates.count))
+        for date in dates { writer.write(date.text) }
+        writer.bytes.append(contentsOf: events.bytes)
+
+        writer.write(UInt32(projection.views.count))
+        for view in projection.views {
+            let definition = view.definition
+            switch definition.filter {
+            case .all: writer.write(UInt8(0))
+            case .timeline(let id):
+                writer.write(UInt8(1))
+                writer.write(id.rawValue)
+            }
+            writer.write(UInt8(OngoingPlacement.allCases.firstIndex(of: definition.placement)!))
+            writer.write(UInt8(SortOrder.allCases.firstIndex(of: definition.order)!))
+            writer.write(UInt8(Sectioning.allCases.firstIndex(of: definition.sections)!))
+            writer.write(view.position)
+            writer.write(UInt32(view.index.count))
+            for entry in view.index {
+                writer.write(eventIndices[entry.event.id]!)
+                writer.write(UInt8(RowKind.allCases.firstIndex(of: entry.kind)!))
+            }
+        }
+        writer.write(projection.summaries.position)
+        writer.write(CRC32C.checksum(writer.bytes))
+        return writer.bytes
+    }
+
+    private static func encode(_ point: FileEventLog.ResumePoint?, into writer: inout ByteWriter) {
+        guard let point else {
+            writer.write(UInt8(0))
+            return
+        }
+        writer.write(UInt8(1))
+        writer.write(point.position)
+        writer.write(Int64(point.offset))
+        writer.write(Int64(point.lineCount))
+        writer.write(Int64(point.lastLineLength))
+        writer.write(point.lastLineChecksum)
+        writer.write(UInt32(point.commands.entries.count))
+        for entry in point.commands.entries {
+            writer.write(entry.hash)
+            writer.write(entry.firstPosition)
+            writer.write(entry.count)
+            writer.write(Int64(entry.offset))
+        }
+    }
+}
