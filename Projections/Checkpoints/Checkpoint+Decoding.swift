@@ -15,18 +15,21 @@ extension Checkpoint {
         }
         let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
-        guard stored == CRC32C.checksum(body) else { throw .damaged("checksum mismatch") }
         var reader = ByteReader(body)
         reader.offset = magic.count
+        // The checksum is computed while the events are decoded (see `decodeBody`), which
+        // checks every bound, so damaged bytes can only fail or give a state that is
+        // dropped. Whatever fails, damage is named first: a checksum that does not match
+        // is the reason, not what the damaged bytes made the decoding stumble on.
         do {
             let version = try reader.read(UInt32.self)
             guard version == TimelineProjection.schemaVersion else {
                 throw Failure.otherSchemaVersion(found: version, expected: TimelineProjection.schemaVersion)
             }
-            return try decodeBody(&reader)
-        } catch let failure as Failure {
-            throw failure
+            return try decodeBody(&reader, checksum: stored)
         } catch {
+            guard stored == CRC32C.checksum(body) else { throw .damaged("checksum mismatch") }
+            if let failure = error as? Failure { throw failure }
             throw .damaged("\(error)")
         }
     }
@@ -84,7 +87,7 @@ extension Checkpoint {
     /// Reads the header and tables, finds the blocks of events and the views' rows, then
     /// decodes the blocks at the same time on every processor, and then the views, the
     /// events' table and the summaries at the same time.
-    private static func decodeBody(_ reader: inout ByteReader) throws -> Checkpoint {
+    private static func decodeBody(_ reader: inout ByteReader, checksum: UInt32) throws -> Checkpoint {
         let position = try reader.read(Int64.self)
         let logIdentity = try reader.read(UInt64.self)
         let now = Instant(microsecondsSinceEpoch: try reader.read(Int64.self))
@@ -150,8 +153,17 @@ extension Checkpoint {
         guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the views") }
 
         let shared = SharedBytes(bytes: reader.bytes)
-        let parts: [DecodedEvents] = try inParallel(blocks.count) { [blocks, timelineIDs, dates] index in
-            try decodeEvents(blocks[index], in: shared.bytes, timelines: timelineIDs, dates: dates)
+        // The checksum first, as the longest task, then the blocks.
+        var decoded = inParallel(blocks.count + 1) { [blocks, timelineIDs, dates] index -> DecodedPart in
+            if index == 0 { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
+            return .events(try decodeEvents(blocks[index - 1], in: shared.bytes, timelines: timelineIDs, dates: dates))
+        }
+        guard case .success(.checksumMatches(true)) = decoded.removeFirst() else {
+            throw Failure.damaged("checksum mismatch")
+        }
+        let parts = try decoded.map { result in
+            guard case .events(let events) = try result.get() else { preconditionFailure("a block gives events") }
+            return events
         }
         let snapshots = parts.count == 1 ? parts[0].snapshots : parts.flatMap(\.snapshots)
 
@@ -172,7 +184,7 @@ extension Checkpoint {
             default:
                 return .view(try restoredView(savedViews[task - 1], in: shared.bytes, snapshots: snapshots, now: nowValue))
             }
-        }
+        }.map { try $0.get() }
         var events: [EventID: EventSnapshot] = [:]
         var members = TimelineMembers()
         var summaries = SummaryState()
@@ -191,6 +203,12 @@ extension Checkpoint {
         return Checkpoint(projection: projection, logIdentity: logIdentity, resumePoint: resumePoint)
     }
 
+    /// What one of the tasks that decode the blocks found.
+    private enum DecodedPart: Sendable {
+        case checksumMatches(Bool)
+        case events(DecodedEvents)
+    }
+
     /// What one of the tasks that restore a projection built.
     private enum RestoredPart: Sendable {
         case events([EventID: EventSnapshot])
@@ -198,15 +216,14 @@ extension Checkpoint {
         case membersAndSummaries(TimelineMembers, SummaryState)
     }
 
-    /// The results of `count` tasks run at the same time, in order; the first task's
-    /// error in that order is thrown.
-    private static func inParallel<T: Sendable>(_ count: Int, _ task: @Sendable (Int) throws -> T) throws -> [T] {
+    /// The results of `count` tasks run at the same time on every processor, in order.
+    private static func inParallel<T: Sendable>(_ count: Int, _ task: @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
         let results = Mutex<[Result<T, any Error>?]>(Array(repeating: nil, count: count))
         DispatchQueue.concurrentPerform(iterations: count) { index in
             let result = Result { try task(index) }
             results.withLock { $0[index] = result }
         }
-        return try results.withLock { results in try results.map { try $0!.get() } }
+        return results.withLock { results in results.map { $0! } }
     }
 
     /// The events of one block.
