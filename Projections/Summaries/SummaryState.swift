@@ -88,16 +88,33 @@ struct SummaryState: Sendable {
         for summary in list { listedNames[summary.id] = summary.name }
     }
 
-    /// Dates in order — by instant, then by text as UTF-8 bytes — sorting plain keys and
-    /// comparing texts only where instants tie.
+    /// Dates in order — by instant, then by text as UTF-8 bytes — sorting plain keys (the
+    /// instant and the text's first eight bytes) and comparing whole texts only in a run of
+    /// equal keys whose texts differ.
+    ///
+    /// Most dates share their day with others: comparing their texts inside the sort was
+    /// most of building the summaries of 1M records.
     /// - Complexity: O(*n* log *n*).
     static func sorted(_ dates: [DateValue]) -> [DatedEntry] {
-        var keys: [(instant: Int64, index: Int32)] = []
+        var keys: [(instant: Int64, prefix: UInt64, index: Int32)] = []
         keys.reserveCapacity(dates.count)
-        for (index, date) in dates.enumerated() { keys.append((date.instant.microsecondsSinceEpoch, Int32(index))) }
-        keys.sort { a, b in
-            if a.instant != b.instant { return a.instant < b.instant }
-            return EventID.compareUTF8(dates[Int(a.index)].text, dates[Int(b.index)].text) < 0
+        for (index, date) in dates.enumerated() {
+            keys.append((date.instant.microsecondsSinceEpoch, RowOrder.prefix(date.text), Int32(index)))
+        }
+        keys.sort { a, b in a.instant != b.instant ? a.instant < b.instant : a.prefix < b.prefix }
+        var start = 0
+        while start < keys.count {
+            var end = start + 1
+            while end < keys.count, keys[end].instant == keys[start].instant, keys[end].prefix == keys[start].prefix {
+                end += 1
+            }
+            let first = dates[Int(keys[start].index)].text
+            if end - start > 1, keys[(start + 1)..<end].contains(where: { dates[Int($0.index)].text != first }) {
+                keys[start..<end].sort { a, b in
+                    EventID.compareUTF8(dates[Int(a.index)].text, dates[Int(b.index)].text) < 0
+                }
+            }
+            start = end
         }
         return keys.map { DatedEntry(date: dates[Int($0.index)]) }
     }
