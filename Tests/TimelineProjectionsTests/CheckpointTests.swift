@@ -164,6 +164,23 @@ struct CheckpointTests {
         Self.expectEqual(TimelineProjection(loaded), projection)
     }
 
+    /// Loading groups each timeline's events from the blocks: removing a timeline after a
+    /// load takes its events with it, as in the projection that was saved.
+    @Test func aLoadedProjectionRemovesATimelineWithItsEvents() throws {
+        let (original, _) = Self.projection(seed: 21, records: 150)
+        let loaded = TimelineProjection(try Checkpoint.load(original.checkpoint().encoded(eventsPerBlock: 3)))
+        let timelines = Set(original.domainState.events.values.map(\.timeline))
+        #expect(timelines.count > 1)
+        for timeline in timelines {
+            var a = original, b = loaded
+            let record = Record(position: original.position + 1, facts: [.timelineRemoved(timeline: timeline)])
+            a.apply(record)
+            b.apply(record)
+            Self.expectEqual(a, b)
+            #expect(!b.domainState.events.values.contains { $0.timeline == timeline })
+        }
+    }
+
     /// Loading puts each timeline's dates in order by their place in the dates' table, so a
     /// table out of order (which only a checkpoint written by hand could hold) is refused.
     @Test func aDatesTableOutOfOrderIsRefused() throws {
