@@ -14,7 +14,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/timeline-fuzz.XXXXXX")"
 echo "fuzz work directory: $work"
 mapfile -t sources < <(find "$root/Sources/TimelineCore" -name '*.swift' | sort)
 mapfile -t projections < <(find "$root/Projections" -name '*.swift' | sort)
-flags=(-sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld)
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld -package-name timeline)
 status=0
 for target in "${targets[@]}"; do
     binary="$work/$target"
