@@ -17,8 +17,7 @@ public struct TimelineProjection: Sendable {
     /// "Now", for views that place ongoing rows at now.
     public private(set) var now: Instant
 
-    var events: [EventID: EventSnapshot] = [:]
-    var members = TimelineMembers()
+    var events = EventTable()
     /// The views, in the order they were added; `viewIndex` finds one by definition.
     /// (An array, so that a view is mutated in place: a dictionary's `d[k]!.mutate()`
     /// may copy the value out, which would make every tree node shared and copied.)
@@ -97,10 +96,35 @@ public struct TimelineProjection: Sendable {
         }
 
         private mutating func add(contiguous records: UnsafeBufferPointer<Record>) -> RecordRefusal? {
+            // Without checks, a fact about an event touches its shard of the events only:
+            // the shards are folded at the same time, and the timelines' names beside them.
+            if !validating, records.count >= Self.parallelFoldMinimum {
+                names = projection.events.applyInParallel(records) { [names] records in
+                    var names = names
+                    for record in records {
+                        for fact in record.facts where fact.event == nil { Self.note(fact, in: &names) }
+                    }
+                    return names
+                }
+                if let last = records.last { projection.position = last.position }
+                return nil
+            }
             for record in records {
                 if let found = add(record) { return found }
             }
             return nil
+        }
+
+        /// Below this many records a fold stays on one thread (starting threads costs more).
+        static let parallelFoldMinimum = 4_096
+
+        /// Notes a timeline's name, or its removal.
+        private static func note(_ fact: Fact, in names: inout [TimelineID: String]) {
+            switch fact {
+            case .timelineCreated(let id, let name), .timelineRenamed(let id, let name): names[id] = name
+            case .timelineRemoved(let id): names[id] = nil
+            default: break
+            }
         }
 
         private mutating func add(_ record: Record) -> RecordRefusal? {
@@ -111,11 +135,7 @@ public struct TimelineProjection: Sendable {
                         return refusal
                     }
                 }
-                switch fact {
-                case .timelineCreated(let id, let name), .timelineRenamed(let id, let name): names[id] = name
-                case .timelineRemoved(let id): names[id] = nil
-                default: break
-                }
+                Self.note(fact, in: &names)
                 projection.applyToEvents(fact)
             }
             projection.position = record.position
@@ -151,7 +171,7 @@ public struct TimelineProjection: Sendable {
             (Array(repeating: nil, count: definitions.count), nil))
         DispatchQueue.concurrentPerform(iterations: definitions.count + 1) { task in
             if task == definitions.count {
-                var summaries = SummaryState(names: names, events: events.values)
+                var summaries = SummaryState(names: names, events: events.snapshots)
                 summaries.restorePosition(position)
                 built.withLock { $0.summaries = summaries }
             } else {
@@ -207,7 +227,7 @@ public struct TimelineProjection: Sendable {
 
     /// The ids of the events, in no particular order.
     /// - Complexity: O(*n*) for *n* events.
-    public var eventIDs: [EventID] { Array(events.keys) }
+    public var eventIDs: [EventID] { events.ids }
 
     /// The timeline summaries, ordered by name and then id.
     /// - Complexity: O(1) while ``tracksSummaryChanges`` is on.
@@ -235,11 +255,11 @@ public struct TimelineProjection: Sendable {
     /// A view of `events`, sorted once.
     /// - Complexity: O(*n* log *n*) for *n* rows.
     private static func builtView(
-        _ definition: ViewDefinition, events: [EventID: EventSnapshot], now: Int64, position: Int64
+        _ definition: ViewDefinition, events: EventTable, now: Int64, position: Int64
     ) -> ViewState {
         var view = ViewState(definition: definition, position: position)
         var entries: [RowEntry] = []
-        for snapshot in events.values where definition.filter.includes(snapshot) {
+        for snapshot in events.snapshots where definition.filter.includes(snapshot) {
             entries.append(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now,
                                     placement: definition.placement))
             if let kind = snapshot.secondRowKind {
@@ -304,71 +324,14 @@ public struct TimelineProjection: Sendable {
 
     /// Updates the events (not the views, not the summaries) for a fact about an event;
     /// returns the event's snapshot before and after, or `nil` when no event changed.
-    ///
-    /// One hash lookup of the event id per fact: the snapshot is replaced through its
-    /// dictionary index.
     private mutating func applyToEvent(_ fact: Fact) -> (old: EventSnapshot?, new: EventSnapshot?)? {
-        switch fact {
-        case .timelineCreated, .timelineRenamed, .timelineRemoved:
-            return nil
-        case .eventAdded(let id, let timeline, let title, let date):
-            let snapshot = EventSnapshot(id: id, timeline: timeline, title: title, dates: .single(date))
-            let old = events.updateValue(snapshot, forKey: id)
-            if old?.timeline != timeline {
-                if let old { noteDeparture(from: old.timeline) }
-                members.add(id, to: timeline)
-            }
-            return (old, snapshot)
-        case .eventRemoved(let id):
-            guard let old = events.removeValue(forKey: id) else { return nil }
-            noteDeparture(from: old.timeline)
-            return (old, nil)
-        case .eventMoved(let id, let timeline):
-            let change = replaceEvent(id) { $0.with(timeline: timeline) }
-            if let old = change?.old, old.timeline != timeline {
-                noteDeparture(from: old.timeline)
-                members.add(id, to: timeline)
-            }
-            return change
-        case .eventRetitled(let id, let title):
-            return replaceEvent(id) { $0.with(title: title) }
-        case .dateSet(let id, let date):
-            return replaceEvent(id) { $0.with(dates: .single(date)) }
-        case .rangeSet(let id, let start, let end):
-            return replaceEvent(id) { $0.with(dates: .range(start: start, end: end)) }
-        case .rangeClosed(let id, let end):
-            return replaceEvent(id) { $0.with(dates: .range(start: $0.dates.start, end: end)) }
-        case .rangeReopened(let id):
-            return replaceEvent(id) { $0.with(dates: .range(start: $0.dates.start, end: nil)) }
-        }
-    }
-
-    /// Replaces an event's snapshot in place; `nil` for an unknown event.
-    private mutating func replaceEvent(
-        _ id: EventID, _ change: (EventSnapshot) -> EventSnapshot
-    ) -> (old: EventSnapshot?, new: EventSnapshot?)? {
-        guard let at = events.index(forKey: id) else { return nil }
-        let old = events.values[at]
-        let new = change(old)
-        events.values[at] = new
-        return (old, new)
-    }
-
-    /// Notes that an event left a timeline.
-    private mutating func noteDeparture(from timeline: TimelineID) {
-        let events = self.events
-        members.noteDeparture(from: timeline) { events[$0]?.timeline }
+        events.apply(fact)
     }
 
     /// Removes a timeline's events; returns their snapshots.
-    /// - Complexity: O(*k*) for the *k* ids the timeline's list holds.
+    /// - Complexity: O(*k*) for the *k* ids the timeline's lists hold.
     private mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
-        var removed: [EventSnapshot] = []
-        for id in members.removeAll(of: timeline) {
-            guard let at = events.index(forKey: id), events.values[at].timeline == timeline else { continue }
-            removed.append(events.remove(at: at).value)
-        }
-        return removed
+        events.removeEvents(of: timeline)
     }
 
     /// Applies a fact to the events, not to the views or summaries (for a bulk build).
@@ -475,7 +438,7 @@ public struct ProjectionChanges: Sendable {
 /// The timelines and events while a projection loads: the names seen so far and the events.
 private struct LoadingLookup: DomainLookup {
     let timelines: [TimelineID: String]
-    let events: [EventID: EventSnapshot]
+    let events: EventTable
 
     func timeline(_ id: TimelineID) -> Timeline? { timelines[id].map { Timeline(id: id, name: $0) } }
     func event(_ id: EventID) -> Event? { events[id]?.event }

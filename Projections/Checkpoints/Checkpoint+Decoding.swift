@@ -74,10 +74,12 @@ extension Checkpoint {
         var count: Int
     }
 
-    /// A block of events as decoded: each event's snapshot, timeline index and date indices.
+    /// A block of events as decoded: each event's snapshot, timeline index, shard of the
+    /// event table and date indices.
     private struct DecodedEvents: Sendable {
         var snapshots: [EventSnapshot] = []
         var timelines: [UInt32] = []
+        var shards: [UInt8] = []
         /// Two per event: its first date's index, and its end's (or ``noDate``).
         var dates: [UInt32] = []
     }
@@ -153,10 +155,12 @@ extension Checkpoint {
         guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the views") }
 
         let shared = SharedBytes(bytes: reader.bytes)
+        let shardCount = EventTable.defaultShardCount
         // The checksum first, as the longest task, then the blocks.
         var decoded = inParallel(blocks.count + 1) { [blocks, timelineIDs, dates] index -> DecodedPart in
             if index == 0 { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
-            return .events(try decodeEvents(blocks[index - 1], in: shared.bytes, timelines: timelineIDs, dates: dates))
+            return .events(try decodeEvents(blocks[index - 1], in: shared.bytes, timelines: timelineIDs, dates: dates,
+                                            shardCount: shardCount))
         }
         guard case .success(.checksumMatches(true)) = decoded.removeFirst() else {
             throw Failure.damaged("checksum mismatch")
@@ -167,39 +171,32 @@ extension Checkpoint {
         }
         let snapshots = parts.count == 1 ? parts[0].snapshots : parts.flatMap(\.snapshots)
 
-        // The events' table, each view, and the members and summaries, at the same time.
+        // Each shard of the events' table, each view, and the summaries, at the same time.
         let nowValue = now.microsecondsSinceEpoch
-        let built = try inParallel(savedViews.count + 2) { [savedViews, timelineIDs, names, dates] task -> RestoredPart in
-            switch task {
-            case 0:
-                var events: [EventID: EventSnapshot] = [:]
-                events.reserveCapacity(snapshots.count)
-                for snapshot in snapshots { events[snapshot.id] = snapshot }
-                guard events.count == snapshots.count else { throw Failure.damaged("an event listed twice") }
-                return .events(events)
-            case savedViews.count + 1:
-                var (members, summaries) = membersAndSummaries(parts, timelines: timelineIDs, names: names, dates: dates)
+        let built = try inParallel(shardCount + savedViews.count + 1) { [savedViews, timelineIDs, names, dates] task -> RestoredPart in
+            if task < shardCount {
+                return .shard(task, try restoredShard(task, of: parts, timelines: timelineIDs))
+            } else if task == shardCount {
+                var summaries = restoredSummaries(parts, timelines: timelineIDs, names: names, dates: dates)
                 summaries.restorePosition(summariesPosition)
-                return .membersAndSummaries(members, summaries)
-            default:
-                return .view(try restoredView(savedViews[task - 1], in: shared.bytes, snapshots: snapshots, now: nowValue))
+                return .summaries(summaries)
+            } else {
+                let view = savedViews[task - shardCount - 1]
+                return .view(try restoredView(view, in: shared.bytes, snapshots: snapshots, now: nowValue))
             }
         }.map { try $0.get() }
-        var events: [EventID: EventSnapshot] = [:]
-        var members = TimelineMembers()
+        var shards = [EventTable.Shard](repeating: EventTable.Shard(), count: shardCount)
         var summaries = SummaryState()
         var views: [ViewState] = []
         for part in built {
             switch part {
-            case .events(let table): events = table
+            case .shard(let index, let shard): shards[index] = shard
             case .view(let view): views.append(view)
-            case .membersAndSummaries(let timelineMembers, let state):
-                members = timelineMembers
-                summaries = state
+            case .summaries(let state): summaries = state
             }
         }
         var projection = TimelineProjection(views: [], now: now)
-        projection.restore(position: position, events: events, members: members, summaries: summaries, views: views)
+        projection.restore(position: position, events: EventTable(shards: shards), summaries: summaries, views: views)
         return Checkpoint(projection: projection, logIdentity: logIdentity, resumePoint: resumePoint)
     }
 
@@ -211,9 +208,9 @@ extension Checkpoint {
 
     /// What one of the tasks that restore a projection built.
     private enum RestoredPart: Sendable {
-        case events([EventID: EventSnapshot])
+        case shard(Int, EventTable.Shard)
         case view(ViewState)
-        case membersAndSummaries(TimelineMembers, SummaryState)
+        case summaries(SummaryState)
     }
 
     /// The results of `count` tasks run at the same time on every processor, in order.
@@ -228,12 +225,13 @@ extension Checkpoint {
 
     /// The events of one block.
     private static func decodeEvents(_ block: EventBlock, in bytes: UnsafeRawBufferPointer,
-                                     timelines: [TimelineID], dates: [DateValue]) throws -> DecodedEvents {
+                                     timelines: [TimelineID], dates: [DateValue], shardCount: Int) throws -> DecodedEvents {
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<block.range.upperBound]))
         reader.offset = block.range.lowerBound
         var decoded = DecodedEvents()
         decoded.snapshots.reserveCapacity(block.count)
         decoded.timelines.reserveCapacity(block.count)
+        decoded.shards.reserveCapacity(block.count)
         decoded.dates.reserveCapacity(2 * block.count)
         for _ in 0..<block.count {
             let id = EventID(try reader.readString())
@@ -248,6 +246,7 @@ extension Checkpoint {
             decoded.snapshots.append(EventSnapshot(id: id, timeline: timelines[timelineIndex], title: title,
                                                    dates: eventDates))
             decoded.timelines.append(UInt32(timelineIndex))
+            decoded.shards.append(UInt8(EventTable.shard(of: id, count: shardCount)))
             decoded.dates.append(UInt32(start))
             decoded.dates.append(end.map(UInt32.init) ?? noDate)
         }
@@ -270,15 +269,37 @@ extension Checkpoint {
         return TimelineProjection.restoredView(saved.definition, index: index, position: saved.position, now: now)
     }
 
-    /// Each timeline's events, and the summaries of the named timelines.
+    /// Shard `index` of the events' table: its events, and the ids of those each
+    /// timeline holds, grouped from the blocks.
+    private static func restoredShard(_ index: Int, of parts: [DecodedEvents], timelines: [TimelineID]) throws
+    -> EventTable.Shard {
+        let mine = UInt8(index)
+        var count = 0
+        for part in parts { for shard in part.shards where shard == mine { count += 1 } }
+        var shard = EventTable.Shard()
+        shard.events.reserveCapacity(count)
+        var lists = [[EventID]](repeating: [], count: timelines.count)
+        for part in parts {
+            for (offset, snapshot) in part.snapshots.enumerated() where part.shards[offset] == mine {
+                shard.events[snapshot.id] = snapshot
+                lists[Int(part.timelines[offset])].append(snapshot.id)
+            }
+        }
+        guard shard.events.count == count else { throw Failure.damaged("an event listed twice") }
+        var members: [TimelineID: [EventID]] = [:]
+        for (timeline, list) in zip(timelines, lists) where !list.isEmpty { members[timeline] = list }
+        shard.members = TimelineMembers(lists: members)
+        return shard
+    }
+
+    /// The summaries of the named timelines.
     ///
     /// The dates' table is in order, so each timeline's dates are put in order by
     /// counting their indices: O(*n* + *d*) for *n* dates of *d* distinct ones, where
     /// sorting each timeline's dates was a fifth of loading a checkpoint.
-    private static func membersAndSummaries(
+    private static func restoredSummaries(
         _ parts: [DecodedEvents], timelines: [TimelineID], names: [String?], dates: [DateValue]
-    ) -> (TimelineMembers, SummaryState) {
-        var lists = [[EventID]](repeating: [], count: timelines.count)
+    ) -> SummaryState {
         var loaded = zip(timelines, names).map { SummaryState.LoadedTimeline(id: $0, name: $1 ?? "") }
         var dateCounts = [Int](repeating: 0, count: timelines.count)
         // bucketStarts[d] is where date d's occurrences start in date order.
@@ -286,7 +307,6 @@ extension Checkpoint {
         for part in parts {
             for (offset, snapshot) in part.snapshots.enumerated() {
                 let timeline = Int(part.timelines[offset])
-                lists[timeline].append(snapshot.id)
                 guard names[timeline] != nil else { continue }
                 loaded[timeline].eventCount += 1
                 if snapshot.dates.isOpenRange { loaded[timeline].ongoingCount += 1 }
@@ -313,10 +333,7 @@ extension Checkpoint {
                 loaded[Int(timelineByOccurrence[occurrence])].sortedDates.append(DatedEntry(date: value))
             }
         }
-        var members: [TimelineID: [EventID]] = [:]
-        for (timeline, list) in zip(timelines, lists) where !list.isEmpty { members[timeline] = list }
-        let named = zip(loaded, names).compactMap { $1 == nil ? nil : $0 }
-        return (TimelineMembers(lists: members), SummaryState(loaded: named))
+        return SummaryState(loaded: zip(loaded, names).compactMap { $1 == nil ? nil : $0 })
     }
 
     private static func element<C: Collection>(_ all: C, _ index: UInt8) throws -> C.Element where C.Index == Int {

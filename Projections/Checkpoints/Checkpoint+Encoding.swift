@@ -26,7 +26,7 @@ extension Checkpoint {
         // Dates: each distinct text once, in the order of dates (by instant, then text),
         // so that loading puts a timeline's dates in order by their indices alone.
         var distinct: [String: DateValue] = [:]
-        for event in projection.events.values {
+        for event in projection.events.snapshots {
             distinct[event.dates.start.text] = event.dates.start
             if case .range(_, let end?) = event.dates { distinct[end.text] = end }
         }
@@ -135,7 +135,7 @@ extension Checkpoint {
     /// in the order they lie in memory; in the table's order, every row was a cache miss.
     private static func eventsInRowOrder(_ projection: TimelineProjection) -> [EventSnapshot] {
         guard let largest = projection.views.max(by: { $0.index.count < $1.index.count }) else {
-            return Array(projection.events.values)
+            return Array(projection.events.snapshots)
         }
         var snapshots: [EventSnapshot] = []
         snapshots.reserveCapacity(projection.events.count)
@@ -143,7 +143,7 @@ extension Checkpoint {
         for entry in largest.index where placed.insert(entry.event.id).inserted {
             if let snapshot = projection.events[entry.event.id] { snapshots.append(snapshot) }
         }
-        for snapshot in projection.events.values where !placed.contains(snapshot.id) { snapshots.append(snapshot) }
+        for snapshot in projection.events.snapshots where !placed.contains(snapshot.id) { snapshots.append(snapshot) }
         return snapshots
     }
 }

@@ -2,11 +2,9 @@ import TimelineCore
 
 extension TimelineProjection {
     /// Sets the projection's state from parts loaded separately (as a checkpoint holds them).
-    mutating func restore(position: Int64, events: [EventID: EventSnapshot], members: TimelineMembers,
-                          summaries: SummaryState, views: [ViewState]) {
+    mutating func restore(position: Int64, events: EventTable, summaries: SummaryState, views: [ViewState]) {
         self.position = position
         self.events = events
-        self.members = members
         self.summaries = summaries
         for view in views { setView(view) }
     }
@@ -25,6 +23,6 @@ extension TimelineProjection {
     public var domainState: DomainState {
         DomainState(
             timelines: summaries.timelines.map { Timeline(id: $0.key, name: $0.value.name) },
-            events: events.values.map { Event(id: $0.id, timeline: $0.timeline, title: $0.title, dates: $0.dates) })
+            events: events.snapshots.map { Event(id: $0.id, timeline: $0.timeline, title: $0.title, dates: $0.dates) })
     }
 }

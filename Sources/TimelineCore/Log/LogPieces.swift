@@ -133,8 +133,8 @@ extension LogPieces.Line {
 }
 
 /// The number of processors available to the process.
-enum ProcessInfoCount {
-    static let active: Int = {
+package enum ProcessInfoCount {
+    package static let active: Int = {
         let count = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         return count > 0 ? Int(count) : 1
     }()

@@ -1,0 +1,199 @@
+import Dispatch
+import Synchronization
+import TimelineCore
+
+/// The events by id, split into shards by a hash of the id, with the ids each timeline
+/// holds kept per shard.
+///
+/// A fact about an event touches one shard only, and a timeline's removal each shard on
+/// its own, so the shards of a log are folded at the same time, one per processor (see
+/// ``applyInParallel(_:)``), and a checkpoint's table is built the same way: one table
+/// folded by one thread was the longest step of a rebuild and of opening a checkpoint.
+struct EventTable: Sendable {
+    /// A shard: some of the events, and the ids of those each timeline holds.
+    struct Shard: Sendable {
+        var events: [EventID: EventSnapshot] = [:]
+        var members = TimelineMembers()
+    }
+
+    private(set) var shards: [Shard]
+
+    /// As many shards as processors, from two to eight.
+    static let defaultShardCount = min(8, max(2, ProcessInfoCount.active))
+
+    init(shardCount: Int = EventTable.defaultShardCount) {
+        precondition(shardCount > 0, "a table has at least one shard")
+        shards = Array(repeating: Shard(), count: shardCount)
+    }
+
+    /// A table of shards built elsewhere; `shards[k]` must hold the events whose ids
+    /// ``shard(of:count:)`` puts in shard `k` of `shards.count`.
+    init(shards: [Shard]) {
+        precondition(!shards.isEmpty, "a table has at least one shard")
+        self.shards = shards
+    }
+
+    /// The shard of `id` among `count`: FNV-1a over its UTF-8 bytes, so the same id goes
+    /// to the same shard in every process.
+    static func shard(of id: EventID, count: Int) -> Int {
+        var text = id.rawValue
+        let hash = text.withUTF8 { bytes in
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            return hash
+        }
+        return Int((hash ^ (hash >> 32)) % UInt64(count))
+    }
+
+    /// How many events there are.
+    /// - Complexity: O(*s*) for *s* shards.
+    var count: Int { shards.reduce(0) { $0 + $1.events.count } }
+
+    /// The ids of the events, in no particular order.
+    var ids: [EventID] { shards.flatMap { $0.events.keys } }
+
+    /// Every event's snapshot, shard after shard.
+    var snapshots: FlattenSequence<LazyMapSequence<[Shard], Dictionary<EventID, EventSnapshot>.Values>> {
+        shards.lazy.map(\.events.values).joined()
+    }
+
+    /// The snapshot of the event with this id.
+    /// - Complexity: O(1) on average.
+    subscript(id: EventID) -> EventSnapshot? {
+        shards[Self.shard(of: id, count: shards.count)].events[id]
+    }
+
+    /// Applies a fact about an event to its shard; returns the event's snapshot before and
+    /// after, or `nil` when no event changed (timeline facts change none here).
+    mutating func apply(_ fact: Fact) -> (old: EventSnapshot?, new: EventSnapshot?)? {
+        guard let id = fact.event else { return nil }
+        return shards[Self.shard(of: id, count: shards.count)].apply(fact)
+    }
+
+    /// Removes a timeline's events from every shard; returns their snapshots.
+    /// - Complexity: O(*k*) for the *k* ids the timeline's lists hold.
+    mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
+        shards.indices.flatMap { shards[$0].removeEvents(of: timeline) }
+    }
+
+    /// Applies the facts of `records` (in log order) to the events, each shard on a
+    /// thread of its own: each reads every record and applies the facts about its own
+    /// events and the removals of timelines. `alongside` runs at the same time, on a
+    /// thread of its own, with the same records.
+    /// - Complexity: O(*r* · *s* / *p*) for *r* records, *s* shards and *p* processors.
+    mutating func applyInParallel<T: Sendable>(
+        _ records: UnsafeBufferPointer<Record>, alongside: @Sendable (UnsafeBufferPointer<Record>) -> T
+    ) -> T {
+        let count = shards.count
+        let state = Mutex<(shards: [Shard], alongside: T?)>((shards, nil))
+        shards = []
+        let shared = SharedRecords(records: records)
+        DispatchQueue.concurrentPerform(iterations: count + 1) { index in
+            guard index < count else {
+                let result = alongside(shared.records)
+                state.withLock { $0.alongside = result }
+                return
+            }
+            var shard = state.withLock { state in
+                var shard = Shard()
+                swap(&shard, &state.shards[index])
+                return shard
+            }
+            for record in shared.records {
+                for fact in record.facts {
+                    if let id = fact.event {
+                        guard Self.shard(of: id, count: count) == index else { continue }
+                        _ = shard.apply(fact)
+                    } else if case .timelineRemoved(let timeline) = fact {
+                        _ = shard.removeEvents(of: timeline)
+                    }
+                }
+            }
+            state.withLock { state in swap(&shard, &state.shards[index]) }
+        }
+        return state.withLock { state in
+            swap(&shards, &state.shards)
+            return state.alongside!
+        }
+    }
+}
+
+extension EventTable.Shard {
+    /// Updates the events for a fact about one of this shard's events; returns the
+    /// event's snapshot before and after, or `nil` when no event changed.
+    ///
+    /// One hash lookup of the event id per fact: a snapshot is replaced through its
+    /// dictionary index.
+    mutating func apply(_ fact: Fact) -> (old: EventSnapshot?, new: EventSnapshot?)? {
+        switch fact {
+        case .timelineCreated, .timelineRenamed, .timelineRemoved:
+            return nil
+        case .eventAdded(let id, let timeline, let title, let date):
+            let snapshot = EventSnapshot(id: id, timeline: timeline, title: title, dates: .single(date))
+            let old = events.updateValue(snapshot, forKey: id)
+            if old?.timeline != timeline {
+                if let old { noteDeparture(from: old.timeline) }
+                members.add(id, to: timeline)
+            }
+            return (old, snapshot)
+        case .eventRemoved(let id):
+            guard let old = events.removeValue(forKey: id) else { return nil }
+            noteDeparture(from: old.timeline)
+            return (old, nil)
+        case .eventMoved(let id, let timeline):
+            let change = replace(id) { $0.with(timeline: timeline) }
+            if let old = change?.old, old.timeline != timeline {
+                noteDeparture(from: old.timeline)
+                members.add(id, to: timeline)
+            }
+            return change
+        case .eventRetitled(let id, let title):
+            return replace(id) { $0.with(title: title) }
+        case .dateSet(let id, let date):
+            return replace(id) { $0.with(dates: .single(date)) }
+        case .rangeSet(let id, let start, let end):
+            return replace(id) { $0.with(dates: .range(start: start, end: end)) }
+        case .rangeClosed(let id, let end):
+            return replace(id) { $0.with(dates: .range(start: $0.dates.start, end: end)) }
+        case .rangeReopened(let id):
+            return replace(id) { $0.with(dates: .range(start: $0.dates.start, end: nil)) }
+        }
+    }
+
+    /// Replaces an event's snapshot in place; `nil` for an unknown event.
+    private mutating func replace(
+        _ id: EventID, _ change: (EventSnapshot) -> EventSnapshot
+    ) -> (old: EventSnapshot?, new: EventSnapshot?)? {
+        guard let at = events.index(forKey: id) else { return nil }
+        let old = events.values[at]
+        let new = change(old)
+        events.values[at] = new
+        return (old, new)
+    }
+
+    /// Notes that an event left a timeline.
+    private mutating func noteDeparture(from timeline: TimelineID) {
+        let events = self.events
+        members.noteDeparture(from: timeline) { events[$0]?.timeline }
+    }
+
+    /// Removes a timeline's events; returns their snapshots.
+    /// - Complexity: O(*k*) for the *k* ids the timeline's list holds.
+    mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
+        var removed: [EventSnapshot] = []
+        for id in members.removeAll(of: timeline) {
+            guard let at = events.index(forKey: id), events.values[at].timeline == timeline else { continue }
+            removed.append(events.remove(at: at).value)
+        }
+        return removed
+    }
+}
+
+/// The records a fold reads on several threads at once, in ``EventTable/applyInParallel(_:)``.
+///
+/// `@unchecked Sendable` is safe as it is used: the records are only read, never written,
+/// and `DispatchQueue.concurrentPerform` returns only after every thread is done with
+/// them, while the caller's buffer is still valid.
+private struct SharedRecords: @unchecked Sendable {
+    let records: UnsafeBufferPointer<Record>
+}
