@@ -81,6 +81,10 @@ public struct TimelineProjection: Sendable {
 
         /// Applies the next records (in log order) to the events; returns the first fact the
         /// rules refuse, if validating, and ignores everything after it.
+        ///
+        /// Without checks, a part of 4,096 records or more is folded one
+        /// thread per shard of the events (each fact touches one event's shard); checked
+        /// records are applied in order on the caller's thread.
         /// - Complexity: O(*r*) for *r* records (and the length of their titles).
         @discardableResult
         public mutating func add<S: Sequence>(_ records: S) -> RecordRefusal? where S.Element == Record {

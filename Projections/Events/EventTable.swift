@@ -53,7 +53,7 @@ struct EventTable: Sendable {
     var ids: [EventID] { shards.flatMap { $0.events.keys } }
 
     /// Every event's snapshot, shard after shard.
-    var snapshots: FlattenSequence<LazyMapSequence<[Shard], Dictionary<EventID, EventSnapshot>.Values>> {
+    var snapshots: some Sequence<EventSnapshot> {
         shards.lazy.map(\.events.values).joined()
     }
 
