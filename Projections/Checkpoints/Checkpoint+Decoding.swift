@@ -327,12 +327,14 @@ extension Checkpoint {
                 }
             }
         }
-        for timeline in loaded.indices { loaded[timeline].sortedDates.reserveCapacity(dateCounts[timeline]) }
+        var sortedDates = [[DatedEntry]](repeating: [], count: timelines.count)
+        for timeline in loaded.indices { sortedDates[timeline].reserveCapacity(dateCounts[timeline]) }
         for (date, value) in dates.enumerated() {
             for occurrence in bucketStarts[date]..<bucketStarts[date + 1] {
-                loaded[Int(timelineByOccurrence[occurrence])].sortedDates.append(DatedEntry(date: value))
+                sortedDates[Int(timelineByOccurrence[occurrence])].append(DatedEntry(date: value))
             }
         }
+        for timeline in loaded.indices { loaded[timeline].dates = OrderedIndex(sortedDates[timeline]) }
         return SummaryState(loaded: zip(loaded, names).compactMap { $1 == nil ? nil : $0 })
     }
 

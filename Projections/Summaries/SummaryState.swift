@@ -37,7 +37,8 @@ struct SummaryState: Sendable {
         var name: String
         var eventCount = 0
         var ongoingCount = 0
-        var sortedDates: [DatedEntry] = []
+        /// Its dates, in order.
+        var dates = OrderedIndex<DatedEntry>()
     }
 
     /// The summaries of these timelines and events, built at once.
@@ -69,7 +70,10 @@ struct SummaryState: Sendable {
                 dates[slot].append(end)
             }
         }
-        for slot in loaded.indices { loaded[slot].sortedDates = Self.sorted(dates[slot]) }
+        for slot in loaded.indices {
+            loaded[slot].dates = Self.sorted(dates[slot])
+            dates[slot] = []
+        }
         self.init(loaded: loaded)
     }
 
@@ -81,7 +85,7 @@ struct SummaryState: Sendable {
         for timeline in loaded {
             building[timeline.id] = Timeline(name: timeline.name, eventCount: timeline.eventCount,
                                              ongoingCount: timeline.ongoingCount,
-                                             dates: OrderedIndex(timeline.sortedDates))
+                                             dates: timeline.dates)
         }
         timelines = building
         list = timelines.keys.compactMap(summary(of:)).sorted(by: Self.precedes)
@@ -95,7 +99,7 @@ struct SummaryState: Sendable {
     /// Most dates share their day with others: comparing their texts inside the sort was
     /// most of building the summaries of 1M records.
     /// - Complexity: O(*n* log *n*).
-    static func sorted(_ dates: [DateValue]) -> [DatedEntry] {
+    static func sorted(_ dates: [DateValue]) -> OrderedIndex<DatedEntry> {
         var keys: [(instant: Int64, prefix: UInt64, index: Int32)] = []
         keys.reserveCapacity(dates.count)
         for (index, date) in dates.enumerated() {
@@ -116,7 +120,7 @@ struct SummaryState: Sendable {
             }
             start = end
         }
-        return keys.map { DatedEntry(date: dates[Int($0.index)]) }
+        return OrderedIndex(count: keys.count) { DatedEntry(date: dates[Int(keys[$0].index)]) }
     }
 
     mutating func restorePosition(_ position: Int64) { self.position = position }

@@ -85,7 +85,7 @@ struct ViewState: Sendable {
     /// Replaces all rows with `entries`, sorting them (used to build or rebuild a view).
     /// - Complexity: O(*n* log *n*).
     mutating func rebuild(entries: [RowEntry], now: Int64, position: Int64) {
-        restore(index: OrderedIndex(order(now: now).sorted(entries)), now: now, position: position)
+        restore(index: order(now: now).sortedIndex(entries), now: now, position: position)
     }
 
     /// Replaces all rows with those of `restored`, already in the view's order.
