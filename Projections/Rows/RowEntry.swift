@@ -2,30 +2,55 @@ import TimelineCore
 
 /// A row as the ordered index stores it: its sort instant, its kind and its event's snapshot.
 ///
-/// Three words; the public ``Row`` is made from it on demand.
+/// Two words: the instant, the kind and the mark packed in one, and the snapshot; the
+/// public ``Row`` is made from it on demand. Three words made each view's tree a third
+/// larger (the views are about a sixth of a store's memory).
 struct RowEntry: OrderedIndexElement, Sendable {
-    /// The date's instant; for an ongoing row, its range's start instant.
-    var instant: Int64
+    /// The instant in the high 61 bits (a date's instant fits in 59), the kind in the next
+    /// two, the mark in the lowest.
+    private let packed: Int64
     /// The event the row belongs to, as it was when the row was made.
-    var event: EventSnapshot
-    /// What the row stands for.
-    var kind: RowKind
-    /// Whether the row is an ongoing row that sorts at "now" (its start is not after now).
-    var isMarked: Bool
+    let event: EventSnapshot
 
     init(event: EventSnapshot, kind: RowKind, now: Int64, placement: OngoingPlacement) {
         self.event = event
-        self.kind = kind
+        let instant: Int64
         switch kind {
-        case .single, .start, .ongoing: self.instant = event.dates.start.instant.microsecondsSinceEpoch
+        case .single, .start, .ongoing: instant = event.dates.start.instant.microsecondsSinceEpoch
         case .end:
             if case .range(_, let end?) = event.dates {
-                self.instant = end.instant.microsecondsSinceEpoch
+                instant = end.instant.microsecondsSinceEpoch
             } else {
-                self.instant = event.dates.start.instant.microsecondsSinceEpoch
+                instant = event.dates.start.instant.microsecondsSinceEpoch
             }
         }
-        self.isMarked = kind == .ongoing && placement == .now && instant <= now
+        let isMarked = kind == .ongoing && placement == .now && instant <= now
+        packed = instant << 3 | Int64(Self.code(of: kind)) << 1 | (isMarked ? 1 : 0)
+    }
+
+    /// The date's instant; for an ongoing row, its range's start instant.
+    var instant: Int64 { packed >> 3 }
+
+    /// What the row stands for.
+    var kind: RowKind {
+        switch (packed >> 1) & 3 {
+        case 0: .single
+        case 1: .start
+        case 2: .end
+        default: .ongoing
+        }
+    }
+
+    /// Whether the row is an ongoing row that sorts at "now" (its start is not after now).
+    var isMarked: Bool { packed & 1 == 1 }
+
+    private static func code(of kind: RowKind) -> Int {
+        switch kind {
+        case .single: 0
+        case .start: 1
+        case .end: 2
+        case .ongoing: 3
+        }
     }
 
     var id: RowID { RowID(event: event.id, role: kind.role) }
