@@ -85,7 +85,9 @@ public struct TimelineProjection: Sendable {
         /// Without checks, a part of 4,096 records or more is folded one
         /// thread per shard of the events (each fact touches one event's shard); checked
         /// records are applied in order on the caller's thread.
-        /// - Complexity: O(*r*) for *r* records (and the length of their titles).
+        /// - Complexity: O(*r*) for *r* records (and the length of their titles) in order;
+        ///   O(*r* · *s* / *p*) folded by *s* shards on *p* processors (each shard reads
+        ///   every record).
         @discardableResult
         public mutating func add<S: Sequence>(_ records: S) -> RecordRefusal? where S.Element == Record {
             guard refusal == nil else { return refusal }

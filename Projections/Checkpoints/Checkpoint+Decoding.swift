@@ -27,6 +27,8 @@ extension Checkpoint {
                 throw Failure.otherSchemaVersion(found: version, expected: TimelineProjection.schemaVersion)
             }
             return try decodeBody(&reader, checksum: stored)
+        } catch Failure.damaged("checksum mismatch") {
+            throw .damaged("checksum mismatch")
         } catch {
             guard stored == CRC32C.checksum(body) else { throw .damaged("checksum mismatch") }
             if let failure = error as? Failure { throw failure }
@@ -129,7 +131,10 @@ extension Checkpoint {
         for _ in 0..<(try reader.readCount(minimumSize: 8)) {
             let count = Int(try reader.read(UInt32.self))
             let length = try reader.readCount(minimumSize: 1)
-            guard count <= length / 17 else { throw Failure.damaged("a block of \(count) events in \(length) bytes") }
+            // The writer never writes an empty block: one would only make damage cost a task.
+            guard count >= 1, count <= length / 17 else {
+                throw Failure.damaged("a block of \(count) events in \(length) bytes")
+            }
             blocks.append(EventBlock(range: reader.offset..<(reader.offset + length), count: count))
             reader.offset += length
             counted += count

@@ -9,8 +9,10 @@ import TimelineCore
 /// only what follows), the timelines, the distinct date texts in the order of dates, the
 /// events in blocks of ``eventsPerBlock`` (their timeline and dates as indices into those
 /// tables), each view's row order, and ends with a CRC-32C of everything before it.
-/// The blocks and the views are loaded at the same time on every processor. A checkpoint of another schema version, or a
-/// damaged one, is refused by ``load(_:)``; the caller rebuilds from the log instead.
+/// Loading decodes the blocks on every processor, beside the checksum, then builds the
+/// event table's shards, each view and the summaries at the same time. A checkpoint of
+/// another schema version, or a damaged one, is refused by ``load(_:)``; the caller
+/// rebuilds from the log instead.
 public struct Checkpoint: Sendable {
     /// Why a checkpoint cannot be used.
     public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {

@@ -7,7 +7,7 @@ import TimelineCore
 ///
 /// A fact about an event touches one shard only, and a timeline's removal each shard on
 /// its own, so the shards of a log are folded at the same time, one per processor (see
-/// ``applyInParallel(_:)``), and a checkpoint's table is built the same way: one table
+/// ``applyInParallel(_:alongside:)``), and a checkpoint's table is built the same way: one table
 /// folded by one thread was the longest step of a rebuild and of opening a checkpoint.
 struct EventTable: Sendable {
     /// A shard: some of the events, and the ids of those each timeline holds.
@@ -189,7 +189,7 @@ extension EventTable.Shard {
     }
 }
 
-/// The records a fold reads on several threads at once, in ``EventTable/applyInParallel(_:)``.
+/// The records a fold reads on several threads at once, in ``EventTable/applyInParallel(_:alongside:)``.
 ///
 /// `@unchecked Sendable` is safe as it is used: the records are only read, never written,
 /// and `DispatchQueue.concurrentPerform` returns only after every thread is done with

@@ -6,9 +6,14 @@ import TimelineCore
 /// public ``Row`` is made from it on demand. Three words made each view's tree a third
 /// larger (the views are about a sixth of a store's memory).
 struct RowEntry: OrderedIndexElement, Sendable {
-    /// The instant in the high 61 bits (a date's instant fits in 59), the kind in the next
-    /// two, the mark in the lowest.
+    /// The instant in the high 61 bits, the kind in the next two, the mark in the lowest.
+    /// A parsed date's instant (years 0001–9999) fits in 59 bits; one made from any
+    /// `Instant` (``DateValue/init(utc:)``) beyond about ±36,000 years sorts as the
+    /// nearest instant that fits.
     private let packed: Int64
+
+    /// The range of instants a row keeps exactly.
+    static let instantRange: ClosedRange<Int64> = (Int64.min >> 3)...(Int64.max >> 3)
     /// The event the row belongs to, as it was when the row was made.
     let event: EventSnapshot
 
@@ -25,7 +30,8 @@ struct RowEntry: OrderedIndexElement, Sendable {
             }
         }
         let isMarked = kind == .ongoing && placement == .now && instant <= now
-        packed = instant << 3 | Int64(Self.code(of: kind)) << 1 | (isMarked ? 1 : 0)
+        let kept = min(max(instant, Self.instantRange.lowerBound), Self.instantRange.upperBound)
+        packed = kept << 3 | Int64(Self.code(of: kind)) << 1 | (isMarked ? 1 : 0)
     }
 
     /// The date's instant; for an ongoing row, its range's start instant.

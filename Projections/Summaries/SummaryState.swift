@@ -44,9 +44,10 @@ struct SummaryState: Sendable {
     /// The summaries of these timelines and events, built at once.
     ///
     /// One hash lookup per event (of its timeline's slot among the few timelines), then
-    /// each timeline's dates sorted as plain keys: a dictionary update per event and a
-    /// sort moving dates with their text were a third of loading a checkpoint (callgrind,
-    /// 1M records).
+    /// each timeline's dates sorted as plain keys (see ``sorted(_:)``): a dictionary
+    /// update per event and a sort moving dates with their text had been a third of
+    /// building the summaries (callgrind, 1M records). A checkpoint's summaries are put in
+    /// order by counting instead (`Checkpoint.load`).
     /// - Complexity: O(*n* log *n*) for *n* dates.
     init<S: Sequence>(names: [TimelineID: String], events: S) where S.Element == EventSnapshot {
         var slots: [TimelineID: Int] = [:]

@@ -181,6 +181,22 @@ struct CheckpointTests {
         }
     }
 
+    /// The writer never writes an empty block, so one is damage: accepting it would let a
+    /// damaged count make a task of every eight bytes.
+    @Test func anEmptyBlockOfEventsIsRefused() throws {
+        let empty = TimelineProjection(views: [], now: date("2015").instant)
+        var bytes = Array(empty.checkpoint().encoded().dropLast(4))
+        // Tag 8, version 4, position 8, log identity 8, now 8, no resume point 1; then the
+        // counts of timelines, dates, events and blocks, 4 bytes each.
+        let blockCount = 8 + 4 + 8 + 8 + 8 + 1 + 3 * 4
+        #expect(Array(bytes[blockCount..<(blockCount + 4)]) == [0, 0, 0, 0])
+        bytes[blockCount] = 1
+        bytes.insert(contentsOf: [UInt8](repeating: 0, count: 8), at: blockCount + 4)
+        #expect(throws: Checkpoint.Failure.damaged("a block of 0 events in 0 bytes")) {
+            try Checkpoint.load(Self.resealed(bytes + [0, 0, 0, 0]))
+        }
+    }
+
     /// Loading puts each timeline's dates in order by their place in the dates' table, so a
     /// table out of order (which only a checkpoint written by hand could hold) is refused.
     @Test func aDatesTableOutOfOrderIsRefused() throws {

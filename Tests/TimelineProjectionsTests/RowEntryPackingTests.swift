@@ -33,4 +33,17 @@ struct RowEntryPackingTests {
             }
         }
     }
+
+    /// An instant no parsed date has (a value made from any `Instant`) sorts at the nearest
+    /// end of what a row keeps, never wrapping round to another place.
+    @Test(arguments: [Int64.min, -(1 << 61), 1 << 61, Int64.max])
+    func anInstantBeyondWhatARowKeepsSortsAtTheNearestEnd(microseconds: Int64) {
+        let far = DateValue(utc: Instant(microsecondsSinceEpoch: microseconds))
+        let snapshot = EventSnapshot(id: "far", timeline: "t", title: "Far", dates: .single(far))
+        let entry = RowEntry(event: snapshot, kind: .single, now: 0, placement: .now)
+        let expected = microseconds < 0 ? RowEntry.instantRange.lowerBound : RowEntry.instantRange.upperBound
+        #expect(entry.instant == expected)
+        #expect(entry.kind == .single)
+        #expect(!entry.isMarked)
+    }
 }
