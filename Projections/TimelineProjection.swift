@@ -142,7 +142,7 @@ public struct TimelineProjection: Sendable {
                     }
                 }
                 Self.note(fact, in: &names)
-                projection.applyToEvents(fact)
+                projection.events.fold(fact)
             }
             projection.position = record.position
             return nil
@@ -328,36 +328,15 @@ public struct TimelineProjection: Sendable {
         withUnsafePointer(to: record) { apply(contiguous: UnsafeBufferPointer(start: $0, count: 1)) }
     }
 
-    /// Updates the events (not the views, not the summaries) for a fact about an event;
-    /// returns the event's snapshot before and after, or `nil` when no event changed.
-    private mutating func applyToEvent(_ fact: Fact) -> (old: EventSnapshot?, new: EventSnapshot?)? {
-        events.apply(fact)
-    }
-
-    /// Removes a timeline's events; returns their snapshots.
-    /// - Complexity: O(*k*) for the *k* ids the timeline's lists hold.
-    private mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
-        events.removeEvents(of: timeline)
-    }
-
-    /// Applies a fact to the events, not to the views or summaries (for a bulk build).
-    fileprivate mutating func applyToEvents(_ fact: Fact) {
-        if case .timelineRemoved(let timeline) = fact {
-            _ = removeEvents(of: timeline)
-        } else {
-            _ = applyToEvent(fact)
-        }
-    }
-
     private mutating func applyIncrementally(_ fact: Fact) {
         switch fact {
         case .timelineCreated, .timelineRenamed:
             summaries.apply(timelineFact: fact)
         case .timelineRemoved(let timeline):
             summaries.apply(timelineFact: fact)
-            for old in removeEvents(of: timeline) { project(old: old, new: nil) }
+            for old in events.removeEvents(of: timeline) { project(old: old, new: nil) }
         default:
-            guard let change = applyToEvent(fact) else { return }
+            guard let change = events.apply(fact) else { return }
             summaries.replace(change.old, with: change.new)
             project(old: change.old, new: change.new)
         }

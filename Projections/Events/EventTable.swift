@@ -70,6 +70,16 @@ struct EventTable: Sendable {
         return shards[Self.shard(of: id, count: shards.count)].apply(fact)
     }
 
+    /// Applies a fact to the events alone, for a bulk build: a fact about an event to its
+    /// shard, a timeline's removal to every shard.
+    mutating func fold(_ fact: Fact) {
+        if let id = fact.event {
+            shards[Self.shard(of: id, count: shards.count)].fold(fact)
+        } else {
+            for index in shards.indices { shards[index].fold(fact) }
+        }
+    }
+
     /// Removes a timeline's events from every shard; returns their snapshots.
     /// - Complexity: O(*k*) for the *k* ids the timeline's lists hold.
     mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
@@ -101,12 +111,8 @@ struct EventTable: Sendable {
             }
             for record in shared.records {
                 for fact in record.facts {
-                    if let id = fact.event {
-                        guard Self.shard(of: id, count: count) == index else { continue }
-                        _ = shard.apply(fact)
-                    } else if case .timelineRemoved(let timeline) = fact {
-                        _ = shard.removeEvents(of: timeline)
-                    }
+                    if let id = fact.event, Self.shard(of: id, count: count) != index { continue }
+                    shard.fold(fact)
                 }
             }
             state.withLock { state in swap(&shard, &state.shards[index]) }
@@ -119,6 +125,16 @@ struct EventTable: Sendable {
 }
 
 extension EventTable.Shard {
+    /// Applies a fact to this shard's events alone: a fact about one of them, or a
+    /// timeline's removal (other timeline facts change no event).
+    mutating func fold(_ fact: Fact) {
+        if case .timelineRemoved(let timeline) = fact {
+            _ = removeEvents(of: timeline)
+        } else {
+            _ = apply(fact)
+        }
+    }
+
     /// Updates the events for a fact about one of this shard's events; returns the
     /// event's snapshot before and after, or `nil` when no event changed.
     ///

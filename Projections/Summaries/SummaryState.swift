@@ -89,7 +89,7 @@ struct SummaryState: Sendable {
                                              dates: timeline.dates)
         }
         timelines = building
-        list = timelines.keys.compactMap(summary(of:)).sorted(by: Self.precedes)
+        list = sortedSummaries()
         for summary in list { listedNames[summary.id] = summary.name }
     }
 
@@ -307,7 +307,13 @@ struct SummaryState: Sendable {
     /// - Complexity: O(1) when the list is up to date, O(*t* log *t*) for *t* timelines otherwise.
     var currentList: [TimelineSummary] {
         guard !touched.isEmpty else { return list }
-        return timelines.keys.compactMap(summary(of:)).sorted(by: Self.precedes)
+        return sortedSummaries()
+    }
+
+    /// Every timeline's summary, sorted by name and then id.
+    /// - Complexity: O(*t* log *t*) for *t* timelines.
+    private func sortedSummaries() -> [TimelineSummary] {
+        timelines.keys.compactMap(summary(of:)).sorted(by: Self.precedes)
     }
 
     /// Starts or stops describing each batch's change. Starting brings the list up to date
