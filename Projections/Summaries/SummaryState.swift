@@ -26,6 +26,9 @@ struct SummaryState: Sendable {
     /// Whether a batch is being applied, and the timelines it touched.
     private var inBatch = false
     private var touched: Set<TimelineID> = []
+    /// Whether the batch in progress touched a timeline (`touched` also holds those of
+    /// earlier batches while changes are not tracked).
+    private var batchTouched = false
     /// The name each listed timeline is sorted under in `list`.
     private var listedNames: [TimelineID: String] = [:]
 
@@ -126,21 +129,28 @@ struct SummaryState: Sendable {
 
     mutating func restorePosition(_ position: Int64) { self.position = position }
 
+    /// Notes that a timeline's summary may have changed.
+    private mutating func touch(_ id: TimelineID) {
+        touched.insert(id)
+        batchTouched = true
+    }
+
     mutating func beginBatch() {
         inBatch = true
+        batchTouched = false
     }
 
     /// Applies a fact about a timeline: created, renamed or removed (with its events).
     mutating func apply(timelineFact fact: Fact) {
         switch fact {
         case .timelineCreated(let id, let name):
-            touched.insert(id)
+            touch(id)
             timelines[id] = Timeline(name: name)
         case .timelineRenamed(let id, let name):
-            touched.insert(id)
+            touch(id)
             modifyTimeline(id) { $0.name = name }
         case .timelineRemoved(let id):
-            touched.insert(id)
+            touch(id)
             timelines[id] = nil
         default:
             return
@@ -154,11 +164,11 @@ struct SummaryState: Sendable {
     mutating func replace(_ old: EventSnapshot?, with new: EventSnapshot?) {
         if let old, let new, old.timeline == new.timeline, old.dates == new.dates { return }
         if let old {
-            touched.insert(old.timeline)
+            touch(old.timeline)
             remove(old)
         }
         if let new {
-            touched.insert(new.timeline)
+            touch(new.timeline)
             add(new)
         }
         if !inBatch && tracksChanges { _ = updateList() }
@@ -290,7 +300,12 @@ struct SummaryState: Sendable {
     mutating func endBatch(to: Int64) -> SummaryChangeSet? {
         guard inBatch else { return nil }
         inBatch = false
-        guard tracksChanges else { return nil }
+        guard tracksChanges else {
+            // Not described, but the position still follows the summaries, so that a
+            // change set made later (after a checkpoint, say) goes from where they were.
+            if batchTouched { position = to }
+            return nil
+        }
         let changes = updateList()
         guard !changes.isEmpty else { return nil }
         let built = ChangeSetBuilder.build(changes)

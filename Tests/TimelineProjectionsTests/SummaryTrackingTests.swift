@@ -47,4 +47,20 @@ struct SummaryTrackingTests {
         }
         #expect(described > 0)
     }
+
+    /// Change sets chain (one's `to` is the next one's `from`) across a checkpoint saved
+    /// while they were not described: the summaries' position still follows each batch
+    /// that touched them.
+    @Test func changeSetsChainAcrossACheckpointSavedWhileTheyWereNotDescribed() throws {
+        var projection = TimelineProjection(views: [], now: Self.now)
+        projection.tracksSummaryChanges = false
+        projection.apply(Record(position: 1, fact: .timelineCreated(timeline: "a", name: "A")))
+        projection.apply(Record(position: 2, fact: .eventAdded(event: "e", timeline: "a", title: "E", date: date("2001"))))
+        var loaded = TimelineProjection(try Checkpoint.load(projection.checkpoint().encoded()))
+        #expect(loaded.tracksSummaryChanges)
+        let changes = loaded.apply(Record(position: 3, fact: .eventAdded(event: "f", timeline: "a", title: "F",
+                                                                          date: date("1999"))))
+        #expect(changes.summaries?.from == 2)
+        #expect(changes.summaries?.to == 3)
+    }
 }
