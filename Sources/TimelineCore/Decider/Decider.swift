@@ -29,14 +29,10 @@ public enum Decider {
         }
         var pending = PendingState(base: state)
         var facts: [Fact] = []
-        var remaining = commands.count
         for command in commands {
-            remaining -= 1
-            let proposed = proposedFacts(for: command)
-            for (index, fact) in proposed.enumerated() {
+            for fact in proposedFacts(for: command) {
                 try check(fact, lookup: pending)
-                // The overlay is read only by the facts after this one.
-                if remaining > 0 || index < proposed.count - 1 { pending.apply(fact) }
+                pending.apply(fact)
                 facts.append(fact)
             }
         }
