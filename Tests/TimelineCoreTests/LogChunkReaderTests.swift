@@ -87,6 +87,39 @@ struct LogChunkReaderTests {
         }
     }
 
+    /// Blank lines before a torn tail stay when the tail is cut: the records appended
+    /// after them are counted on the lines they are written to.
+    @Test func aBadLineAfterBlankLinesAndACutTornTailIsNamedByItsLine() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            var log = try FileEventLog(path: path)
+            _ = try log.append([.timelineCreated(timeline: "a", name: "A")], options: AppendOptions())
+            _ = try log.append([.timelineCreated(timeline: "b", name: "B")], options: AppendOptions())
+            log.close()
+            try appendToFile(path, utf8("\n\n{\"type\":\"timelineCre"))
+            log = try FileEventLog(path: path)
+            defer { log.close() }
+            #expect(log.tornTail != nil)
+            _ = try log.append([.timelineCreated(timeline: "c", name: "C")], options: AppendOptions())
+            _ = try log.append([.timelineCreated(timeline: "d", name: "D")], options: AppendOptions())
+            // Record 3, on line 5, damaged behind the log's back.
+            var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+            bytes[lineStarts[4] + 10] ^= 0x01
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            do throws(EventLogError) {
+                try log.forEachChunk(after: 2) { _ in true }
+                Issue.record("the damaged record was read")
+            } catch {
+                guard case .invalidLine(_, let line, _) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
+                #expect(line == 5)
+            }
+        }
+    }
+
     @Test func aBadLineFoundWhileReplayingIsNamedByItsLineAfterBlankLines() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"

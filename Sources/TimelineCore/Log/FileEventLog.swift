@@ -175,12 +175,12 @@ public final class FileEventLog: EventLog {
                 try file.sync()
                 size += 1
             }
-            if reader.tornTail == nil {
-                // Blank lines after the last record: the records appended next start lower.
-                let count = Int(start.position) + offsets.count
-                let extra = reader.lineCount - count
-                if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((count + 1, extra)) }
-            }
+            // Blank lines after the last record (before a torn tail, too, which is cut but
+            // leaves them): the records appended next start lower.
+            let count = Int(start.position) + offsets.count
+            let keptLines = reader.tornTail.map { $0.line - 1 } ?? reader.lineCount
+            let extra = keptLines - count
+            if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((count + 1, extra)) }
             let state = State(file: file, size: size, base: Int(start.position), offsets: offsets,
                               lineShifts: lineShifts, commands: commands, prefixCommands: prefixCommands,
                               prefixEnd: start.offset)
