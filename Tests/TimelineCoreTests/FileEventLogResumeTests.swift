@@ -118,6 +118,39 @@ struct FileEventLogResumeTests {
         }
     }
 
+    /// A log opened from a resume point replays from its start a chunk at a time, as a
+    /// log read whole does, blank lines and line numbers included.
+    @Test func aLogOpenedFromAPointReplaysFromItsStartInChunks() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let records = try Self.writeLog(path)
+            let point = try #require(try Self.resumePoints(path, count: records.count)[5])
+            let opening = try FileEventLog.openCollecting(path: path) { point }
+            defer { opening.log.close() }
+            #expect(opening.resumed)
+            var replayed: [Record] = []
+            try opening.log.forEachChunk(after: 0) { replayed += $0; return true }
+            #expect(replayed == records)
+            // A damaged record after the hand-written blank line is named by its line.
+            var bytes = fileBytes(path)
+            let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+            let lastLine = lineStarts.count - 1  // the file ends with a newline
+            bytes[lineStarts[lastLine - 1] + 10] ^= 0x01
+            try writeFile(path, bytes)
+            do throws(EventLogError) {
+                try opening.log.forEachChunk(after: 0) { _ in true }
+                Issue.record("the damaged record was read")
+            } catch {
+                guard case .invalidLine(_, let line, _) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
+                #expect(line == lastLine)
+                #expect(line == records.count + 1, "one blank line before")
+            }
+        }
+    }
+
     @Test func thePointALogWasOpenedAtIsGivenWithoutReadingThePrefix() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"

@@ -403,6 +403,9 @@ public final class FileEventLog: EventLog {
             guard let file = state.file else { return .failure(.closed(path: path)) }
             let start = Int(max(0, min(position, Int64(state.count))))
             return Result { () throws(EventLogError) in
+                // From the start, the chunks themselves count every line: a log opened
+                // from a resume point need not read and decode its prefix a first time.
+                if start == 0 { return (file, LogReader.Start(), state.size) }
                 if start < state.base { try Self.readPrefix(&state, file: file) }
                 let offset = start < state.count ? state.offsets[start - state.base] : state.size
                 // The lines before the next record's, blank ones included.
