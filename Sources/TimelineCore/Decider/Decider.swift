@@ -151,8 +151,10 @@ public enum Decider {
     /// The text without whitespace (spaces, tabs, newlines) at either end.
     static func trimmed(_ text: String) -> String {
         if let bounds = asciiTrimmedBounds(text) {
-            return bounds.start == 0 && bounds.end == text.utf8.count
-                ? text : String(decoding: Array(text.utf8)[bounds.start..<bounds.end], as: UTF8.self)
+            let utf8 = text.utf8
+            guard bounds.start > 0 || bounds.end < utf8.count else { return text }
+            let start = utf8.index(utf8.startIndex, offsetBy: bounds.start)
+            return String(Substring(utf8[start..<utf8.index(start, offsetBy: bounds.end - bounds.start)]))
         }
         return String(trimmedSlice(text))
     }
