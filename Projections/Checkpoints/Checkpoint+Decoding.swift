@@ -248,7 +248,7 @@ extension Checkpoint {
             let end = kind == 2 ? try reader.readIndex(below: dates.count, of: "date") : nil
             let eventDates: EventDates = kind == 0
                 ? .single(dates[start]) : .range(start: dates[start], end: end.map { dates[$0] })
-            decoded.snapshots.append(EventSnapshot(id: id, timeline: timelines[timelineIndex], title: title,
+            decoded.snapshots.append(EventSnapshot.make(id: id, timeline: timelines[timelineIndex], title: title,
                                                    dates: eventDates))
             decoded.timelines.append(UInt32(timelineIndex))
             decoded.shards.append(UInt8(EventTable.shard(of: id, count: shardCount)))
@@ -314,7 +314,7 @@ extension Checkpoint {
                 let timeline = Int(part.timelines[offset])
                 guard names[timeline] != nil else { continue }
                 loaded[timeline].eventCount += 1
-                if snapshot.dates.isOpenRange { loaded[timeline].ongoingCount += 1 }
+                if snapshot.isOpenRange { loaded[timeline].ongoingCount += 1 }
                 for date in part.dates[(2 * offset)..<(2 * offset + 2)] where date != noDate {
                     bucketStarts[Int(date) + 1] += 1
                     dateCounts[timeline] += 1

@@ -27,8 +27,9 @@ extension Checkpoint {
         // so that loading puts a timeline's dates in order by their indices alone.
         var distinct: [String: DateValue] = [:]
         for event in projection.events.snapshots {
-            distinct[event.dates.start.text] = event.dates.start
-            if case .range(_, let end?) = event.dates { distinct[end.text] = end }
+            let start = event.startDate
+            distinct[start.text] = start
+            if let end = event.endDate { distinct[end.text] = end }
         }
         let dates = distinct.values.sorted()
         var dateIndices: [String: UInt32] = [:]

@@ -145,7 +145,7 @@ extension EventTable.Shard {
         case .timelineCreated, .timelineRenamed, .timelineRemoved:
             return nil
         case .eventAdded(let id, let timeline, let title, let date):
-            let snapshot = EventSnapshot(id: id, timeline: timeline, title: title, dates: .single(date))
+            let snapshot = EventSnapshot.make(id: id, timeline: timeline, title: title, dates: .single(date))
             let old = events.updateValue(snapshot, forKey: id)
             if old?.timeline != timeline {
                 if let old { noteDeparture(from: old.timeline) }
@@ -170,9 +170,9 @@ extension EventTable.Shard {
         case .rangeSet(let id, let start, let end):
             return replace(id) { $0.with(dates: .range(start: start, end: end)) }
         case .rangeClosed(let id, let end):
-            return replace(id) { $0.with(dates: .range(start: $0.dates.start, end: end)) }
+            return replace(id) { $0.with(dates: .range(start: $0.startDate, end: end)) }
         case .rangeReopened(let id):
-            return replace(id) { $0.with(dates: .range(start: $0.dates.start, end: nil)) }
+            return replace(id) { $0.with(dates: .range(start: $0.startDate, end: nil)) }
         }
     }
 

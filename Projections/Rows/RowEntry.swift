@@ -19,16 +19,7 @@ struct RowEntry: OrderedIndexElement, Sendable {
 
     init(event: EventSnapshot, kind: RowKind, now: Int64, placement: OngoingPlacement) {
         self.event = event
-        let instant: Int64
-        switch kind {
-        case .single, .start, .ongoing: instant = event.dates.start.instant.microsecondsSinceEpoch
-        case .end:
-            if case .range(_, let end?) = event.dates {
-                instant = end.instant.microsecondsSinceEpoch
-            } else {
-                instant = event.dates.start.instant.microsecondsSinceEpoch
-            }
-        }
+        let instant = kind == .end ? event.endInstant ?? event.startInstant : event.startInstant
         let isMarked = kind == .ongoing && placement == .now && instant <= now
         let kept = min(max(instant, Self.instantRange.lowerBound), Self.instantRange.upperBound)
         packed = kept << 3 | Int64(Self.code(of: kind)) << 1 | (isMarked ? 1 : 0)
@@ -61,10 +52,19 @@ struct RowEntry: OrderedIndexElement, Sendable {
 
     var id: RowID { RowID(event: event.id, role: kind.role) }
 
+    /// Whether the row shows the same as `other` (`row == other.row` for rows with the same
+    /// id), without making their titles and dates.
+    func hasSameContent(as other: RowEntry) -> Bool {
+        guard kind == other.kind else { return false }
+        guard event !== other.event else { return true }
+        return event.timeline == other.event.timeline && event.hasSameTitle(as: other.event)
+            && event.hasSameDate(for: kind, as: other.event)
+    }
+
     var row: Row {
         let date: DateValue? = switch kind {
-        case .single, .start: event.dates.start
-        case .end: if case .range(_, let end?) = event.dates { end } else { nil }
+        case .single, .start: event.startDate
+        case .end: event.endDate
         case .ongoing: nil
         }
         return Row(id: id, kind: kind, timeline: event.timeline, title: event.title, date: date)

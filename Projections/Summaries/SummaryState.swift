@@ -162,7 +162,7 @@ struct SummaryState: Sendable {
     /// it was removed). A change that keeps the event's timeline and dates (a new title)
     /// changes no summary.
     mutating func replace(_ old: EventSnapshot?, with new: EventSnapshot?) {
-        if let old, let new, old.timeline == new.timeline, old.dates == new.dates { return }
+        if let old, let new, old.timeline == new.timeline, old.hasSameDates(as: new) { return }
         if let old {
             touch(old.timeline)
             remove(old)
@@ -185,7 +185,7 @@ struct SummaryState: Sendable {
     private mutating func add(_ event: EventSnapshot) {
         modifyTimeline(event.timeline) { timeline in
             timeline.eventCount += 1
-            if event.dates.isOpenRange { timeline.ongoingCount += 1 }
+            if event.isOpenRange { timeline.ongoingCount += 1 }
             for date in Self.dates(of: event) {
                 let at = timeline.dates.partitionIndex { !($0.date < date) }
                 timeline.dates.insert(DatedEntry(date: date), at: at)
@@ -196,7 +196,7 @@ struct SummaryState: Sendable {
     private mutating func remove(_ event: EventSnapshot) {
         modifyTimeline(event.timeline) { timeline in
             timeline.eventCount -= 1
-            if event.dates.isOpenRange { timeline.ongoingCount -= 1 }
+            if event.isOpenRange { timeline.ongoingCount -= 1 }
             for date in Self.dates(of: event) {
                 let at = timeline.dates.partitionIndex { !($0.date < date) }
                 if at < timeline.dates.count { timeline.dates.remove(at: at) }

@@ -198,7 +198,7 @@ struct ViewState: Sendable {
                 old = old.map { oldCount - 1 - $0 }
                 new = new.map { newCount - 1 - $0 }
             }
-            let changed = touch.old != nil && touch.new != nil && touch.old!.row != touch.new!.row
+            let changed = touch.old != nil && touch.new != nil && !touch.old!.hasSameContent(as: touch.new!)
             rows.append(.init(id: touch.id, old: old, new: new, contentChanged: changed))
         }
         let built = ChangeSetBuilder.build(rows)

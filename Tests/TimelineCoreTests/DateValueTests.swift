@@ -120,4 +120,32 @@ struct DateValueTests {
             }
         }
     }
+
+    /// A year, month or day has one text, so a store may keep its instant and precision
+    /// alone: rebuilding the text gives the parsed value back, for every day of the years
+    /// at both ends of the range and around the epoch.
+    @Test(arguments: [1, 2, 1899, 1900, 1969, 1970, 2000, 2024, 9998, 9999])
+    func aCanonicalTextComesBackFromItsInstant(year: Int) throws {
+        func pad(_ value: Int, _ width: Int) -> String { DecimalDigits.padded(value, width: width) }
+        var texts = [pad(year, 4)]
+        for month in 1...12 {
+            texts.append(pad(year, 4) + "-" + pad(month, 2))
+            for day in 1...CivilCalendar.daysInMonth(month, year: year) {
+                texts.append(pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2))
+            }
+        }
+        for text in texts {
+            let parsed = try DateValue(parsing: text)
+            #expect(parsed.hasCanonicalText)
+            let rebuilt = DateValue(canonical: parsed.instant, precision: parsed.precision)
+            #expect(rebuilt == parsed, "\(text) came back as \(rebuilt.text)")
+        }
+    }
+
+    /// Timestamps keep their own text: an offset or a fraction does not follow from the instant.
+    @Test(arguments: ["2019-03-01T10:30+05:30", "2019-03-01T05:00Z", "2019-03-01T05:00:00.5Z"])
+    func aTimestampHasNoCanonicalText(text: String) throws {
+        #expect(try !DateValue(parsing: text).hasCanonicalText)
+        #expect(!DateValue(utc: Instant(microsecondsSinceEpoch: 0)).hasCanonicalText)
+    }
 }

@@ -13,9 +13,9 @@ struct RowEntryPackingTests {
     func instantKindAndMarkComeBackWhole(start: DateValue) {
         #expect(MemoryLayout<RowEntry>.size == 16)
         let end = Self.extremes.last!
-        let range = EventSnapshot(id: "e", timeline: "t", title: "T", dates: .range(start: start, end: end))
-        let open = EventSnapshot(id: "o", timeline: "t", title: "O", dates: .range(start: start, end: nil))
-        let single = EventSnapshot(id: "s", timeline: "t", title: "S", dates: .single(start))
+        let range = EventSnapshot.make(id: "e", timeline: "t", title: "T", dates: .range(start: start, end: end))
+        let open = EventSnapshot.make(id: "o", timeline: "t", title: "O", dates: .range(start: start, end: nil))
+        let single = EventSnapshot.make(id: "s", timeline: "t", title: "S", dates: .single(start))
         let now = date("2026-11-29T12:00:00Z").instant.microsecondsSinceEpoch
         let cases: [(EventSnapshot, RowKind, Int64)] = [
             (single, .single, start.instant.microsecondsSinceEpoch),
@@ -39,7 +39,7 @@ struct RowEntryPackingTests {
     @Test(arguments: [Int64.min, -(1 << 61), 1 << 61, Int64.max])
     func anInstantBeyondWhatARowKeepsSortsAtTheNearestEnd(microseconds: Int64) {
         let far = DateValue(utc: Instant(microsecondsSinceEpoch: microseconds))
-        let snapshot = EventSnapshot(id: "far", timeline: "t", title: "Far", dates: .single(far))
+        let snapshot = EventSnapshot.make(id: "far", timeline: "t", title: "Far", dates: .single(far))
         let entry = RowEntry(event: snapshot, kind: .single, now: 0, placement: .now)
         let expected = microseconds < 0 ? RowEntry.instantRange.lowerBound : RowEntry.instantRange.upperBound
         #expect(entry.instant == expected)

@@ -34,8 +34,9 @@ public struct DateValue: Hashable, Sendable, Comparable, CustomStringConvertible
     /// How much of a date the text gives.
     public let precision: Precision
 
-    /// Creates a value from parts already validated by the parser.
-    init(text: String, instant: Instant, precision: Precision) {
+    /// Creates a value from parts already validated by the parser, or kept apart from a
+    /// value made by parsing or by ``init(utc:)``.
+    package init(text: String, instant: Instant, precision: Precision) {
         self.text = text
         self.instant = instant
         self.precision = precision
