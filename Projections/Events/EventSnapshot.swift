@@ -138,6 +138,19 @@ final class EventSnapshot: Sendable {
         return DateValue(text: text, instant: instant, precision: precision)
     }
 
+    /// The event's dates as a summary keeps them: the start, and a closed range's end;
+    /// a year, month or day without making its text.
+    var datedEntries: (start: DatedEntry, end: DatedEntry?) {
+        let header = header
+        let layout = header.layout
+        let start = layout.startTextCount == 0
+            ? DatedEntry(canonical: header.start, precision: layout.startPrecision) : DatedEntry(startDate)
+        guard layout.shape == .closedRange else { return (start, nil) }
+        let end = layout.endTextCount == 0
+            ? DatedEntry(canonical: header.end, precision: layout.endPrecision) : DatedEntry(endDate!)
+        return (start, end)
+    }
+
     /// The event as the domain sees it.
     var event: Event { Event(id: id, timeline: timeline, title: title, dates: dates) }
 

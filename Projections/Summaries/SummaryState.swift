@@ -1,11 +1,5 @@
 import TimelineCore
 
-/// A date kept in a sorted multiset of a timeline's dates.
-struct DatedEntry: OrderedIndexElement, Sendable {
-    var date: DateValue
-    var isMarked: Bool { false }
-}
-
 /// The summaries of all timelines, maintained incrementally.
 struct SummaryState: Sendable {
     struct Timeline: Sendable {
@@ -124,7 +118,7 @@ struct SummaryState: Sendable {
             }
             start = end
         }
-        return OrderedIndex(count: keys.count) { DatedEntry(date: dates[Int(keys[$0].index)]) }
+        return OrderedIndex(count: keys.count) { DatedEntry(dates[Int(keys[$0].index)]) }
     }
 
     mutating func restorePosition(_ position: Int64) { self.position = position }
@@ -174,22 +168,16 @@ struct SummaryState: Sendable {
         if !inBatch && tracksChanges { _ = updateList() }
     }
 
-    private static func dates(of event: EventSnapshot) -> [DateValue] {
-        switch event.dates {
-        case .single(let date): [date]
-        case .range(let start, nil): [start]
-        case .range(let start, let end?): [start, end]
-        }
-    }
-
     private mutating func add(_ event: EventSnapshot) {
         modifyTimeline(event.timeline) { timeline in
             timeline.eventCount += 1
             if event.isOpenRange { timeline.ongoingCount += 1 }
-            for date in Self.dates(of: event) {
-                let at = timeline.dates.partitionIndex { !($0.date < date) }
-                timeline.dates.insert(DatedEntry(date: date), at: at)
+            func insert(_ date: DatedEntry) {
+                timeline.dates.insert(date, at: timeline.dates.partitionIndex { !($0 < date) })
             }
+            let (start, end) = event.datedEntries
+            insert(start)
+            if let end { insert(end) }
         }
     }
 
@@ -197,10 +185,13 @@ struct SummaryState: Sendable {
         modifyTimeline(event.timeline) { timeline in
             timeline.eventCount -= 1
             if event.isOpenRange { timeline.ongoingCount -= 1 }
-            for date in Self.dates(of: event) {
-                let at = timeline.dates.partitionIndex { !($0.date < date) }
+            func remove(_ date: DatedEntry) {
+                let at = timeline.dates.partitionIndex { !($0 < date) }
                 if at < timeline.dates.count { timeline.dates.remove(at: at) }
             }
+            let (start, end) = event.datedEntries
+            remove(start)
+            if let end { remove(end) }
         }
     }
 

@@ -19,4 +19,34 @@ struct SummaryDateOrderTests {
         let dates = (0..<Int.random(in: 0...300, using: &rng)).map { _ in Self.pool.randomElement(using: &rng)! }
         #expect(SummaryState.sorted(dates).map(\.date) == dates.sorted())
     }
+
+    /// A summary's date is two words and orders, compares and reads back as the
+    /// `DateValue` it stands for, canonical or not.
+    @Test func anEntryAgreesWithItsDateValue() {
+        #expect(MemoryLayout<DatedEntry>.size == 16)
+        for a in Self.pool {
+            let entry = DatedEntry(a)
+            #expect(entry.date == a)
+            if a.hasCanonicalText {
+                #expect(DatedEntry(canonical: a.instant.microsecondsSinceEpoch, precision: a.precision) == entry)
+            }
+            for b in Self.pool {
+                #expect((entry < DatedEntry(b)) == (a < b), "\(a) < \(b)")
+                #expect((entry == DatedEntry(b)) == (a == b), "\(a) == \(b)")
+            }
+        }
+    }
+
+    /// An event gives its summary the dates it has, without making canonical texts.
+    @Test func anEventGivesItsDates() {
+        for start in Self.pool {
+            for end in [nil] + Self.pool {
+                let snapshot = EventSnapshot.make(id: "e", timeline: "t", title: "T",
+                                                  dates: .range(start: start, end: end))
+                let (first, second) = snapshot.datedEntries
+                #expect(first.date == start)
+                #expect(second?.date == end)
+            }
+        }
+    }
 }
