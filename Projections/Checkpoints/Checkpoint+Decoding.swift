@@ -282,11 +282,11 @@ extension Checkpoint {
         var count = 0
         for part in parts { for shard in part.shards where shard == mine { count += 1 } }
         var shard = EventTable.Shard()
-        shard.events.reserveCapacity(count)
+        shard.events = SnapshotTable(minimumCapacity: count)
         var lists = [[EventID]](repeating: [], count: timelines.count)
         for part in parts {
             for (offset, snapshot) in part.snapshots.enumerated() where part.shards[offset] == mine {
-                shard.events[snapshot.id] = snapshot
+                shard.events.update(snapshot, hash: EventTable.hash(of: snapshot.id))
                 lists[Int(part.timelines[offset])].append(snapshot.id)
             }
         }

@@ -12,7 +12,7 @@ import TimelineCore
 struct EventTable: Sendable {
     /// A shard: some of the events, and the ids of those each timeline holds.
     struct Shard: Sendable {
-        var events: [EventID: EventSnapshot] = [:]
+        var events = SnapshotTable()
         var members = TimelineMembers()
     }
 
@@ -33,50 +33,60 @@ struct EventTable: Sendable {
         self.shards = shards
     }
 
-    /// The shard of `id` among `count`: FNV-1a over its UTF-8 bytes, so the same id goes
-    /// to the same shard in every process.
-    static func shard(of id: EventID, count: Int) -> Int {
+    /// The hash of an id: FNV-1a over its UTF-8 bytes, the same in every process, so an
+    /// id goes to the same shard and the table's order is the same in every run.
+    static func hash(of id: EventID) -> UInt64 {
         var text = id.rawValue
-        let hash = text.withUTF8 { bytes in
+        return text.withUTF8 { bytes in
             var hash: UInt64 = 0xCBF2_9CE4_8422_2325
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
             return hash
         }
-        return Int((hash ^ (hash >> 32)) % UInt64(count))
     }
+
+    /// The shard of an id with this hash among `count`.
+    static func shard(ofHash hash: UInt64, count: Int) -> Int {
+        Int((hash ^ (hash >> 32)) % UInt64(count))
+    }
+
+    /// The shard of `id` among `count`.
+    static func shard(of id: EventID, count: Int) -> Int { shard(ofHash: hash(of: id), count: count) }
 
     /// How many events there are.
     /// - Complexity: O(*s*) for *s* shards.
     var count: Int { shards.reduce(0) { $0 + $1.events.count } }
 
     /// The ids of the events, in no particular order.
-    var ids: [EventID] { shards.flatMap { $0.events.keys } }
+    var ids: [EventID] { shards.flatMap { $0.events.snapshots.map(\.id) } }
 
     /// Every event's snapshot, shard after shard.
     var snapshots: some Sequence<EventSnapshot> {
-        shards.lazy.map(\.events.values).joined()
+        shards.lazy.flatMap(\.events.snapshots)
     }
 
     /// The snapshot of the event with this id.
     /// - Complexity: O(1) on average.
     subscript(id: EventID) -> EventSnapshot? {
-        shards[Self.shard(of: id, count: shards.count)].events[id]
+        let hash = Self.hash(of: id)
+        return shards[Self.shard(ofHash: hash, count: shards.count)].events.snapshot(id, hash: hash)
     }
 
     /// Applies a fact about an event to its shard; returns the event's snapshot before and
     /// after, or `nil` when no event changed (timeline facts change none here).
     mutating func apply(_ fact: Fact) -> (old: EventSnapshot?, new: EventSnapshot?)? {
         guard let id = fact.event else { return nil }
-        return shards[Self.shard(of: id, count: shards.count)].apply(fact)
+        let hash = Self.hash(of: id)
+        return shards[Self.shard(ofHash: hash, count: shards.count)].apply(fact, hash: hash)
     }
 
     /// Applies a fact to the events alone, for a bulk build: a fact about an event to its
     /// shard, a timeline's removal to every shard.
     mutating func fold(_ fact: Fact) {
         if let id = fact.event {
-            shards[Self.shard(of: id, count: shards.count)].fold(fact)
+            let hash = Self.hash(of: id)
+            shards[Self.shard(ofHash: hash, count: shards.count)].fold(fact, hash: hash)
         } else {
-            for index in shards.indices { shards[index].fold(fact) }
+            for index in shards.indices { shards[index].fold(fact, hash: 0) }
         }
     }
 
@@ -111,8 +121,12 @@ struct EventTable: Sendable {
             }
             for record in shared.records {
                 for fact in record.facts {
-                    if let id = fact.event, Self.shard(of: id, count: count) != index { continue }
-                    shard.fold(fact)
+                    var hash: UInt64 = 0
+                    if let id = fact.event {
+                        hash = Self.hash(of: id)
+                        if Self.shard(ofHash: hash, count: count) != index { continue }
+                    }
+                    shard.fold(fact, hash: hash)
                 }
             }
             state.withLock { state in swap(&shard, &state.shards[index]) }
@@ -125,72 +139,73 @@ struct EventTable: Sendable {
 }
 
 extension EventTable.Shard {
-    /// Applies a fact to this shard's events alone: a fact about one of them, or a
-    /// timeline's removal (other timeline facts change no event).
-    mutating func fold(_ fact: Fact) {
+    /// Applies a fact to this shard's events alone: a fact about one of them (`hash` is
+    /// the hash of its id), or a timeline's removal (other timeline facts change no event).
+    mutating func fold(_ fact: Fact, hash: UInt64) {
         if case .timelineRemoved(let timeline) = fact {
             _ = removeEvents(of: timeline)
         } else {
-            _ = apply(fact)
+            _ = apply(fact, hash: hash)
         }
     }
 
-    /// Updates the events for a fact about one of this shard's events; returns the
-    /// event's snapshot before and after, or `nil` when no event changed.
+    /// Updates the events for a fact about one of this shard's events (`hash` is the hash
+    /// of its id); returns the event's snapshot before and after, or `nil` when no event
+    /// changed.
     ///
-    /// One hash lookup of the event id per fact: a snapshot is replaced through its
-    /// dictionary index.
-    mutating func apply(_ fact: Fact) -> (old: EventSnapshot?, new: EventSnapshot?)? {
+    /// One lookup of the event id per fact: a snapshot is replaced in its slot.
+    mutating func apply(_ fact: Fact, hash: UInt64) -> (old: EventSnapshot?, new: EventSnapshot?)? {
         switch fact {
         case .timelineCreated, .timelineRenamed, .timelineRemoved:
             return nil
         case .eventAdded(let id, let timeline, let title, let date):
             let snapshot = EventSnapshot.make(id: id, timeline: timeline, title: title, dates: .single(date))
-            let old = events.updateValue(snapshot, forKey: id)
+            let old = events.update(snapshot, hash: hash)
             if old?.timeline != timeline {
                 if let old { noteDeparture(from: old.timeline) }
                 members.add(id, to: timeline)
             }
             return (old, snapshot)
         case .eventRemoved(let id):
-            guard let old = events.removeValue(forKey: id) else { return nil }
+            guard let slot = events.slot(of: id, hash: hash) else { return nil }
+            let old = events.remove(at: slot)
             noteDeparture(from: old.timeline)
             return (old, nil)
         case .eventMoved(let id, let timeline):
-            let change = replace(id) { $0.with(timeline: timeline) }
+            let change = replace(id, hash: hash) { $0.with(timeline: timeline) }
             if let old = change?.old, old.timeline != timeline {
                 noteDeparture(from: old.timeline)
                 members.add(id, to: timeline)
             }
             return change
         case .eventRetitled(let id, let title):
-            return replace(id) { $0.with(title: title) }
+            return replace(id, hash: hash) { $0.with(title: title) }
         case .dateSet(let id, let date):
-            return replace(id) { $0.with(dates: .single(date)) }
+            return replace(id, hash: hash) { $0.with(dates: .single(date)) }
         case .rangeSet(let id, let start, let end):
-            return replace(id) { $0.with(dates: .range(start: start, end: end)) }
+            return replace(id, hash: hash) { $0.with(dates: .range(start: start, end: end)) }
         case .rangeClosed(let id, let end):
-            return replace(id) { $0.with(dates: .range(start: $0.startDate, end: end)) }
+            return replace(id, hash: hash) { $0.with(dates: .range(start: $0.startDate, end: end)) }
         case .rangeReopened(let id):
-            return replace(id) { $0.with(dates: .range(start: $0.startDate, end: nil)) }
+            return replace(id, hash: hash) { $0.with(dates: .range(start: $0.startDate, end: nil)) }
         }
     }
 
     /// Replaces an event's snapshot in place; `nil` for an unknown event.
     private mutating func replace(
-        _ id: EventID, _ change: (EventSnapshot) -> EventSnapshot
+        _ id: EventID, hash: UInt64, _ change: (EventSnapshot) -> EventSnapshot
     ) -> (old: EventSnapshot?, new: EventSnapshot?)? {
-        guard let at = events.index(forKey: id) else { return nil }
-        let old = events.values[at]
+        guard let slot = events.slot(of: id, hash: hash) else { return nil }
+        let old = events[slot: slot]
         let new = change(old)
-        events.values[at] = new
+        events.replace(at: slot, with: new)
         return (old, new)
     }
 
     /// Notes that an event left a timeline.
     private mutating func noteDeparture(from timeline: TimelineID) {
         let events = self.events
-        members.noteDeparture(from: timeline) { events[$0]?.timeline }
+        members.noteDeparture(from: timeline) { events.snapshot($0, hash: EventTable.hash(of: $0))?.timeline }
     }
 
     /// Removes a timeline's events; returns their snapshots.
@@ -198,8 +213,9 @@ extension EventTable.Shard {
     mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
         var removed: [EventSnapshot] = []
         for id in members.removeAll(of: timeline) {
-            guard let at = events.index(forKey: id), events.values[at].timeline == timeline else { continue }
-            removed.append(events.remove(at: at).value)
+            guard let slot = events.slot(of: id, hash: EventTable.hash(of: id)),
+                  events[slot: slot].timeline == timeline else { continue }
+            removed.append(events.remove(at: slot))
         }
         return removed
     }

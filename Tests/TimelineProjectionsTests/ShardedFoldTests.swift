@@ -27,7 +27,7 @@ struct ShardedFoldTests {
         #expect(Set(sharded.eventIDs) == Set(oneByOne.eventIDs))
         // Each event is in the shard its id names.
         for (index, shard) in sharded.events.shards.enumerated() {
-            for id in shard.events.keys {
+            for id in shard.events.snapshots.map(\.id) {
                 #expect(EventTable.shard(of: id, count: sharded.events.shards.count) == index)
             }
         }

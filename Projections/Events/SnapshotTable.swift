@@ -1,0 +1,152 @@
+import TimelineCore
+
+/// The snapshots of a shard's events, found by id: an open-addressing hash table with
+/// linear probing, holding a reference and 32 bits of the id's hash per slot.
+///
+/// A `Dictionary<EventID, EventSnapshot>` took 24 bytes a slot (the id's 16 and the
+/// reference's 8), and growing it held the old and the new storage at once: about 50
+/// bytes per event at a million, a sixth of a store. Here a slot is 12 bytes. The stored
+/// hash bits find a slot's home without reading its snapshot, so growing and removing
+/// never touch the snapshots, and a probe reads a snapshot only when its bits match.
+///
+/// Removal shifts the following entries of the probe run back (no tombstones), so a
+/// lookup stops at the first empty slot.
+struct SnapshotTable: Sendable {
+    /// A slot's snapshot, or `nil`.
+    private var slots: [EventSnapshot?] = []
+    /// The low 32 bits of each slot's hash with the top bit set; 0 for an empty slot.
+    private var hashes: [UInt32] = []
+    /// How many snapshots the table holds.
+    /// - Complexity: O(1).
+    private(set) var count = 0
+
+    init() {}
+
+    /// A table with room for `capacity` events before it grows.
+    init(minimumCapacity capacity: Int) {
+        if capacity > 0 { resize(to: Self.slotCount(for: capacity)) }
+    }
+
+    /// The slot count that holds `count` snapshots at most three quarters full.
+    private static func slotCount(for count: Int) -> Int {
+        var slots = 16
+        while slots / 4 * 3 < count { slots *= 2 }
+        return slots
+    }
+
+    /// The bits kept of `hash` (a hash of an id, ``EventTable/hash(of:)``), mixed so that
+    /// bits used to choose a shard do not choose the slot.
+    @inline(__always)
+    private static func stored(_ hash: UInt64) -> UInt32 {
+        // The finaliser of MurmurHash3.
+        var h = hash
+        h ^= h >> 33
+        h &*= 0xFF51_AFD7_ED55_8CCD
+        h ^= h >> 33
+        h &*= 0xC4CE_B9FE_1A85_EC53
+        h ^= h >> 33
+        return UInt32(truncatingIfNeeded: h) | 0x8000_0000
+    }
+
+    /// The slot of the event with this id and hash, or the empty slot that ends its probe run.
+    private func find(_ id: EventID, stored: UInt32) -> (found: Bool, slot: Int) {
+        let mask = slots.count - 1
+        var slot = Int(stored) & mask
+        while true {
+            let bits = hashes[slot]
+            if bits == 0 { return (false, slot) }
+            if bits == stored, slots[slot].unsafelyUnwrapped.id == id { return (true, slot) }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The snapshot of the event with this id and hash.
+    /// - Complexity: O(1) on average.
+    func snapshot(_ id: EventID, hash: UInt64) -> EventSnapshot? {
+        guard count > 0 else { return nil }
+        let (found, slot) = find(id, stored: Self.stored(hash))
+        return found ? slots[slot] : nil
+    }
+
+    /// Where the event with this id and hash is, for ``replace(at:with:)`` or ``remove(at:)``.
+    /// - Complexity: O(1) on average.
+    func slot(of id: EventID, hash: UInt64) -> Int? {
+        guard count > 0 else { return nil }
+        let (found, slot) = find(id, stored: Self.stored(hash))
+        return found ? slot : nil
+    }
+
+    /// The snapshot in a slot that ``slot(of:hash:)`` found.
+    subscript(slot slot: Int) -> EventSnapshot { slots[slot].unsafelyUnwrapped }
+
+    /// Puts a new snapshot of the same event in a slot that ``slot(of:hash:)`` found.
+    /// - Complexity: O(1).
+    mutating func replace(at slot: Int, with snapshot: EventSnapshot) {
+        assert(slots[slot]?.id == snapshot.id, "a slot is replaced with a snapshot of the same event")
+        slots[slot] = snapshot
+    }
+
+    /// Adds a snapshot, or replaces the snapshot of the same event; returns the replaced one.
+    /// `hash` is the hash of the snapshot's id.
+    /// - Complexity: O(1) on average; O(*n*) when the table grows, amortised O(1).
+    @discardableResult
+    mutating func update(_ snapshot: EventSnapshot, hash: UInt64) -> EventSnapshot? {
+        if (count + 1) > slots.count / 4 * 3 { resize(to: Self.slotCount(for: count + 1)) }
+        let stored = Self.stored(hash)
+        let (found, slot) = find(snapshot.id, stored: stored)
+        if found {
+            let old = slots[slot]
+            slots[slot] = snapshot
+            return old
+        }
+        slots[slot] = snapshot
+        hashes[slot] = stored
+        count += 1
+        return nil
+    }
+
+    /// Removes the snapshot in a slot that ``slot(of:hash:)`` found, and returns it.
+    ///
+    /// The entries after it in its probe run move back into the hole when their home is
+    /// not between the hole and them.
+    /// - Complexity: O(1) on average.
+    @discardableResult
+    mutating func remove(at slot: Int) -> EventSnapshot {
+        let removed = slots[slot].unsafelyUnwrapped
+        let mask = slots.count - 1
+        var hole = slot
+        var next = (slot + 1) & mask
+        while hashes[next] != 0 {
+            let home = Int(hashes[next]) & mask
+            // The entry may fill the hole if the hole lies on its way from home to `next`.
+            if (next - home) & mask >= (next - hole) & mask {
+                slots[hole] = slots[next]
+                hashes[hole] = hashes[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        slots[hole] = nil
+        hashes[hole] = 0
+        count -= 1
+        return removed
+    }
+
+    /// Every snapshot, in slot order.
+    /// - Complexity: O(*c*) to iterate, for *c* slots.
+    var snapshots: some Sequence<EventSnapshot> { slots.lazy.compactMap { $0 } }
+
+    /// Moves every entry to a table of `slotCount` slots, by its stored hash bits alone.
+    private mutating func resize(to slotCount: Int) {
+        let oldSlots = slots, oldHashes = hashes
+        slots = Array(repeating: nil, count: slotCount)
+        hashes = Array(repeating: 0, count: slotCount)
+        let mask = slotCount - 1
+        for (snapshot, bits) in zip(oldSlots, oldHashes) where bits != 0 {
+            var slot = Int(bits) & mask
+            while hashes[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = snapshot
+            hashes[slot] = bits
+        }
+    }
+}
