@@ -3,8 +3,8 @@ import TimelineTestSupport
 import TimelineCore
 @testable import TimelineProjections
 
-/// A timeline's dates are put in order for its summary by plain keys (the instant and the
-/// text's first eight bytes), with whole texts compared only where those tie.
+/// A timeline's dates are put in order for its summary as two-word entries, with texts
+/// compared only where a timestamp shares another date's instant.
 @Suite("Summary dates in order")
 struct SummaryDateOrderTests {
     /// Texts that share an instant, and often their first eight bytes.
@@ -17,7 +17,8 @@ struct SummaryDateOrderTests {
     func datesComeOutAsDateValuesSortThem(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
         let dates = (0..<Int.random(in: 0...300, using: &rng)).map { _ in Self.pool.randomElement(using: &rng)! }
-        #expect(SummaryState.sorted(dates).map(\.date) == dates.sorted())
+        var entries = dates.map(DatedEntry.init)
+        #expect(SummaryState.sorted(&entries).map(\.date) == dates.sorted())
     }
 
     /// A summary's date is two words and orders, compares and reads back as the
