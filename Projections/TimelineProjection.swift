@@ -264,15 +264,7 @@ public struct TimelineProjection: Sendable {
         _ definition: ViewDefinition, events: EventTable, now: Int64, position: Int64
     ) -> ViewState {
         var view = ViewState(definition: definition, position: position)
-        var entries: [RowEntry] = []
-        for snapshot in events.snapshots where definition.filter.includes(snapshot) {
-            entries.append(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now,
-                                    placement: definition.placement))
-            if let kind = snapshot.secondRowKind {
-                entries.append(RowEntry(event: snapshot, kind: kind, now: now, placement: definition.placement))
-            }
-        }
-        view.rebuild(entries: entries, now: now, position: position)
+        view.rebuild(events: events, now: now, position: position)
         return view
     }
 

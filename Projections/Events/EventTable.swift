@@ -64,6 +64,27 @@ struct EventTable: Sendable {
         shards.lazy.flatMap(\.events.snapshots)
     }
 
+    /// Calls `body` with each snapshot and a number for its place in the table, which
+    /// ``subscript(slot:)`` reads back while the table is not changed.
+    ///
+    /// The number interleaves the shards: slot `s` of shard `k` is `s * shards + k`.
+    /// - Complexity: O(*c*) for the shards' *c* slots.
+    func forEachSnapshot(_ body: (UInt32, EventSnapshot) -> Void) {
+        let count = shards.count
+        precondition((shards.map(\.events.slotCount).max() ?? 0) * count <= Int(UInt32.max),
+                     "a table's slots are numbered in 32 bits")
+        for (shard, part) in shards.enumerated() {
+            part.events.forEachSnapshot { slot, snapshot in body(UInt32(slot * count + shard), snapshot) }
+        }
+    }
+
+    /// The snapshot at a place ``forEachSnapshot(_:)`` gave.
+    /// - Complexity: O(1).
+    subscript(slot slot: UInt32) -> EventSnapshot {
+        let count = UInt32(shards.count)
+        return shards[Int(slot % count)].events[slot: Int(slot / count)]
+    }
+
     /// The snapshot of the event with this id.
     /// - Complexity: O(1) on average.
     subscript(id: EventID) -> EventSnapshot? {

@@ -132,6 +132,17 @@ struct SnapshotTable: Sendable {
         return removed
     }
 
+    /// How many slots the table has: a slot number is below it.
+    var slotCount: Int { slots.count }
+
+    /// Calls `body` with each snapshot and its slot, in slot order.
+    /// - Complexity: O(*c*) for *c* slots.
+    func forEachSnapshot(_ body: (Int, EventSnapshot) -> Void) {
+        for (slot, snapshot) in slots.enumerated() {
+            if let snapshot { body(slot, snapshot) }
+        }
+    }
+
     /// Every snapshot, in slot order.
     /// - Complexity: O(*c*) to iterate, for *c* slots.
     var snapshots: some Sequence<EventSnapshot> { slots.lazy.compactMap { $0 } }

@@ -39,41 +39,58 @@ struct RowOrder: Sendable {
         return a.kind.role < b.kind.role
     }
 
-    /// An index of `entries` in this order.
+    /// An index of the rows of the events in `events` that `includes` lets in, in this order.
     ///
-    /// Sorts plain keys — group, instant, the first eight bytes of the event id, role —
-    /// and compares whole ids only where those tie, so the sort moves no references and
-    /// rarely touches a string (callgrind: the sort was half of rebuilding 400k rows). The
-    /// index's nodes are filled from the sorted keys, without a sorted array of the
-    /// entries first (a third array of the rows at the peak of a rebuild).
-    /// - Complexity: O(*n* log *n*).
-    func sortedIndex(_ entries: [RowEntry]) -> OrderedIndex<RowEntry> {
+    /// Sorts plain keys — group, instant, the first eight bytes of the event id, role,
+    /// and where the event is in the table — and compares whole ids only where those
+    /// tie, so the sort moves no references and rarely touches a string (callgrind: the
+    /// sort was half of rebuilding 400k rows). The keys are made from the table's slots
+    /// and the index's nodes are filled from the sorted keys, so no array of the rows is
+    /// made: with one, the rows and their keys were 40 bytes a row at the peak of
+    /// opening a store, where the keys alone are 24.
+    ///
+    /// The keys' array is reserved for two rows per event; pages that no row reaches are
+    /// never written, so they take no memory.
+    /// - Complexity: O(*n* log *n*) for *n* rows, plus O(*c*) for the table's *c* slots.
+    func sortedIndex(of events: EventTable, includes: (EventSnapshot) -> Bool) -> OrderedIndex<RowEntry> {
         // 24 bytes: the wide fields first.
         struct Key {
             var instant: Int64
             var prefix: UInt64
-            var index: Int32
+            var slot: UInt32
             var group: UInt8
             var role: UInt8
         }
         var keys: [Key] = []
-        keys.reserveCapacity(entries.count)
-        for (offset, entry) in entries.enumerated() {
-            keys.append(Key(instant: instant(entry), prefix: Self.prefix(entry.event.id.rawValue),
-                            index: Int32(offset), group: group(entry.kind), role: entry.kind.role.rawValue))
+        keys.reserveCapacity(2 * events.count)
+        events.forEachSnapshot { slot, snapshot in
+            guard includes(snapshot) else { return }
+            let prefix = Self.prefix(snapshot.id.rawValue)
+            let first = RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: placement)
+            keys.append(Key(instant: instant(first), prefix: prefix, slot: slot, group: group(first.kind),
+                            role: first.kind.role.rawValue))
+            if let kind = snapshot.secondRowKind {
+                let second = RowEntry(event: snapshot, kind: kind, now: now, placement: placement)
+                keys.append(Key(instant: instant(second), prefix: prefix, slot: slot, group: group(kind),
+                                role: kind.role.rawValue))
+            }
         }
         keys.sort { a, b in
             if a.group != b.group { return a.group < b.group }
             if a.instant != b.instant { return a.instant < b.instant }
             if a.prefix != b.prefix { return a.prefix < b.prefix }
-            let ea = entries[Int(a.index)].event, eb = entries[Int(b.index)].event
-            if ea !== eb {
-                let c = EventID.compareUTF8(ea.id.rawValue, eb.id.rawValue)
+            if a.slot != b.slot {
+                let c = EventID.compareUTF8(events[slot: a.slot].id.rawValue, events[slot: b.slot].id.rawValue)
                 if c != 0 { return c < 0 }
             }
             return a.role < b.role
         }
-        return OrderedIndex(count: keys.count) { entries[Int(keys[$0].index)] }
+        return OrderedIndex(count: keys.count) { index in
+            let key = keys[index]
+            let snapshot = events[slot: key.slot]
+            let kind = key.role == RowRole.start.rawValue ? snapshot.firstRowKind : snapshot.secondRowKind!
+            return RowEntry(event: snapshot, kind: kind, now: now, placement: placement)
+        }
     }
 
     /// The first eight UTF-8 bytes of `id`, big-endian, zero-padded: comparing prefixes

@@ -82,10 +82,11 @@ struct ViewState: Sendable {
 
     // MARK: Building
 
-    /// Replaces all rows with `entries`, sorting them (used to build or rebuild a view).
+    /// Replaces all rows with those of `events`, sorting them (used to build or rebuild a view).
     /// - Complexity: O(*n* log *n*).
-    mutating func rebuild(entries: [RowEntry], now: Int64, position: Int64) {
-        restore(index: order(now: now).sortedIndex(entries), now: now, position: position)
+    mutating func rebuild(events: EventTable, now: Int64, position: Int64) {
+        let filter = definition.filter
+        restore(index: order(now: now).sortedIndex(of: events, includes: filter.includes), now: now, position: position)
     }
 
     /// Replaces all rows with those of `restored`, already in the view's order.
