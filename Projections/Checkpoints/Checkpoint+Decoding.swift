@@ -283,15 +283,16 @@ extension Checkpoint {
         for part in parts { for shard in part.shards where shard == mine { count += 1 } }
         var shard = EventTable.Shard()
         shard.events = SnapshotTable(minimumCapacity: count)
-        var lists = [[EventID]](repeating: [], count: timelines.count)
+        var lists = [[UInt32]](repeating: [], count: timelines.count)
         for part in parts {
             for (offset, snapshot) in part.snapshots.enumerated() where part.shards[offset] == mine {
-                shard.events.update(snapshot, hash: EventTable.hash(of: snapshot.id))
-                lists[Int(part.timelines[offset])].append(snapshot.id)
+                let hash = EventTable.hash(of: snapshot.id)
+                shard.events.update(snapshot, hash: hash)
+                lists[Int(part.timelines[offset])].append(SnapshotTable.key(for: hash))
             }
         }
         guard shard.events.count == count else { throw Failure.damaged("an event listed twice") }
-        var members: [TimelineID: [EventID]] = [:]
+        var members: [TimelineID: [UInt32]] = [:]
         for (timeline, list) in zip(timelines, lists) where !list.isEmpty { members[timeline] = list }
         shard.members = TimelineMembers(lists: members)
         return shard

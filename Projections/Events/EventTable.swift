@@ -112,7 +112,7 @@ struct EventTable: Sendable {
     }
 
     /// Removes a timeline's events from every shard; returns their snapshots.
-    /// - Complexity: O(*k*) for the *k* ids the timeline's lists hold.
+    /// - Complexity: O(*k*) for the *k* keys the timeline's lists hold.
     mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
         shards.indices.flatMap { shards[$0].removeEvents(of: timeline) }
     }
@@ -184,7 +184,7 @@ extension EventTable.Shard {
             let old = events.update(snapshot, hash: hash)
             if old?.timeline != timeline {
                 if let old { noteDeparture(from: old.timeline) }
-                members.add(id, to: timeline)
+                members.add(SnapshotTable.key(for: hash), to: timeline)
             }
             return (old, snapshot)
         case .eventRemoved(let id):
@@ -196,7 +196,7 @@ extension EventTable.Shard {
             let change = replace(id, hash: hash) { $0.with(timeline: timeline) }
             if let old = change?.old, old.timeline != timeline {
                 noteDeparture(from: old.timeline)
-                members.add(id, to: timeline)
+                members.add(SnapshotTable.key(for: hash), to: timeline)
             }
             return change
         case .eventRetitled(let id, let title):
@@ -226,17 +226,15 @@ extension EventTable.Shard {
     /// Notes that an event left a timeline.
     private mutating func noteDeparture(from timeline: TimelineID) {
         let events = self.events
-        members.noteDeparture(from: timeline) { events.snapshot($0, hash: EventTable.hash(of: $0))?.timeline }
+        members.noteDeparture(from: timeline) { key in events.contains(key: key) { $0.timeline == timeline } }
     }
 
     /// Removes a timeline's events; returns their snapshots.
-    /// - Complexity: O(*k*) for the *k* ids the timeline's list holds.
+    /// - Complexity: O(*k*) for the *k* keys the timeline's list holds.
     mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
         var removed: [EventSnapshot] = []
-        for id in members.removeAll(of: timeline) {
-            guard let slot = events.slot(of: id, hash: EventTable.hash(of: id)),
-                  events[slot: slot].timeline == timeline else { continue }
-            removed.append(events.remove(at: slot))
+        for key in members.removeAll(of: timeline) {
+            removed += events.removeAll(key: key) { $0.timeline == timeline }
         }
         return removed
     }

@@ -35,7 +35,11 @@ struct SnapshotTable: Sendable {
     }
 
     /// The bits kept of `hash` (a hash of an id, ``EventTable/hash(of:)``), mixed so that
-    /// bits used to choose a shard do not choose the slot.
+    /// bits used to choose a shard do not choose the slot: an event's key, which finds
+    /// its probe run without its id (``contains(key:where:)``, ``removeAll(key:where:)``).
+    @inline(__always)
+    static func key(for hash: UInt64) -> UInt32 { stored(hash) }
+
     @inline(__always)
     private static func stored(_ hash: UInt64) -> UInt32 {
         // The finaliser of MurmurHash3.
@@ -129,6 +133,38 @@ struct SnapshotTable: Sendable {
         slots[hole] = nil
         hashes[hole] = 0
         count -= 1
+        return removed
+    }
+
+    /// Whether an event with this key (``key(for:)``) satisfies `predicate`.
+    /// - Complexity: O(1) on average: the key's probe run.
+    func contains(key: UInt32, where predicate: (EventSnapshot) -> Bool) -> Bool {
+        guard count > 0 else { return false }
+        let mask = slots.count - 1
+        var slot = Int(key) & mask
+        while hashes[slot] != 0 {
+            if hashes[slot] == key, predicate(slots[slot].unsafelyUnwrapped) { return true }
+            slot = (slot + 1) & mask
+        }
+        return false
+    }
+
+    /// Removes every event with this key (``key(for:)``) that satisfies `predicate`, and
+    /// returns them.
+    /// - Complexity: O(1) on average: the key's probe run.
+    mutating func removeAll(key: UInt32, where predicate: (EventSnapshot) -> Bool) -> [EventSnapshot] {
+        guard count > 0 else { return [] }
+        var removed: [EventSnapshot] = []
+        let mask = slots.count - 1
+        var slot = Int(key) & mask
+        while hashes[slot] != 0 {
+            if hashes[slot] == key, predicate(slots[slot].unsafelyUnwrapped) {
+                // The run's later entries may shift into this slot: look at it again.
+                removed.append(remove(at: slot))
+            } else {
+                slot = (slot + 1) & mask
+            }
+        }
         return removed
     }
 

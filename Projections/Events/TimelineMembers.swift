@@ -2,15 +2,18 @@ import TimelineCore
 
 /// The events each timeline holds, for removing a timeline with its events.
 ///
-/// Each timeline keeps the ids of the events added to it or moved into it, appended
-/// without hashing the id: keeping a set per timeline was a quarter of rebuilding the
-/// events (callgrind, 200k records: about 800 instructions per insertion into sets of
-/// thousands of ids). An id whose event has since left — removed, or moved away — stays
-/// in the list until the list is compacted, so a list's ids are candidates, checked
-/// against the events when the timeline is removed.
+/// Each timeline keeps the keys of the events added to it or moved into it: the 32 bits
+/// of the id's hash that its shard's table stores (``SnapshotTable/key(for:)``), which
+/// find the event's probe run, appended without hashing again. Keeping a set of ids per
+/// timeline was a quarter of rebuilding the events (callgrind, 200k records: about 800
+/// instructions per insertion into sets of thousands of ids), and a list of ids took 16
+/// bytes an event where a key takes 4. A key whose event has since left — removed, or
+/// moved away — stays in the list until the list is compacted, and other events may
+/// share a key, so a list's keys are candidates, checked against the events when the
+/// timeline is removed.
 struct TimelineMembers: Sendable {
     private struct List: Sendable {
-        var ids: [EventID] = []
+        var ids: [UInt32] = []
         /// How many events left the timeline since the list was last compacted: at most
         /// that many of its ids are stale.
         var departures = 0
@@ -24,35 +27,36 @@ struct TimelineMembers: Sendable {
     init() {}
 
     /// The members of timelines whose events are already grouped (as a checkpoint holds them).
-    init(lists: [TimelineID: [EventID]]) {
+    init(lists: [TimelineID: [UInt32]]) {
         self.lists = lists.mapValues { List(ids: $0) }
     }
 
-    /// Notes that event `id` is now in `timeline` (added, or moved into it).
+    /// Notes that the event with this key is now in `timeline` (added, or moved into it).
     /// - Complexity: O(1) amortised.
-    mutating func add(_ id: EventID, to timeline: TimelineID) {
-        lists[timeline, default: List()].ids.append(id)
+    mutating func add(_ key: UInt32, to timeline: TimelineID) {
+        lists[timeline, default: List()].ids.append(key)
     }
 
     /// Notes that an event left `timeline` (removed, or moved away); when half of the list
-    /// may be stale, keeps only the ids of events that `timelineOf` says are in it, once each.
-    /// - Complexity: O(1) amortised: a compaction of *k* ids follows *k* / 2 departures.
-    mutating func noteDeparture(from timeline: TimelineID, timelineOf: (EventID) -> TimelineID?) {
+    /// may be stale, keeps only the keys that `isMember` says an event in the timeline
+    /// has, once each.
+    /// - Complexity: O(1) amortised: a compaction of *k* keys follows *k* / 2 departures.
+    mutating func noteDeparture(from timeline: TimelineID, isMember: (UInt32) -> Bool) {
         guard var list = lists[timeline] else { return }
         list.departures += 1
         if list.ids.count > Self.compactionFloor, list.departures * 2 > list.ids.count {
-            var seen = Set<EventID>(minimumCapacity: list.ids.count - list.departures)
-            list.ids = list.ids.filter { timelineOf($0) == timeline && seen.insert($0).inserted }
+            var seen = Set<UInt32>(minimumCapacity: list.ids.count - list.departures)
+            list.ids = list.ids.filter { seen.insert($0).inserted && isMember($0) }
             list.departures = 0
         }
         lists[timeline] = list
     }
 
-    /// Takes the list of `timeline` out: the events it holds are among these ids.
-    mutating func removeAll(of timeline: TimelineID) -> [EventID] {
+    /// Takes the list of `timeline` out: the events it holds have keys among these.
+    mutating func removeAll(of timeline: TimelineID) -> [UInt32] {
         lists.removeValue(forKey: timeline)?.ids ?? []
     }
 
-    /// How many ids the list of `timeline` holds, stale ones included (for tests).
+    /// How many keys the list of `timeline` holds, stale ones included (for tests).
     func candidateCount(of timeline: TimelineID) -> Int { lists[timeline]?.ids.count ?? 0 }
 }

@@ -72,4 +72,33 @@ struct SnapshotTableTests {
         #expect((0..<1000).allSatisfy { table.snapshot(EventID("e\($0)"), hash: EventTable.hash(of: EventID("e\($0)"))) != nil })
         #expect(table.snapshot("e1000", hash: EventTable.hash(of: "e1000")) == nil)
     }
+
+    /// An event's key finds it without its id, among others that share the key: removing
+    /// by key and predicate takes exactly the events that satisfy it, however the probe
+    /// runs shift.
+    @Test(arguments: Hashing.allCases)
+    func keysFindEventsWithoutTheirIDs(hashing: Hashing) {
+        var rng = SplitMix64(seed: 0x4E75)
+        for _ in 0..<50 {
+            var table = SnapshotTable()
+            var model: [EventID: EventSnapshot] = [:]
+            for n in 0..<200 {
+                let id = EventID("e\(n)")
+                let snapshot = EventSnapshot.make(id: id, timeline: rng.chance(50) ? "a" : "b", title: "T",
+                                                  dates: .single(date("2019")))
+                table.update(snapshot, hash: Self.hash(id, hashing))
+                model[id] = snapshot
+            }
+            let id = EventID("e\(rng.below(200))")
+            let key = SnapshotTable.key(for: Self.hash(id, hashing))
+            let sharing = model.values.filter { SnapshotTable.key(for: Self.hash($0.id, hashing)) == key }
+            #expect(sharing.contains { $0.id == id })
+            #expect(table.contains(key: key) { $0.timeline == "a" } == sharing.contains { $0.timeline == "a" })
+            let removed = table.removeAll(key: key) { $0.timeline == "a" }
+            #expect(Set(removed.map(\.id)) == Set(sharing.filter { $0.timeline == "a" }.map(\.id)))
+            for snapshot in removed { model[snapshot.id] = nil }
+            #expect(table.count == model.count)
+            for (id, snapshot) in model { #expect(table.snapshot(id, hash: Self.hash(id, hashing)) === snapshot) }
+        }
+    }
 }
