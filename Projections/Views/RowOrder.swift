@@ -10,8 +10,14 @@ import TimelineCore
 /// The index always holds rows ascending; a descending view reverses indices.
 struct RowOrder: Sendable {
     var placement: OngoingPlacement
-    /// "Now" in microseconds since the epoch; used by marked (ongoing, started) rows.
-    var now: Int64
+    /// "Now" in microseconds since the epoch, within ``RowEntry/instantRange`` as a row's
+    /// instant is; used by marked (ongoing, started) rows.
+    let now: Int64
+
+    init(placement: OngoingPlacement, now: Int64) {
+        self.placement = placement
+        self.now = min(max(now, RowEntry.instantRange.lowerBound), RowEntry.instantRange.upperBound)
+    }
 
     @inline(__always)
     func group(_ kind: RowKind) -> UInt8 {
@@ -41,43 +47,49 @@ struct RowOrder: Sendable {
 
     /// An index of the rows of the events in `events` that `includes` lets in, in this order.
     ///
-    /// Sorts plain keys — group, instant, the first eight bytes of the event id, role,
-    /// and where the event is in the table — and compares whole ids only where those
-    /// tie, so the sort moves no references and rarely touches a string (callgrind: the
-    /// sort was half of rebuilding 400k rows). The keys are made from the table's slots
-    /// and the index's nodes are filled from the sorted keys, so no array of the rows is
-    /// made: with one, the rows and their keys were 40 bytes a row at the peak of
-    /// opening a store, where the keys alone are 24.
+    /// Sorts keys of two words — the group and the instant in one; the first four bytes
+    /// of the event id, where the event is in the table and the role in the other — and
+    /// compares whole ids only where the first words and the ids' first bytes tie, so the
+    /// sort moves no references and rarely touches a string (callgrind: the sort was half
+    /// of rebuilding 400k rows). The keys are made from the table's slots and the index's
+    /// nodes are filled from the sorted keys, so no array of the rows is made: the keys
+    /// were the largest part of the peak of opening a store, and with an array of rows
+    /// beside them took 40 bytes a row.
     ///
     /// The keys' array is reserved for two rows per event; pages that no row reaches are
     /// never written, so they take no memory.
     /// - Complexity: O(*n* log *n*) for *n* rows, plus O(*c*) for the table's *c* slots.
     func sortedIndex(of events: EventTable, includes: (EventSnapshot) -> Bool) -> OrderedIndex<RowEntry> {
-        // 24 bytes: the wide fields first.
         struct Key {
-            var instant: Int64
-            var prefix: UInt64
-            var slot: UInt32
-            var group: UInt8
-            var role: UInt8
+            /// The group above the instant, offset to be unsigned (both within 62 bits).
+            var first: UInt64
+            /// The id's first four bytes, the slot below them (31 bits), then the role.
+            var second: UInt64
+
+            var prefix: UInt64 { second >> 32 }
+            var slot: UInt32 { UInt32(truncatingIfNeeded: second) >> 1 }
+            var role: UInt64 { second & 1 }
+        }
+        func key(_ entry: RowEntry, prefix: UInt64, slot: UInt32) -> Key {
+            let offset = UInt64(bitPattern: instant(entry) &- RowEntry.instantRange.lowerBound)
+            return Key(first: UInt64(group(entry.kind)) << 61 | offset,
+                       second: prefix << 32 | UInt64(slot) << 1 | UInt64(entry.kind.role.rawValue))
         }
         var keys: [Key] = []
         keys.reserveCapacity(2 * events.count)
         events.forEachSnapshot { slot, snapshot in
             guard includes(snapshot) else { return }
-            let prefix = Self.prefix(snapshot.id.rawValue)
-            let first = RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: placement)
-            keys.append(Key(instant: instant(first), prefix: prefix, slot: slot, group: group(first.kind),
-                            role: first.kind.role.rawValue))
+            precondition(slot < 1 << 31, "a view's build numbers slots in 31 bits")
+            let prefix = Self.prefix(snapshot.id.rawValue) >> 32
+            keys.append(key(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: placement),
+                            prefix: prefix, slot: slot))
             if let kind = snapshot.secondRowKind {
-                let second = RowEntry(event: snapshot, kind: kind, now: now, placement: placement)
-                keys.append(Key(instant: instant(second), prefix: prefix, slot: slot, group: group(kind),
-                                role: kind.role.rawValue))
+                keys.append(key(RowEntry(event: snapshot, kind: kind, now: now, placement: placement),
+                                prefix: prefix, slot: slot))
             }
         }
         keys.sort { a, b in
-            if a.group != b.group { return a.group < b.group }
-            if a.instant != b.instant { return a.instant < b.instant }
+            if a.first != b.first { return a.first < b.first }
             if a.prefix != b.prefix { return a.prefix < b.prefix }
             if a.slot != b.slot {
                 let c = EventID.compareUTF8(events[slot: a.slot].id.rawValue, events[slot: b.slot].id.rawValue)
@@ -88,7 +100,7 @@ struct RowOrder: Sendable {
         return OrderedIndex(count: keys.count) { index in
             let key = keys[index]
             let snapshot = events[slot: key.slot]
-            let kind = key.role == RowRole.start.rawValue ? snapshot.firstRowKind : snapshot.secondRowKind!
+            let kind = key.role == 0 ? snapshot.firstRowKind : snapshot.secondRowKind!
             return RowEntry(event: snapshot, kind: kind, now: now, placement: placement)
         }
     }
