@@ -419,6 +419,8 @@ private struct LoadingLookup: DomainLookup {
 
     func timeline(_ id: TimelineID) -> Timeline? { timelines[id].map { Timeline(id: id, name: $0) } }
     func event(_ id: EventID) -> Event? { events[id]?.event }
+    func eventTimeline(_ id: EventID) -> TimelineID? { events[id]?.timeline }
+    func eventDates(_ id: EventID) -> EventDates? { events[id]?.dates }
 }
 
 extension TimelineProjection: DomainLookup {
@@ -432,4 +434,12 @@ extension TimelineProjection: DomainLookup {
     /// The event with this id, if it exists.
     /// - Complexity: O(1) on average.
     public func event(_ id: EventID) -> Event? { events[id]?.event }
+
+    /// The timeline of the event with this id, if it exists, without making its title.
+    /// - Complexity: O(1) on average.
+    public func eventTimeline(_ id: EventID) -> TimelineID? { events[id]?.timeline }
+
+    /// The dates of the event with this id, if it exists, without making its title.
+    /// - Complexity: O(1) on average.
+    public func eventDates(_ id: EventID) -> EventDates? { events[id]?.dates }
 }

@@ -32,6 +32,11 @@ struct ProjectionAsDomainLookupTests {
         }
         #expect(projection.domainState == generator.state)
         #expect(accepted > 50 && refused > 50, "both outcomes were compared")
+        // The narrow lookups the rules use agree with the whole event.
+        for id in generator.state.events.keys + ["no-such-event"] {
+            #expect(projection.eventTimeline(id) == generator.state.events[id]?.timeline)
+            #expect(projection.eventDates(id) == generator.state.events[id]?.dates)
+        }
     }
 
     @Test(arguments: 0..<20)

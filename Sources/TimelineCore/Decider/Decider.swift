@@ -85,29 +85,29 @@ public enum Decider {
         case .timelineRemoved(let id):
             guard state.timeline(id) != nil else { throw .unknownTimeline(id) }
         case .eventAdded(let id, let timeline, let title, _):
-            guard state.event(id) == nil else { throw .eventExists(id) }
+            guard state.eventTimeline(id) == nil else { throw .eventExists(id) }
             guard state.timeline(timeline) != nil else { throw .unknownTimeline(timeline) }
             try checkText(title, field: "title")
         case .eventRetitled(let id, let title):
-            guard state.event(id) != nil else { throw .unknownEvent(id) }
+            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
             try checkText(title, field: "title")
         case .dateSet(let id, _):
-            guard state.event(id) != nil else { throw .unknownEvent(id) }
+            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
         case .rangeSet(let id, let start, let end):
-            guard state.event(id) != nil else { throw .unknownEvent(id) }
+            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
             if let end, end.instant < start.instant { throw .endBeforeStart(event: id, start: start, end: end) }
         case .rangeClosed(let id, let end):
-            guard let event = state.event(id) else { throw .unknownEvent(id) }
-            guard case .range(let start, nil) = event.dates else { throw .notOpenRange(id) }
+            guard let dates = state.eventDates(id) else { throw .unknownEvent(id) }
+            guard case .range(let start, nil) = dates else { throw .notOpenRange(id) }
             if end.instant < start.instant { throw .endBeforeStart(event: id, start: start, end: end) }
         case .rangeReopened(let id):
-            guard let event = state.event(id) else { throw .unknownEvent(id) }
-            guard event.dates.isClosedRange else { throw .notClosedRange(id) }
+            guard let dates = state.eventDates(id) else { throw .unknownEvent(id) }
+            guard dates.isClosedRange else { throw .notClosedRange(id) }
         case .eventMoved(let id, let timeline):
-            guard state.event(id) != nil else { throw .unknownEvent(id) }
+            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
             guard state.timeline(timeline) != nil else { throw .unknownTimeline(timeline) }
         case .eventRemoved(let id):
-            guard state.event(id) != nil else { throw .unknownEvent(id) }
+            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
         }
     }
 

@@ -23,6 +23,18 @@ struct PendingState<Base: DomainLookup>: DomainLookup {
         return event
     }
 
+    func eventTimeline(_ id: EventID) -> TimelineID? {
+        if let pending = events[id] { return pending?.timeline }
+        guard let timeline = base.eventTimeline(id), !removedTimelines.contains(timeline) else { return nil }
+        return timeline
+    }
+
+    func eventDates(_ id: EventID) -> EventDates? {
+        if let pending = events[id] { return pending?.dates }
+        guard eventTimeline(id) != nil else { return nil }
+        return base.eventDates(id)
+    }
+
     mutating func apply(_ fact: Fact) {
         switch fact {
         case .timelineCreated(let id, let name):
@@ -58,6 +70,18 @@ public protocol DomainLookup {
     func timeline(_ id: TimelineID) -> Timeline?
     /// The event with this id, if it exists.
     func event(_ id: EventID) -> Event?
+    /// The timeline of the event with this id, if the event exists: what most rules ask,
+    /// without making the whole event (a projection makes its title on demand).
+    func eventTimeline(_ id: EventID) -> TimelineID?
+    /// The dates of the event with this id, if the event exists.
+    func eventDates(_ id: EventID) -> EventDates?
+}
+
+extension DomainLookup {
+    /// The timeline of the event with this id, read from ``event(_:)``.
+    public func eventTimeline(_ id: EventID) -> TimelineID? { event(id)?.timeline }
+    /// The dates of the event with this id, read from ``event(_:)``.
+    public func eventDates(_ id: EventID) -> EventDates? { event(id)?.dates }
 }
 
 extension DomainState: DomainLookup {
