@@ -167,12 +167,12 @@ struct SummaryState: Sendable {
         }
     }
 
-    /// Mutates a timeline's summary with nothing else holding it (taken out of the
-    /// dictionary and put back), so the dates' tree stays uniquely referenced and is not copied.
+    /// Mutates a timeline's summary in place, through its dictionary index (one hash of
+    /// the id; taking it out and putting it back hashed it twice), so the dates' tree
+    /// stays uniquely referenced and is not copied.
     private mutating func modifyTimeline(_ id: TimelineID, _ body: (inout Timeline) -> Void) {
-        guard var timeline = timelines.removeValue(forKey: id) else { return }
-        body(&timeline)
-        timelines[id] = timeline
+        guard let index = timelines.index(forKey: id) else { return }
+        body(&timelines.values[index])
     }
 
     /// The summary of one timeline as it stands, or `nil` if it does not exist.
