@@ -170,9 +170,18 @@ final class EventSnapshot: Sendable {
 
     // MARK: Comparing without making strings
 
-    /// Whether the two events have the same title.
+    /// Whether the two events have the same title, as `String` compares them (canonically
+    /// equivalent texts are the same title).
+    ///
+    /// Equal bytes are the same title; different bytes are a different title unless
+    /// either is not ASCII, where the strings are made and compared.
     func hasSameTitle(as other: EventSnapshot) -> Bool {
-        withTitleBytes { mine in other.withTitleBytes { theirs in mine.elementsEqual(theirs) } }
+        let (equal, ascii) = withTitleBytes { mine in
+            other.withTitleBytes { theirs in
+                (mine.elementsEqual(theirs), !mine.contains { $0 >= 0x80 } && !theirs.contains { $0 >= 0x80 })
+            }
+        }
+        return equal || (!ascii && title == other.title)
     }
 
     /// Whether the two events have the same dates (`dates == other.dates`).
@@ -183,12 +192,41 @@ final class EventSnapshot: Sendable {
         return dateTexts { mine in other.dateTexts { theirs in mine.elementsEqual(theirs) } }
     }
 
-    /// Whether the date a row of this kind shows is the same in both events.
+    /// Whether the date a row of this kind shows is the same in both events, compared by
+    /// instant, precision and kept text, without making it.
     func hasSameDate(for kind: RowKind, as other: EventSnapshot) -> Bool {
+        let mine = header, theirs = other.header
         switch kind {
-        case .ongoing: return true
-        case .single, .start: return startDate == other.startDate
-        case .end: return endDate == other.endDate
+        case .ongoing:
+            return true
+        case .single, .start:
+            guard mine.start == theirs.start, mine.layout.startPrecision == theirs.layout.startPrecision,
+                  mine.layout.startTextCount == theirs.layout.startTextCount else { return false }
+            return startText { mine in other.startText { theirs in mine.elementsEqual(theirs) } }
+        case .end:
+            guard mine.layout.shape == .closedRange, theirs.layout.shape == .closedRange else {
+                return mine.layout.shape != .closedRange && theirs.layout.shape != .closedRange
+            }
+            guard mine.end == theirs.end, mine.layout.endPrecision == theirs.layout.endPrecision,
+                  mine.layout.endTextCount == theirs.layout.endTextCount else { return false }
+            return endText { mine in other.endText { theirs in mine.elementsEqual(theirs) } }
+        }
+    }
+
+    /// The start's kept text (empty for a canonical date), for the duration of `body`.
+    private func startText<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let layout = header.layout
+        return storage.withUnsafeMutablePointerToElements { elements in
+            body(UnsafeBufferPointer(start: elements + layout.titleCount, count: layout.startTextCount))
+        }
+    }
+
+    /// The end's kept text (empty for a canonical date or no end), for the duration of `body`.
+    private func endText<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let layout = header.layout
+        return storage.withUnsafeMutablePointerToElements { elements in
+            body(UnsafeBufferPointer(start: elements + layout.titleCount + layout.startTextCount,
+                                     count: layout.endTextCount))
         }
     }
 

@@ -9,7 +9,7 @@ struct RowEntry: OrderedIndexElement, Sendable {
     /// The instant in the high 61 bits, the kind in the next two, the mark in the lowest.
     /// A parsed date's instant (years 0001–9999) fits in 59 bits; one made from any
     /// `Instant` (``DateValue/init(utc:)``) beyond about ±36,000 years sorts as the
-    /// nearest instant that fits.
+    /// nearest instant that fits, and a clock beyond them marks rows as if it were there.
     private let packed: Int64
 
     /// The range of instants a row keeps exactly.
@@ -20,8 +20,9 @@ struct RowEntry: OrderedIndexElement, Sendable {
     init(event: EventSnapshot, kind: RowKind, now: Int64, placement: OngoingPlacement) {
         self.event = event
         let instant = kind == .end ? event.endInstant ?? event.startInstant : event.startInstant
-        let isMarked = kind == .ongoing && placement == .now && instant <= now
         let kept = min(max(instant, Self.instantRange.lowerBound), Self.instantRange.upperBound)
+        let now = min(max(now, Self.instantRange.lowerBound), Self.instantRange.upperBound)
+        let isMarked = kind == .ongoing && placement == .now && kept <= now
         packed = kept << 3 | Int64(Self.code(of: kind)) << 1 | (isMarked ? 1 : 0)
     }
 
@@ -53,7 +54,8 @@ struct RowEntry: OrderedIndexElement, Sendable {
     var id: RowID { RowID(event: event.id, role: kind.role) }
 
     /// Whether the row shows the same as `other` (`row == other.row` for rows with the same
-    /// id), without making their titles and dates.
+    /// id), without making their titles and dates (unless titles that are not ASCII differ
+    /// in bytes: see ``EventSnapshot/hasSameTitle(as:)``).
     func hasSameContent(as other: RowEntry) -> Bool {
         guard kind == other.kind else { return false }
         guard event !== other.event else { return true }
