@@ -336,7 +336,7 @@ extension Checkpoint {
         var sortedDates = [[DatedEntry]](repeating: [], count: timelines.count)
         for timeline in loaded.indices { sortedDates[timeline].reserveCapacity(dateCounts[timeline]) }
         for (date, value) in dates.enumerated() {
-            let entry = DatedEntry(value)  // one box for all occurrences of a timestamp
+            let entry = DatedEntry(value)  // one box for all the occurrences of a timestamp
             for occurrence in bucketStarts[date]..<bucketStarts[date + 1] {
                 sortedDates[Int(timelineByOccurrence[occurrence])].append(entry)
             }

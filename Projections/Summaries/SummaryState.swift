@@ -52,13 +52,21 @@ struct SummaryState: Sendable {
             loaded.append(LoadedTimeline(id: id, name: name))
         }
         var dates = [[DatedEntry]](repeating: [], count: loaded.count)
+        // One box per timestamp text, not per occurrence.
+        var boxes: [String: DatedEntry.Box] = [:]
+        func shared(_ entry: DatedEntry) -> DatedEntry {
+            guard case .other(let box) = entry.detail else { return entry }
+            if let kept = boxes[box.date.text] { return DatedEntry(box.date, box: kept) }
+            boxes[box.date.text] = box
+            return entry
+        }
         for event in events {
             guard let slot = slots[event.timeline] else { continue }
             loaded[slot].eventCount += 1
             if event.isOpenRange { loaded[slot].ongoingCount += 1 }
             let (start, end) = event.datedEntries
-            dates[slot].append(start)
-            if let end { dates[slot].append(end) }
+            dates[slot].append(shared(start))
+            if let end { dates[slot].append(shared(end)) }
         }
         for slot in loaded.indices {
             loaded[slot].dates = Self.sorted(&dates[slot])

@@ -17,7 +17,7 @@ struct SummaryDateOrderTests {
     func datesComeOutAsDateValuesSortThem(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
         let dates = (0..<Int.random(in: 0...300, using: &rng)).map { _ in Self.pool.randomElement(using: &rng)! }
-        var entries = dates.map(DatedEntry.init)
+        var entries = dates.map { DatedEntry($0) }
         #expect(SummaryState.sorted(&entries).map(\.date) == dates.sorted())
     }
 
@@ -49,5 +49,24 @@ struct SummaryDateOrderTests {
                 #expect(second?.date == end)
             }
         }
+    }
+
+    /// A rebuild keeps one box per timestamp text, however many events have it.
+    @Test func aRebuildSharesATimestampsBox() {
+        let stamp = date("2019-01-01T10:30+01:00")
+        let events = (0..<50).map { n in
+            EventSnapshot.make(id: EventID("e\(n)"), timeline: n % 2 == 0 ? "a" : "b", title: "T",
+                               dates: .range(start: stamp, end: n % 3 == 0 ? stamp : nil))
+        }
+        let summaries = SummaryState(names: ["a": "A", "b": "B"], events: events)
+        var boxes: [ObjectIdentifier] = []
+        for timeline in summaries.timelines.values {
+            for entry in timeline.dates {
+                guard case .other(let box) = entry.detail else { continue }
+                boxes.append(ObjectIdentifier(box))
+            }
+        }
+        #expect(boxes.count == 50 + 17)
+        #expect(Set(boxes).count == 1)
     }
 }
