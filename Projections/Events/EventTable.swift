@@ -2,15 +2,15 @@ import Dispatch
 import Synchronization
 import TimelineCore
 
-/// The events by id, split into shards by a hash of the id, with the ids each timeline
-/// holds kept per shard.
+/// The events by id, split into shards by a hash of the id, with the keys of the events
+/// each timeline holds kept per shard (``TimelineMembers``).
 ///
 /// A fact about an event touches one shard only, and a timeline's removal each shard on
 /// its own, so the shards of a log are folded at the same time, one per processor (see
 /// ``applyInParallel(_:alongside:)``), and a checkpoint's table is built the same way: one table
 /// folded by one thread was the longest step of a rebuild and of opening a checkpoint.
 struct EventTable: Sendable {
-    /// A shard: some of the events, and the ids of those each timeline holds.
+    /// A shard: some of the events, and the keys of those each timeline holds.
     struct Shard: Sendable {
         var events = SnapshotTable()
         var members = TimelineMembers()
@@ -67,12 +67,13 @@ struct EventTable: Sendable {
     /// Calls `body` with each snapshot and a number for its place in the table, which
     /// ``subscript(slot:)`` reads back while the table is not changed.
     ///
-    /// The number interleaves the shards: slot `s` of shard `k` is `s * shards + k`.
+    /// The number interleaves the shards: slot `s` of shard `k` is `s * shards + k`,
+    /// below 2³¹ (a view's build keeps it in 31 bits).
     /// - Complexity: O(*c*) for the shards' *c* slots.
     func forEachSnapshot(_ body: (UInt32, EventSnapshot) -> Void) {
         let count = shards.count
-        precondition((shards.map(\.events.slotCount).max() ?? 0) * count <= Int(UInt32.max),
-                     "a table's slots are numbered in 32 bits")
+        precondition((shards.map(\.events.slotCount).max() ?? 0) * count <= 1 << 31,
+                     "a table's slots are numbered in 31 bits")
         for (shard, part) in shards.enumerated() {
             part.events.forEachSnapshot { slot, snapshot in body(UInt32(slot * count + shard), snapshot) }
         }

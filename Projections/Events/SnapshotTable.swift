@@ -1,21 +1,22 @@
 import TimelineCore
 
 /// The snapshots of a shard's events, found by id: an open-addressing hash table with
-/// linear probing, holding a reference and 32 bits of the id's hash per slot.
+/// linear probing, holding a reference and a 32-bit key per slot (31 bits of the id's
+/// mixed hash, with the top bit set to mark the slot full).
 ///
 /// A `Dictionary<EventID, EventSnapshot>` took 24 bytes a slot (the id's 16 and the
 /// reference's 8), and growing it held the old and the new storage at once: about 50
-/// bytes per event at a million, a sixth of a store. Here a slot is 12 bytes. The stored
-/// hash bits find a slot's home without reading its snapshot, so growing and removing
-/// never touch the snapshots, and a probe reads a snapshot only when its bits match.
+/// bytes per event at a million, a sixth of a store. Here a slot is 12 bytes. The keys
+/// find a slot's home without reading its snapshot, so growing and removing
+/// never touch the snapshots, and a probe reads a snapshot only when its key matches.
 ///
 /// Removal shifts the following entries of the probe run back (no tombstones), so a
 /// lookup stops at the first empty slot.
 struct SnapshotTable: Sendable {
     /// A slot's snapshot, or `nil`.
     private var slots: [EventSnapshot?] = []
-    /// The low 32 bits of each slot's hash with the top bit set; 0 for an empty slot.
-    private var hashes: [UInt32] = []
+    /// Each slot's key (``key(for:)``); 0 for an empty slot.
+    private var keys: [UInt32] = []
     /// How many snapshots the table holds.
     /// - Complexity: O(1).
     private(set) var count = 0
@@ -34,14 +35,12 @@ struct SnapshotTable: Sendable {
         return slots
     }
 
-    /// The bits kept of `hash` (a hash of an id, ``EventTable/hash(of:)``), mixed so that
-    /// bits used to choose a shard do not choose the slot: an event's key, which finds
-    /// its probe run without its id (``contains(key:where:)``, ``removeAll(key:where:)``).
+    /// The key of an event whose id has this hash (``EventTable/hash(of:)``): 31 bits of
+    /// the hash, mixed so that bits used to choose a shard do not choose the slot, with
+    /// the top bit set. It places the event in the table and finds its probe run without
+    /// its id (``contains(key:where:)``, ``removeAll(key:where:)``).
     @inline(__always)
-    static func key(for hash: UInt64) -> UInt32 { stored(hash) }
-
-    @inline(__always)
-    private static func stored(_ hash: UInt64) -> UInt32 {
+    static func key(for hash: UInt64) -> UInt32 {
         // The finaliser of MurmurHash3.
         var h = hash
         h ^= h >> 33
@@ -53,13 +52,13 @@ struct SnapshotTable: Sendable {
     }
 
     /// The slot of the event with this id and hash, or the empty slot that ends its probe run.
-    private func find(_ id: EventID, stored: UInt32) -> (found: Bool, slot: Int) {
+    private func find(_ id: EventID, key: UInt32) -> (found: Bool, slot: Int) {
         let mask = slots.count - 1
-        var slot = Int(stored) & mask
+        var slot = Int(key) & mask
         while true {
-            let bits = hashes[slot]
+            let bits = keys[slot]
             if bits == 0 { return (false, slot) }
-            if bits == stored, slots[slot].unsafelyUnwrapped.id == id { return (true, slot) }
+            if bits == key, slots[slot].unsafelyUnwrapped.id == id { return (true, slot) }
             slot = (slot + 1) & mask
         }
     }
@@ -67,16 +66,14 @@ struct SnapshotTable: Sendable {
     /// The snapshot of the event with this id and hash.
     /// - Complexity: O(1) on average.
     func snapshot(_ id: EventID, hash: UInt64) -> EventSnapshot? {
-        guard count > 0 else { return nil }
-        let (found, slot) = find(id, stored: Self.stored(hash))
-        return found ? slots[slot] : nil
+        slot(of: id, hash: hash).map { slots[$0].unsafelyUnwrapped }
     }
 
     /// Where the event with this id and hash is, for ``replace(at:with:)`` or ``remove(at:)``.
     /// - Complexity: O(1) on average.
     func slot(of id: EventID, hash: UInt64) -> Int? {
         guard count > 0 else { return nil }
-        let (found, slot) = find(id, stored: Self.stored(hash))
+        let (found, slot) = find(id, key: Self.key(for: hash))
         return found ? slot : nil
     }
 
@@ -96,15 +93,15 @@ struct SnapshotTable: Sendable {
     @discardableResult
     mutating func update(_ snapshot: EventSnapshot, hash: UInt64) -> EventSnapshot? {
         if (count + 1) > slots.count / 4 * 3 { resize(to: Self.slotCount(for: count + 1)) }
-        let stored = Self.stored(hash)
-        let (found, slot) = find(snapshot.id, stored: stored)
+        let key = Self.key(for: hash)
+        let (found, slot) = find(snapshot.id, key: key)
         if found {
             let old = slots[slot]
             slots[slot] = snapshot
             return old
         }
         slots[slot] = snapshot
-        hashes[slot] = stored
+        keys[slot] = key
         count += 1
         return nil
     }
@@ -120,18 +117,18 @@ struct SnapshotTable: Sendable {
         let mask = slots.count - 1
         var hole = slot
         var next = (slot + 1) & mask
-        while hashes[next] != 0 {
-            let home = Int(hashes[next]) & mask
+        while keys[next] != 0 {
+            let home = Int(keys[next]) & mask
             // The entry may fill the hole if the hole lies on its way from home to `next`.
             if (next - home) & mask >= (next - hole) & mask {
                 slots[hole] = slots[next]
-                hashes[hole] = hashes[next]
+                keys[hole] = keys[next]
                 hole = next
             }
             next = (next + 1) & mask
         }
         slots[hole] = nil
-        hashes[hole] = 0
+        keys[hole] = 0
         count -= 1
         return removed
     }
@@ -142,8 +139,8 @@ struct SnapshotTable: Sendable {
         guard count > 0 else { return false }
         let mask = slots.count - 1
         var slot = Int(key) & mask
-        while hashes[slot] != 0 {
-            if hashes[slot] == key, predicate(slots[slot].unsafelyUnwrapped) { return true }
+        while keys[slot] != 0 {
+            if keys[slot] == key, predicate(slots[slot].unsafelyUnwrapped) { return true }
             slot = (slot + 1) & mask
         }
         return false
@@ -157,8 +154,8 @@ struct SnapshotTable: Sendable {
         var removed: [EventSnapshot] = []
         let mask = slots.count - 1
         var slot = Int(key) & mask
-        while hashes[slot] != 0 {
-            if hashes[slot] == key, predicate(slots[slot].unsafelyUnwrapped) {
+        while keys[slot] != 0 {
+            if keys[slot] == key, predicate(slots[slot].unsafelyUnwrapped) {
                 // The run's later entries may shift into this slot: look at it again.
                 removed.append(remove(at: slot))
             } else {
@@ -183,17 +180,17 @@ struct SnapshotTable: Sendable {
     /// - Complexity: O(*c*) to iterate, for *c* slots.
     var snapshots: some Sequence<EventSnapshot> { slots.lazy.compactMap { $0 } }
 
-    /// Moves every entry to a table of `slotCount` slots, by its stored hash bits alone.
+    /// Moves every entry to a table of `slotCount` slots, by its key alone.
     private mutating func resize(to slotCount: Int) {
-        let oldSlots = slots, oldHashes = hashes
+        let oldSlots = slots, oldHashes = keys
         slots = Array(repeating: nil, count: slotCount)
-        hashes = Array(repeating: 0, count: slotCount)
+        keys = Array(repeating: 0, count: slotCount)
         let mask = slotCount - 1
         for (snapshot, bits) in zip(oldSlots, oldHashes) where bits != 0 {
             var slot = Int(bits) & mask
-            while hashes[slot] != 0 { slot = (slot + 1) & mask }
+            while keys[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = snapshot
-            hashes[slot] = bits
+            keys[slot] = bits
         }
     }
 }

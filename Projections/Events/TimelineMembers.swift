@@ -13,28 +13,28 @@ import TimelineCore
 /// timeline is removed.
 struct TimelineMembers: Sendable {
     private struct List: Sendable {
-        var ids: [UInt32] = []
+        var keys: [UInt32] = []
         /// How many events left the timeline since the list was last compacted: at most
-        /// that many of its ids are stale.
+        /// that many of its keys are stale.
         var departures = 0
     }
 
     private var lists: [TimelineID: List] = [:]
 
-    /// Below this many ids a list is never compacted.
+    /// Below this many keys a list is never compacted.
     static let compactionFloor = 64
 
     init() {}
 
     /// The members of timelines whose events are already grouped (as a checkpoint holds them).
     init(lists: [TimelineID: [UInt32]]) {
-        self.lists = lists.mapValues { List(ids: $0) }
+        self.lists = lists.mapValues { List(keys: $0) }
     }
 
     /// Notes that the event with this key is now in `timeline` (added, or moved into it).
     /// - Complexity: O(1) amortised.
     mutating func add(_ key: UInt32, to timeline: TimelineID) {
-        lists[timeline, default: List()].ids.append(key)
+        lists[timeline, default: List()].keys.append(key)
     }
 
     /// Notes that an event left `timeline` (removed, or moved away); when half of the list
@@ -44,9 +44,9 @@ struct TimelineMembers: Sendable {
     mutating func noteDeparture(from timeline: TimelineID, isMember: (UInt32) -> Bool) {
         guard var list = lists[timeline] else { return }
         list.departures += 1
-        if list.ids.count > Self.compactionFloor, list.departures * 2 > list.ids.count {
-            var seen = Set<UInt32>(minimumCapacity: list.ids.count - list.departures)
-            list.ids = list.ids.filter { seen.insert($0).inserted && isMember($0) }
+        if list.keys.count > Self.compactionFloor, list.departures * 2 > list.keys.count {
+            var seen = Set<UInt32>(minimumCapacity: list.keys.count - list.departures)
+            list.keys = list.keys.filter { seen.insert($0).inserted && isMember($0) }
             list.departures = 0
         }
         lists[timeline] = list
@@ -54,9 +54,9 @@ struct TimelineMembers: Sendable {
 
     /// Takes the list of `timeline` out: the events it holds have keys among these.
     mutating func removeAll(of timeline: TimelineID) -> [UInt32] {
-        lists.removeValue(forKey: timeline)?.ids ?? []
+        lists.removeValue(forKey: timeline)?.keys ?? []
     }
 
     /// How many keys the list of `timeline` holds, stale ones included (for tests).
-    func candidateCount(of timeline: TimelineID) -> Int { lists[timeline]?.ids.count ?? 0 }
+    func candidateCount(of timeline: TimelineID) -> Int { lists[timeline]?.keys.count ?? 0 }
 }

@@ -79,8 +79,7 @@ struct RowOrder: Sendable {
         keys.reserveCapacity(2 * events.count)
         events.forEachSnapshot { slot, snapshot in
             guard includes(snapshot) else { return }
-            precondition(slot < 1 << 31, "a view's build numbers slots in 31 bits")
-            let prefix = Self.prefix(snapshot.id.rawValue) >> 32
+            let prefix = Self.prefix(snapshot.id.rawValue)
             keys.append(key(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: placement),
                             prefix: prefix, slot: slot))
             if let kind = snapshot.secondRowKind {
@@ -105,16 +104,16 @@ struct RowOrder: Sendable {
         }
     }
 
-    /// The first eight UTF-8 bytes of `id`, big-endian, zero-padded: comparing prefixes
+    /// The first four UTF-8 bytes of `id`, big-endian, zero-padded: comparing prefixes
     /// orders ids as their bytes do, except that equal prefixes need the whole ids.
     static func prefix(_ id: String) -> UInt64 {
         var value: UInt64 = 0
         var count = 0
-        for byte in id.utf8.prefix(8) {
+        for byte in id.utf8.prefix(4) {
             value = value << 8 | UInt64(byte)
             count += 1
         }
-        return count == 8 ? value : value << (8 * UInt64(8 - count))
+        return value << (8 * UInt64(4 - count))
     }
 
     /// The index of `entry` in `index` if it is there, or where it would be inserted.
