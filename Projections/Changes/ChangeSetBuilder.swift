@@ -35,6 +35,14 @@ struct ChangeSetBuilder<ID: Hashable> {
             }
             return result
         }
+        if touched.count == 2 { return buildPair(touched[0], touched[1]) }
+        return buildAny(touched)
+    }
+
+    /// ``build(_:)`` for any number of rows: the definition the others follow.
+    /// - Complexity: O(*k* log *k*) for *k* touched rows.
+    static func buildAny(_ touched: [Touched]) -> Result {
+        var result = Result()
         var oldAffected: [Int] = []
         var newAffected: [Int] = []
         var both: [Touched] = []
@@ -71,6 +79,49 @@ struct ChangeSetBuilder<ID: Hashable> {
         let staying = Set(longestIncreasingSubsequence(eligible.map { both[$0].new! }).map { eligible[$0] })
         for (i, row) in both.enumerated() where !staying.contains(i) {
             result.moves.append(ChangeSet.Move(from: row.old!, to: row.new!))
+        }
+        return result
+    }
+
+    /// ``buildAny(_:)`` for two rows (a range's two rows, or a row in and a row out: about
+    /// half of all change sets), without its working arrays, sort and set: each of them
+    /// was an allocation, and the builder was a fifth of ending a view's batch.
+    static func buildPair(_ first: Touched, _ second: Touched) -> Result {
+        var result = Result()
+        func appendAscending(_ a: Int?, _ b: Int?, to list: inout [Int]) {
+            switch (a, b) {
+            case (let a?, let b?):
+                list.append(min(a, b))
+                list.append(max(a, b))
+            case (let a?, nil), (nil, let a?): list.append(a)
+            case (nil, nil): break
+            }
+        }
+        func ifOnly(_ kept: Int?, _ absent: Int?) -> Int? { absent == nil ? kept : nil }
+        appendAscending(ifOnly(first.old, first.new), ifOnly(second.old, second.new), to: &result.removals)
+        appendAscending(ifOnly(first.new, first.old), ifOnly(second.new, second.old), to: &result.insertions)
+        let firstInBoth = first.old != nil && first.new != nil
+        let secondInBoth = second.old != nil && second.new != nil
+        if firstInBoth && first.contentChanged { result.updates.append(first.id) }
+        if secondInBoth && second.contentChanged { result.updates.append(second.id) }
+        // A row in both lists may stay when as many affected rows precede it in each.
+        func below(_ value: Int, _ a: Int?, _ b: Int?) -> Int {
+            (a.map { $0 < value ? 1 : 0 } ?? 0) + (b.map { $0 < value ? 1 : 0 } ?? 0)
+        }
+        func mayStay(_ row: Touched) -> Bool {
+            row.old! - below(row.old!, first.old, second.old) == row.new! - below(row.new!, first.new, second.new)
+        }
+        func move(_ row: Touched) { result.moves.append(ChangeSet.Move(from: row.old!, to: row.new!)) }
+        if firstInBoth && secondInBoth {
+            let (p, q) = first.old! < second.old! ? (first, second) : (second, first)
+            // Of two that may stay, both do when in order; out of order, the later one does.
+            let pMay = mayStay(p), qMay = mayStay(q)
+            if !(pMay && (!qMay || p.new! < q.new!)) { move(p) }
+            if !qMay { move(q) }
+        } else if firstInBoth {
+            if !mayStay(first) { move(first) }
+        } else if secondInBoth {
+            if !mayStay(second) { move(second) }
         }
         return result
     }

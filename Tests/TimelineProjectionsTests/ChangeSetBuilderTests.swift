@@ -1,0 +1,33 @@
+import Testing
+import TimelineTestSupport
+@testable import TimelineProjections
+
+/// The builder's shortcuts give what its general path gives.
+@Suite("Change set builder")
+struct ChangeSetBuilderTests {
+    typealias Builder = ChangeSetBuilder<Int>
+
+    static func expectSame(_ a: Builder.Result, _ b: Builder.Result, _ comment: Comment) {
+        #expect(a.removals == b.removals, comment)
+        #expect(a.insertions == b.insertions, comment)
+        #expect(a.moves == b.moves, comment)
+        #expect(a.updates == b.updates, comment)
+    }
+
+    /// Every pair of rows over a small list — in, out, staying or moving, changed or not —
+    /// built by the two-row path and by the general one.
+    @Test func twoRowsGiveWhatTheGeneralPathGives() {
+        var rng = SplitMix64(seed: 0x7A1125)
+        for _ in 0..<20_000 {
+            func index() -> Int? { rng.chance(20) ? nil : rng.below(6) }
+            let first = Builder.Touched(id: 1, old: index(), new: index(), contentChanged: rng.chance(50))
+            var second = Builder.Touched(id: 2, old: index(), new: index(), contentChanged: rng.chance(50))
+            // Two rows never share an old index, nor a new one.
+            if second.old != nil && second.old == first.old { second.old = nil }
+            if second.new != nil && second.new == first.new { second.new = nil }
+            Self.expectSame(Builder.buildPair(first, second), Builder.buildAny([first, second]),
+                            "\(first) \(second)")
+            Self.expectSame(Builder.build([first, second]), Builder.buildAny([first, second]), "\(first) \(second)")
+        }
+    }
+}
