@@ -60,6 +60,12 @@ struct TouchedRows {
         }
     }
 
+    /// Forgets every row, keeping the storage for the next batch.
+    mutating func removeAll() {
+        rows.removeAll(keepingCapacity: true)
+        if !places.isEmpty { places.removeAll(keepingCapacity: true) }
+    }
+
     private func place(of id: RowID) -> Int? {
         if rows.count > Self.linearLimit { return places[id] }
         return rows.firstIndex { $0.id == id }

@@ -10,6 +10,9 @@ struct ViewState: Sendable {
 
     /// What the current batch needs to describe its change, while it is being applied.
     private var batch: Batch?
+    /// The last batch's working storage, emptied, for the next batch: two allocations
+    /// per view and command otherwise.
+    private var spare = (operations: [Int](), touched: TouchedRows())
 
     /// A batch in progress.
     ///
@@ -108,7 +111,10 @@ struct ViewState: Sendable {
     /// (O(1)) instead of tracking operations.
     mutating func beginBatch(now: Int64, large: Bool = false) {
         guard batch == nil else { return }
-        batch = Batch(sections: nil, now: now, snapshot: large ? index : nil)
+        var batch = Batch(sections: nil, now: now, snapshot: large ? index : nil)
+        swap(&batch.operations, &spare.operations)
+        swap(&batch.touched, &spare.touched)
+        self.batch = batch
     }
 
     /// Removes a row from the view.
@@ -172,8 +178,13 @@ struct ViewState: Sendable {
     /// Ends the batch at log position `to`, returning the change set (nil when nothing
     /// visible changed). Touching more than `resetThreshold` rows gives a reset.
     mutating func endBatch(to: Int64, now: Int64, resetThreshold: Int) -> ChangeSet? {
-        guard let batch else { return nil }
-        self.batch = nil
+        guard var batch = self.batch.take() else { return nil }
+        defer {
+            batch.operations.removeAll(keepingCapacity: true)
+            batch.touched.removeAll()
+            swap(&batch.operations, &spare.operations)
+            swap(&batch.touched, &spare.touched)
+        }
         if batch.touched.isEmpty && batch.now == now { return nil }
         let oldSections = batch.sections ?? ascendingSections(now: batch.now)
         let newSections = ascendingSections(now: now)
