@@ -113,7 +113,7 @@ struct ChangeSetBuilder<ID: Hashable> {
         }
         func move(_ row: Touched) { result.moves.append(ChangeSet.Move(from: row.old!, to: row.new!)) }
         if firstInBoth && secondInBoth {
-            let (p, q) = first.old! < second.old! ? (first, second) : (second, first)
+            let (p, q) = first.old! <= second.old! ? (first, second) : (second, first)
             // Of two that may stay, both do when in order; out of order, the later one does.
             let pMay = mayStay(p), qMay = mayStay(q)
             if !(pMay && (!qMay || p.new! < q.new!)) { move(p) }

@@ -178,7 +178,8 @@ final class EventSnapshot: Sendable {
     func hasSameTitle(as other: EventSnapshot) -> Bool {
         let (equal, ascii) = withTitleBytes { mine in
             other.withTitleBytes { theirs in
-                (mine.elementsEqual(theirs), !mine.contains { $0 >= 0x80 } && !theirs.contains { $0 >= 0x80 })
+                mine.elementsEqual(theirs)
+                    ? (true, true) : (false, !mine.contains { $0 >= 0x80 } && !theirs.contains { $0 >= 0x80 })
             }
         }
         return equal || (!ascii && title == other.title)

@@ -51,7 +51,7 @@ struct SnapshotTable: Sendable {
         return UInt32(truncatingIfNeeded: h) | 0x8000_0000
     }
 
-    /// The slot of the event with this id and hash, or the empty slot that ends its probe run.
+    /// The slot of the event with this id and key, or the empty slot that ends its probe run.
     private func find(_ id: EventID, key: UInt32) -> (found: Bool, slot: Int) {
         let mask = slots.count - 1
         var slot = Int(key) & mask

@@ -2,8 +2,8 @@ import TimelineCore
 
 /// The events each timeline holds, for removing a timeline with its events.
 ///
-/// Each timeline keeps the keys of the events added to it or moved into it: the 32 bits
-/// of the id's hash that its shard's table stores (``SnapshotTable/key(for:)``), which
+/// Each timeline keeps the keys of the events added to it or moved into it: the key its
+/// shard's table stores for the id (``SnapshotTable/key(for:)``, 31 bits of its hash), which
 /// find the event's probe run, appended without hashing again. Keeping a set of ids per
 /// timeline was a quarter of rebuilding the events (callgrind, 200k records: about 800
 /// instructions per insertion into sets of thousands of ids), and a list of ids took 16

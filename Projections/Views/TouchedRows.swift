@@ -20,6 +20,8 @@ struct TouchedRows {
     static let linearLimit = 8
 
     var count: Int { rows.count }
+    /// How many rows there is room for without growing.
+    var capacity: Int { rows.capacity }
     var isEmpty: Bool { rows.isEmpty }
 
     /// - Complexity: O(1) on average.

@@ -11,8 +11,15 @@ struct ViewState: Sendable {
     /// What the current batch needs to describe its change, while it is being applied.
     private var batch: Batch?
     /// The last batch's working storage, emptied, for the next batch: two allocations
-    /// per view and command otherwise.
+    /// per view and command otherwise. Only a small batch's storage is kept, so that one
+    /// large batch (a timeline's removal) does not hold its arrays for good.
     private var spare = (operations: [Int](), touched: TouchedRows())
+
+    /// The most rows a batch may have touched for its storage to be kept for the next.
+    static let spareRowLimit = 16
+
+    /// How many touched rows the kept storage has room for (for tests).
+    var spareCapacity: Int { spare.touched.capacity }
 
     /// A batch in progress.
     ///
@@ -180,10 +187,12 @@ struct ViewState: Sendable {
     mutating func endBatch(to: Int64, now: Int64, resetThreshold: Int) -> ChangeSet? {
         guard var batch = self.batch.take() else { return nil }
         defer {
-            batch.operations.removeAll(keepingCapacity: true)
-            batch.touched.removeAll()
-            swap(&batch.operations, &spare.operations)
-            swap(&batch.touched, &spare.touched)
+            if batch.touched.count <= Self.spareRowLimit, batch.operations.count <= 4 * Self.spareRowLimit {
+                batch.operations.removeAll(keepingCapacity: true)
+                batch.touched.removeAll()
+                swap(&batch.operations, &spare.operations)
+                swap(&batch.touched, &spare.touched)
+            }
         }
         if batch.touched.isEmpty && batch.now == now { return nil }
         let oldSections = batch.sections ?? ascendingSections(now: batch.now)

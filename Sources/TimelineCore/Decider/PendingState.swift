@@ -31,7 +31,9 @@ struct PendingState<Base: DomainLookup>: DomainLookup {
 
     func eventDates(_ id: EventID) -> EventDates? {
         if let pending = events[id] { return pending?.dates }
-        guard eventTimeline(id) != nil else { return nil }
+        if !removedTimelines.isEmpty {
+            guard let timeline = base.eventTimeline(id), !removedTimelines.contains(timeline) else { return nil }
+        }
         return base.eventDates(id)
     }
 
