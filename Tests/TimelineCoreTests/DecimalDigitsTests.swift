@@ -1,4 +1,5 @@
 import Testing
+import TimelineTestSupport
 @testable import TimelineCore
 
 @Suite("Zero-padded decimal digits")
@@ -20,6 +21,26 @@ struct DecimalDigitsTests {
     @Test func matchesDescriptionForEveryValueUpToTenThousand() {
         for value in 0..<10_000 {
             #expect(DecimalDigits.padded(value, width: 1) == String(value))
+        }
+    }
+
+    /// Formatting straight into a string's storage writes what parsing reads back, for
+    /// seeded instants of every year the parser accepts, and fills the string exactly for
+    /// instants far outside them.
+    @Test func formattedInstantsParseBack() throws {
+        var rng = SplitMix64(seed: 0x150_8601)
+        let first = try DateValue(parsing: "0001-01-01T00:00:00Z").instant.microsecondsSinceEpoch
+        let last = try DateValue(parsing: "9999-12-31T23:59:59.999999Z").instant.microsecondsSinceEpoch
+        for _ in 0..<10_000 {
+            var micros = first + Int64(rng.next() % UInt64(last - first))
+            if rng.chance(50) { micros -= micros % 1_000_000 }
+            let text = InstantFormatter.iso8601(Instant(microsecondsSinceEpoch: micros))
+            #expect(try DateValue(parsing: text).instant.microsecondsSinceEpoch == micros, "\(text)")
+        }
+        for micros in [Int64.min, Int64.min + 1, -62_135_596_800_000_001, Int64.max] {
+            let text = InstantFormatter.iso8601(Instant(microsecondsSinceEpoch: micros))
+            #expect(text.utf8.allSatisfy { $0 != 0 }, "\(micros): \(text)")
+            #expect(text.hasSuffix("Z") && text.contains("T"), "\(micros): \(text)")
         }
     }
 

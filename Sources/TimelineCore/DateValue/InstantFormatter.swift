@@ -12,26 +12,37 @@ enum InstantFormatter {
         let (year, month, day) = CivilCalendar.civilFromDays(days)
         let seconds = Int(rest / 1_000_000)
         let fraction = Int(rest % 1_000_000)
-        // Written as bytes: string interpolation cost 6,800 instructions per instant
-        // (callgrind), and every recorded command formats one.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(28)
-        DecimalDigits.append(year, width: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        DecimalDigits.append(month, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        DecimalDigits.append(day, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        DecimalDigits.append(seconds / 3600, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        DecimalDigits.append(seconds / 60 % 60, width: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        DecimalDigits.append(seconds % 60, width: 2, to: &bytes)
-        if fraction != 0 {
-            bytes.append(UInt8(ascii: "."))
-            DecimalDigits.append(fraction, width: 6, to: &bytes)
+        // Written as bytes straight into the string's storage: string interpolation cost
+        // 6,800 instructions per instant (callgrind), an array of bytes first an allocation
+        // more, and every recorded command formats one.
+        let yearDigits = DecimalDigits.count(of: year, width: 4)
+        let count = yearDigits + (year < 0 ? 1 : 0) + 16 + (fraction != 0 ? 7 : 0)
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var at = 0
+            func put(_ value: Int, width: Int) {
+                at = DecimalDigits.write(value, width: width, into: buffer, at: at)
+            }
+            func put(_ character: Unicode.Scalar) {
+                buffer[at] = UInt8(ascii: character)
+                at += 1
+            }
+            put(year, width: 4)
+            put("-")
+            put(month, width: 2)
+            put("-")
+            put(day, width: 2)
+            put("T")
+            put(seconds / 3600, width: 2)
+            put(":")
+            put(seconds / 60 % 60, width: 2)
+            put(":")
+            put(seconds % 60, width: 2)
+            if fraction != 0 {
+                put(".")
+                put(fraction, width: 6)
+            }
+            put("Z")
+            return at
         }
-        bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
