@@ -132,22 +132,11 @@ struct FileEventLogResumeTests {
             try opening.log.forEachChunk(after: 0) { replayed += $0; return true }
             #expect(replayed == records)
             // A damaged record after the hand-written blank line is named by its line.
-            var bytes = fileBytes(path)
-            let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
-            let lastLine = lineStarts.count - 1  // the file ends with a newline
-            bytes[lineStarts[lastLine - 1] + 10] ^= 0x01
-            try writeFile(path, bytes)
-            do throws(EventLogError) {
-                try opening.log.forEachChunk(after: 0) { _ in true }
-                Issue.record("the damaged record was read")
-            } catch {
-                guard case .invalidLine(_, let line, _) = error else {
-                    Issue.record("unexpected \(error)")
-                    return
-                }
-                #expect(line == lastLine)
-                #expect(line == records.count + 1, "one blank line before")
-            }
+            let lastLine = lineCount(of: path)  // the file ends with a newline
+            try damageLine(lastLine, of: path)
+            let line = invalidLine { () throws(EventLogError) in try opening.log.forEachChunk(after: 0) { _ in true } }
+            #expect(line == lastLine)
+            #expect(line == records.count + 1, "one blank line before")
         }
     }
 

@@ -103,20 +103,8 @@ struct LogChunkReaderTests {
             _ = try log.append([.timelineCreated(timeline: "c", name: "C")], options: AppendOptions())
             _ = try log.append([.timelineCreated(timeline: "d", name: "D")], options: AppendOptions())
             // Record 3, on line 5, damaged behind the log's back.
-            var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-            let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
-            bytes[lineStarts[4] + 10] ^= 0x01
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            do throws(EventLogError) {
-                try log.forEachChunk(after: 2) { _ in true }
-                Issue.record("the damaged record was read")
-            } catch {
-                guard case .invalidLine(_, let line, _) = error else {
-                    Issue.record("unexpected \(error)")
-                    return
-                }
-                #expect(line == 5)
-            }
+            try damageLine(5, of: path)
+            #expect(invalidLine { () throws(EventLogError) in try log.forEachChunk(after: 2) { _ in true } } == 5)
         }
     }
 
@@ -133,26 +121,10 @@ struct LogChunkReaderTests {
             _ = try log.append([.timelineCreated(timeline: "c", name: "C")], options: AppendOptions())
             _ = try log.append([.timelineCreated(timeline: "d", name: "D")], options: AppendOptions())
             // Record 3, on line 5, damaged behind the log's back.
-            var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-            let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
-            bytes[lineStarts[4] + 10] ^= 0x01
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            #expect(throws: EventLogError.self) { try FileEventLog.read(path: path) }
-            var expectedLine = 0
-            do throws(EventLogError) { _ = try FileEventLog.read(path: path) } catch {
-                if case .invalidLine(_, let line, _) = error { expectedLine = line }
-            }
-            #expect(expectedLine == 5)
-            do throws(EventLogError) {
-                try log.forEachChunk(after: 2) { _ in true }
-                Issue.record("the damaged record was read")
-            } catch {
-                guard case .invalidLine(_, let line, _) = error else {
-                    Issue.record("unexpected \(error)")
-                    return
-                }
-                #expect(line == expectedLine)
-            }
+            try damageLine(5, of: path)
+            let readWhole = invalidLine { () throws(EventLogError) in _ = try FileEventLog.read(path: path) }
+            #expect(readWhole == 5)
+            #expect(invalidLine { () throws(EventLogError) in try log.forEachChunk(after: 2) { _ in true } } == readWhole)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import TimelineCore
 
 /// Runs `body` with the path of a new, empty directory of its own, removed afterwards.
@@ -30,6 +31,34 @@ func fileBytes(_ path: String) -> [UInt8] {
 /// Replaces the file at `path` with `bytes`.
 func writeFile(_ path: String, _ bytes: [UInt8]) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// Flips a bit in line `line` (from 1) of the file at `path`, behind its log's back: the
+/// eleventh byte, inside the record, so that its checksum no longer matches.
+func damageLine(_ line: Int, of path: String) throws {
+    var bytes = fileBytes(path)
+    let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+    bytes[lineStarts[line - 1] + 10] ^= 0x01
+    try writeFile(path, bytes)
+}
+
+/// How many lines the file at `path` has, when it ends with a newline.
+func lineCount(of path: String) -> Int { fileBytes(path).filter { $0 == 0x0A }.count }
+
+/// The line that the `.invalidLine` error `body` throws names; records an issue, and gives
+/// `nil`, when `body` throws nothing or another error.
+func invalidLine(in body: () throws(EventLogError) -> Void) -> Int? {
+    do throws(EventLogError) {
+        try body()
+        Issue.record("the damaged record was read")
+    } catch {
+        guard case .invalidLine(_, let line, _) = error else {
+            Issue.record("unexpected \(error)")
+            return nil
+        }
+        return line
+    }
+    return nil
 }
 
 /// Appends `bytes` to the file at `path`, as a crash in the middle of a write might leave them.
