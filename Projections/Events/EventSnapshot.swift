@@ -23,8 +23,17 @@ final class EventSnapshot: Sendable {
 
     private var storage: Storage { Storage(unsafeBufferObject: self) }
 
-    /// The fixed part: ids, instants and layout.
+    /// The fixed part: ids, instants and layout (a copy, retaining the ids: read single
+    /// fields through ``layout``, ``start`` and ``end`` on hot paths).
     private var header: EventSnapshotHeader { storage.header }
+    private var layout: EventSnapshotLayout { storage.withUnsafeMutablePointerToHeader { $0.pointee.layout } }
+    private var start: Int64 { storage.withUnsafeMutablePointerToHeader { $0.pointee.start } }
+    private var end: Int64 { storage.withUnsafeMutablePointerToHeader { $0.pointee.end } }
+
+    /// The `count` bytes at `offset` after the header, for the duration of `body`.
+    private func bytes<R>(at offset: Int, count: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        storage.withUnsafeMutablePointerToElements { body(UnsafeBufferPointer(start: $0 + offset, count: count)) }
+    }
 
     deinit {
         _ = storage.withUnsafeMutablePointerToHeader { $0.deinitialize(count: 1) }
@@ -81,74 +90,70 @@ final class EventSnapshot: Sendable {
     // MARK: Reading
 
     /// The event's id.
-    var id: EventID { header.id }
+    var id: EventID { storage.withUnsafeMutablePointerToHeader { $0.pointee.id } }
     /// The timeline the event belongs to.
-    var timeline: TimelineID { header.timeline }
+    var timeline: TimelineID { storage.withUnsafeMutablePointerToHeader { $0.pointee.timeline } }
 
     /// The title's UTF-8 bytes, for the duration of `body`.
     func withTitleBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let count = header.layout.titleCount
-        return storage.withUnsafeMutablePointerToElements { body(UnsafeBufferPointer(start: $0, count: count)) }
+        bytes(at: 0, count: layout.titleCount, body)
     }
 
     /// How many bytes follow the header: the title's and the kept dates' texts.
-    var byteCount: Int { header.layout.byteCount }
+    var byteCount: Int { layout.byteCount }
 
     /// The title, made from its bytes.
     var title: String { withTitleBytes { String(decoding: $0, as: UTF8.self) } }
 
     /// The first date's instant in microseconds: the single date or the range's start.
-    var startInstant: Int64 { header.start }
+    var startInstant: Int64 { start }
     /// A closed range's end instant in microseconds; `nil` for one date or an open range.
-    var endInstant: Int64? { header.layout.shape == .closedRange ? header.end : nil }
+    var endInstant: Int64? { layout.shape == .closedRange ? end : nil }
 
     /// Whether the event is a range without an end.
-    var isOpenRange: Bool { header.layout.shape == .openRange }
+    var isOpenRange: Bool { layout.shape == .openRange }
 
     /// The first date: the single date, or the range's start.
     var startDate: DateValue {
-        let layout = header.layout
-        return date(instant: header.start, precision: layout.startPrecision,
-                    text: layout.titleCount, count: layout.startTextCount)
+        let layout = layout
+        return date(instant: start, precision: layout.startPrecision,
+                    text: layout.startText)
     }
 
     /// A closed range's end; `nil` otherwise.
     var endDate: DateValue? {
-        let layout = header.layout
+        let layout = layout
         guard layout.shape == .closedRange else { return nil }
-        return date(instant: header.end, precision: layout.endPrecision,
-                    text: layout.titleCount + layout.startTextCount, count: layout.endTextCount)
+        return date(instant: end, precision: layout.endPrecision,
+                    text: layout.endText)
     }
 
     /// The event's dates.
     var dates: EventDates {
-        switch header.layout.shape {
+        switch layout.shape {
         case .single: .single(startDate)
         case .openRange: .range(start: startDate, end: nil)
         case .closedRange: .range(start: startDate, end: endDate)
         }
     }
 
-    private func date(instant: Int64, precision: DateValue.Precision, text offset: Int, count: Int) -> DateValue {
+    private func date(instant: Int64, precision: DateValue.Precision, text: Range<Int>) -> DateValue {
         let instant = Instant(microsecondsSinceEpoch: instant)
-        guard count > 0 else { return DateValue(canonical: instant, precision: precision) }
-        let text = storage.withUnsafeMutablePointerToElements { elements in
-            String(decoding: UnsafeBufferPointer(start: elements + offset, count: count), as: UTF8.self)
-        }
+        guard !text.isEmpty else { return DateValue(canonical: instant, precision: precision) }
+        let text = bytes(at: text.lowerBound, count: text.count) { String(decoding: $0, as: UTF8.self) }
         return DateValue(text: text, instant: instant, precision: precision)
     }
 
     /// The event's dates as a summary keeps them: the start, and a closed range's end;
     /// a year, month or day without making its text.
     var datedEntries: (start: DatedEntry, end: DatedEntry?) {
-        let header = header
-        let layout = header.layout
-        let start = layout.startTextCount == 0
-            ? DatedEntry(canonical: header.start, precision: layout.startPrecision) : DatedEntry(startDate)
-        guard layout.shape == .closedRange else { return (start, nil) }
-        let end = layout.endTextCount == 0
-            ? DatedEntry(canonical: header.end, precision: layout.endPrecision) : DatedEntry(endDate!)
-        return (start, end)
+        let layout = layout
+        let first = layout.startTextCount == 0
+            ? DatedEntry(canonical: start, precision: layout.startPrecision) : DatedEntry(startDate)
+        guard layout.shape == .closedRange else { return (first, nil) }
+        let last = layout.endTextCount == 0
+            ? DatedEntry(canonical: end, precision: layout.endPrecision) : DatedEntry(endDate!)
+        return (first, last)
     }
 
     /// The event as the domain sees it.
@@ -156,12 +161,12 @@ final class EventSnapshot: Sendable {
 
     /// The kind of the event's first row: `single` for one date, `start` for a range.
     var firstRowKind: RowKind {
-        header.layout.shape == .single ? .single : .start
+        layout.shape == .single ? .single : .start
     }
 
     /// The kind of the event's second row: `ongoing` or `end` for a range, `nil` for one date.
     var secondRowKind: RowKind? {
-        switch header.layout.shape {
+        switch layout.shape {
         case .single: nil
         case .openRange: .ongoing
         case .closedRange: .end
@@ -187,56 +192,34 @@ final class EventSnapshot: Sendable {
 
     /// Whether the two events have the same dates (`dates == other.dates`).
     func hasSameDates(as other: EventSnapshot) -> Bool {
-        let mine = header, theirs = other.header
-        guard mine.start == theirs.start, mine.end == theirs.end,
-              mine.layout.withoutTitle == theirs.layout.withoutTitle else { return false }
-        return dateTexts { mine in other.dateTexts { theirs in mine.elementsEqual(theirs) } }
+        start == other.start && end == other.end && layout.withoutTitle == other.layout.withoutTitle
+            && hasSameBytes(as: other) { $0.dateTexts }
     }
 
     /// Whether the date a row of this kind shows is the same in both events, compared by
     /// instant, precision and kept text, without making it.
     func hasSameDate(for kind: RowKind, as other: EventSnapshot) -> Bool {
-        let mine = header, theirs = other.header
+        let mine = layout, theirs = other.layout
         switch kind {
         case .ongoing:
             return true
         case .single, .start:
-            guard mine.start == theirs.start, mine.layout.startPrecision == theirs.layout.startPrecision,
-                  mine.layout.startTextCount == theirs.layout.startTextCount else { return false }
-            return startText { mine in other.startText { theirs in mine.elementsEqual(theirs) } }
+            return start == other.start && mine.startPrecision == theirs.startPrecision
+                && hasSameBytes(as: other) { $0.startText }
         case .end:
-            guard mine.layout.shape == .closedRange, theirs.layout.shape == .closedRange else {
-                return mine.layout.shape != .closedRange && theirs.layout.shape != .closedRange
+            guard mine.shape == .closedRange, theirs.shape == .closedRange else {
+                return mine.shape != .closedRange && theirs.shape != .closedRange
             }
-            guard mine.end == theirs.end, mine.layout.endPrecision == theirs.layout.endPrecision,
-                  mine.layout.endTextCount == theirs.layout.endTextCount else { return false }
-            return endText { mine in other.endText { theirs in mine.elementsEqual(theirs) } }
+            return end == other.end && mine.endPrecision == theirs.endPrecision && hasSameBytes(as: other) { $0.endText }
         }
     }
 
-    /// The start's kept text (empty for a canonical date), for the duration of `body`.
-    private func startText<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let layout = header.layout
-        return storage.withUnsafeMutablePointerToElements { elements in
-            body(UnsafeBufferPointer(start: elements + layout.titleCount, count: layout.startTextCount))
-        }
-    }
-
-    /// The end's kept text (empty for a canonical date or no end), for the duration of `body`.
-    private func endText<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let layout = header.layout
-        return storage.withUnsafeMutablePointerToElements { elements in
-            body(UnsafeBufferPointer(start: elements + layout.titleCount + layout.startTextCount,
-                                     count: layout.endTextCount))
-        }
-    }
-
-    /// The dates' texts kept in the snapshot, for the duration of `body`.
-    private func dateTexts<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let layout = header.layout
-        return storage.withUnsafeMutablePointerToElements { elements in
-            body(UnsafeBufferPointer(start: elements + layout.titleCount,
-                                     count: layout.startTextCount + layout.endTextCount))
+    /// Whether the bytes that `part` places in each snapshot are the same.
+    private func hasSameBytes(as other: EventSnapshot, _ part: (EventSnapshotLayout) -> Range<Int>) -> Bool {
+        let mine = part(layout), theirs = part(other.layout)
+        guard mine.count == theirs.count else { return false }
+        return bytes(at: mine.lowerBound, count: mine.count) { a in
+            other.bytes(at: theirs.lowerBound, count: theirs.count) { b in a.elementsEqual(b) }
         }
     }
 
@@ -257,7 +240,7 @@ final class EventSnapshot: Sendable {
         var title = title
         let old = header
         return title.withUTF8 { newTitle in
-            dateTexts { texts in
+            bytes(at: old.layout.dateTexts.lowerBound, count: old.layout.dateTexts.count) { texts in
                 let layout = old.layout.with(titleCount: newTitle.count)
                 return Self.allocate(header: EventSnapshotHeader(id: old.id, timeline: old.timeline, start: old.start,
                                                                  end: old.end, layout: layout),
@@ -317,6 +300,13 @@ struct EventSnapshotLayout: Equatable {
 
     /// The bytes after the header: the title and the kept date texts.
     var byteCount: Int { titleCount + startTextCount + endTextCount }
+
+    /// Where the start's kept text is among the bytes (empty for a canonical date).
+    var startText: Range<Int> { titleCount..<(titleCount + startTextCount) }
+    /// Where the end's kept text is (empty for a canonical date or no end).
+    var endText: Range<Int> { startText.upperBound..<byteCount }
+    /// Where the dates' kept texts are.
+    var dateTexts: Range<Int> { titleCount..<byteCount }
 
     /// Everything but the title's count: equal for two events with the same dates.
     var withoutTitle: UInt64 { bits >> 32 }

@@ -20,10 +20,15 @@ struct RowEntry: OrderedIndexElement, Sendable {
     init(event: EventSnapshot, kind: RowKind, now: Int64, placement: OngoingPlacement) {
         self.event = event
         let instant = kind == .end ? event.endInstant ?? event.startInstant : event.startInstant
-        let kept = min(max(instant, Self.instantRange.lowerBound), Self.instantRange.upperBound)
-        let now = min(max(now, Self.instantRange.lowerBound), Self.instantRange.upperBound)
+        let kept = Self.kept(instant)
+        let now = Self.kept(now)
         let isMarked = kind == .ongoing && placement == .now && kept <= now
         packed = kept << 3 | Int64(Self.code(of: kind)) << 1 | (isMarked ? 1 : 0)
+    }
+
+    /// `instant` as a row keeps it: the nearest instant in ``instantRange``.
+    static func kept(_ instant: Int64) -> Int64 {
+        min(max(instant, instantRange.lowerBound), instantRange.upperBound)
     }
 
     /// The date's instant; for an ongoing row, its range's start instant.

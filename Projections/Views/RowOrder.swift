@@ -16,7 +16,7 @@ struct RowOrder: Sendable {
 
     init(placement: OngoingPlacement, now: Int64) {
         self.placement = placement
-        self.now = min(max(now, RowEntry.instantRange.lowerBound), RowEntry.instantRange.upperBound)
+        self.now = RowEntry.kept(now)
     }
 
     @inline(__always)
