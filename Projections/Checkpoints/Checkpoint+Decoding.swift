@@ -76,12 +76,12 @@ extension Checkpoint {
         var count: Int
     }
 
-    /// A block of events as decoded: each event's snapshot, timeline index, shard of the
-    /// event table and date indices.
+    /// A block of events as decoded: each event's snapshot, timeline index, id's hash
+    /// (``EventTable/hash(of:)``, which chooses its shard and its slot) and date indices.
     private struct DecodedEvents: Sendable {
         var snapshots: [EventSnapshot] = []
         var timelines: [UInt32] = []
-        var shards: [UInt8] = []
+        var hashes: [UInt64] = []
         /// Two per event: its first date's index, and its end's (or ``noDate``).
         var dates: [UInt32] = []
     }
@@ -164,8 +164,7 @@ extension Checkpoint {
         // The checksum first, as the longest task, then the blocks.
         var decoded = inParallel(blocks.count + 1) { [blocks, timelineIDs, dates] index -> DecodedPart in
             if index == 0 { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
-            return .events(try decodeEvents(blocks[index - 1], in: shared.bytes, timelines: timelineIDs, dates: dates,
-                                            shardCount: shardCount))
+            return .events(try decodeEvents(blocks[index - 1], in: shared.bytes, timelines: timelineIDs, dates: dates))
         }
         guard case .success(.checksumMatches(true)) = decoded.removeFirst() else {
             throw Failure.damaged("checksum mismatch")
@@ -180,7 +179,7 @@ extension Checkpoint {
         let nowValue = now.microsecondsSinceEpoch
         let built = try inParallel(shardCount + savedViews.count + 1) { [savedViews, timelineIDs, names, dates] task -> RestoredPart in
             if task < shardCount {
-                return .shard(task, try restoredShard(task, of: parts, timelines: timelineIDs))
+                return .shard(task, try restoredShard(task, of: shardCount, parts: parts, timelines: timelineIDs))
             } else if task == shardCount {
                 var summaries = restoredSummaries(parts, timelines: timelineIDs, names: names, dates: dates)
                 summaries.restorePosition(summariesPosition)
@@ -230,13 +229,13 @@ extension Checkpoint {
 
     /// The events of one block.
     private static func decodeEvents(_ block: EventBlock, in bytes: UnsafeRawBufferPointer,
-                                     timelines: [TimelineID], dates: [DateValue], shardCount: Int) throws -> DecodedEvents {
+                                     timelines: [TimelineID], dates: [DateValue]) throws -> DecodedEvents {
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<block.range.upperBound]))
         reader.offset = block.range.lowerBound
         var decoded = DecodedEvents()
         decoded.snapshots.reserveCapacity(block.count)
         decoded.timelines.reserveCapacity(block.count)
-        decoded.shards.reserveCapacity(block.count)
+        decoded.hashes.reserveCapacity(block.count)
         decoded.dates.reserveCapacity(2 * block.count)
         for _ in 0..<block.count {
             let id = EventID(try reader.readString())
@@ -251,7 +250,7 @@ extension Checkpoint {
             decoded.snapshots.append(EventSnapshot.make(id: id, timeline: timelines[timelineIndex], title: title,
                                                    dates: eventDates))
             decoded.timelines.append(UInt32(timelineIndex))
-            decoded.shards.append(UInt8(EventTable.shard(of: id, count: shardCount)))
+            decoded.hashes.append(EventTable.hash(of: id))
             decoded.dates.append(UInt32(start))
             decoded.dates.append(end.map(UInt32.init) ?? noDate)
         }
@@ -276,17 +275,18 @@ extension Checkpoint {
 
     /// Shard `index` of the events' table: its events, and the ids of those each
     /// timeline holds, grouped from the blocks.
-    private static func restoredShard(_ index: Int, of parts: [DecodedEvents], timelines: [TimelineID]) throws
+    private static func restoredShard(_ index: Int, of shardCount: Int, parts: [DecodedEvents],
+                                      timelines: [TimelineID]) throws
     -> EventTable.Shard {
-        let mine = UInt8(index)
+        func isMine(_ hash: UInt64) -> Bool { EventTable.shard(ofHash: hash, count: shardCount) == index }
         var count = 0
-        for part in parts { for shard in part.shards where shard == mine { count += 1 } }
+        for part in parts { for hash in part.hashes where isMine(hash) { count += 1 } }
         var shard = EventTable.Shard()
         shard.events = SnapshotTable(minimumCapacity: count)
         var lists = [[UInt32]](repeating: [], count: timelines.count)
         for part in parts {
-            for (offset, snapshot) in part.snapshots.enumerated() where part.shards[offset] == mine {
-                let hash = EventTable.hash(of: snapshot.id)
+            for (offset, snapshot) in part.snapshots.enumerated() where isMine(part.hashes[offset]) {
+                let hash = part.hashes[offset]
                 shard.events.update(snapshot, hash: hash)
                 lists[Int(part.timelines[offset])].append(SnapshotTable.key(for: hash))
             }
