@@ -91,6 +91,16 @@ final class EventSnapshot: Sendable {
 
     /// The event's id.
     var id: EventID { storage.withUnsafeMutablePointerToHeader { $0.pointee.id } }
+    /// Compares the ids of two snapshots' events by their UTF-8 bytes (0 for the same snapshot).
+    static func compareIDs(_ a: EventSnapshot, _ b: EventSnapshot) -> Int {
+        if a === b { return 0 }
+        return a.storage.withUnsafeMutablePointerToHeader { ha in
+            b.storage.withUnsafeMutablePointerToHeader { hb in
+                EventID.compareUTF8(ha.pointee.id.rawValue, hb.pointee.id.rawValue)
+            }
+        }
+    }
+
     /// The timeline the event belongs to.
     var timeline: TimelineID { storage.withUnsafeMutablePointerToHeader { $0.pointee.timeline } }
 

@@ -14,9 +14,8 @@ extension OrderedIndex {
             var offset = position
             while !node.isLeaf {
                 let (i, childOffset) = node.slot(containing: offset)
-                let child = node.children[i]
-                if childOffset == child.count { return node.elements[i] }
-                node = child
+                if childOffset == node.childCounts[i] { return node.elements[i] }
+                node = node.children[i]
                 offset = childOffset
             }
             return node.elements[offset]
@@ -55,7 +54,7 @@ extension OrderedIndex.Node {
             elements[position] = element
         } else {
             let (i, offset) = slot(containing: position)
-            if offset == children[i].count {
+            if offset == childCounts[i] {
                 old = elements[i]
                 elements[i] = element
             } else {

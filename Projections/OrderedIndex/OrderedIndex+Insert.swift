@@ -21,9 +21,14 @@ extension OrderedIndex {
         children.reserveCapacity(capacity + 1)
         children.append(oldRoot)
         children.append(right)
+        var childCounts = ContiguousArray<Int>()
+        childCounts.reserveCapacity(capacity + 1)
+        childCounts.append(oldRoot.count)
+        childCounts.append(right.count)
         root = Node(
             elements: elements,
             children: children,
+            childCounts: childCounts,
             count: oldRoot.count + 1 + right.count,
             markedCount: oldRoot.markedCount + (separator.isMarked ? 1 : 0) + right.markedCount
         )
@@ -56,12 +61,15 @@ extension OrderedIndex.Node {
         let (i, offset) = slot(containing: position)
         let child = uniqueChild(i, nodeCapacity: nodeCapacity)
         guard let (separator, right) = child.insert(element, at: offset, nodeCapacity: nodeCapacity) else {
+            childCounts[i] += 1
             return nil
         }
+        childCounts[i] = child.count
         if elements.count < nodeCapacity {
             reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
             elements.insert(separator, at: i)
             children.insert(right, at: i + 1)
+            childCounts.insert(right.count, at: i + 1)
             return nil
         }
         return split(inserting: separator, at: i, child: right, nodeCapacity: nodeCapacity)
@@ -127,6 +135,11 @@ extension OrderedIndex.Node {
                 rightChildren.insert(child, at: position - middle)
                 children.removeSubrange((middle + 1)...)
             }
+        }
+        if child != nil {
+            // Rare (one split of a parent per many of its leaves): the counts are read again.
+            childCounts.removeAll(keepingCapacity: true)
+            for child in children { childCounts.append(child.count) }
         }
         let right = OrderedIndex.Node(elements: rightElements, children: rightChildren)
         count -= right.count + 1

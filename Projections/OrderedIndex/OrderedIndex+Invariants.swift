@@ -1,6 +1,6 @@
 extension OrderedIndex {
-    /// Describes every broken B-tree invariant: wrong subtree counts or marked counts,
-    /// an internal node without one more child than elements, leaves at different depths,
+    /// Describes every broken B-tree invariant: wrong subtree counts, child counts or
+    /// marked counts, an internal node without one more child than elements, leaves at different depths,
     /// a non-root node less than half full, or any node over capacity. Empty when the
     /// tree is sound. For tests.
     ///
@@ -30,8 +30,14 @@ extension OrderedIndex {
                 if isRoot && node.elements.isEmpty {
                     violations.append("\(path): internal root without elements")
                 }
+                if node.childCounts.count != node.children.count {
+                    violations.append("\(path): \(node.childCounts.count) child counts for \(node.children.count) children")
+                }
                 for (i, child) in node.children.enumerated() {
                     check(child, depth: depth + 1, path: "\(path)/\(i)")
+                    if i < node.childCounts.count && node.childCounts[i] != child.count {
+                        violations.append("\(path): child \(i) counted \(node.childCounts[i]), actually \(child.count)")
+                    }
                     count += child.count
                     marked += child.markedCount
                 }

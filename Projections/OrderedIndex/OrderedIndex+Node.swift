@@ -17,6 +17,12 @@ extension OrderedIndex {
         @exclusivity(unchecked) var elements: ContiguousArray<Element>
         /// The children of an internal node (`elements.count + 1` of them); empty for a leaf.
         @exclusivity(unchecked) var children: ContiguousArray<Node>
+        /// The element count of each child's subtree (`childCounts[i] == children[i].count`).
+        ///
+        /// Finding a position sums the counts of the children before it; read from the
+        /// children themselves, that was a cache miss per child in a large index (about
+        /// half of a node's children per level and search).
+        @exclusivity(unchecked) var childCounts: ContiguousArray<Int>
         /// The number of elements in this subtree.
         @exclusivity(unchecked) var count: Int
         /// The number of marked elements in this subtree.
@@ -26,6 +32,7 @@ extension OrderedIndex {
         init() {
             elements = []
             children = []
+            childCounts = []
             count = 0
             markedCount = 0
         }
@@ -37,20 +44,26 @@ extension OrderedIndex {
             var count = elements.count
             var marked = 0
             for element in elements where element.isMarked { marked += 1 }
+            var childCounts = ContiguousArray<Int>()
+            childCounts.reserveCapacity(children.capacity)
             for child in children {
                 count += child.count
                 marked += child.markedCount
+                childCounts.append(child.count)
             }
             self.elements = elements
             self.children = children
+            self.childCounts = childCounts
             self.count = count
             self.markedCount = marked
         }
 
         /// Creates a node from its parts and their known totals.
-        init(elements: ContiguousArray<Element>, children: ContiguousArray<Node>, count: Int, markedCount: Int) {
+        init(elements: ContiguousArray<Element>, children: ContiguousArray<Node>, childCounts: ContiguousArray<Int>,
+             count: Int, markedCount: Int) {
             self.elements = elements
             self.children = children
+            self.childCounts = childCounts
             self.count = count
             self.markedCount = markedCount
         }
@@ -67,11 +80,16 @@ extension OrderedIndex {
             newElements.reserveCapacity(Swift.min(nodeCapacity, Swift.max(elements.capacity, elements.count)))
             newElements.append(contentsOf: elements)
             var newChildren = ContiguousArray<Node>()
+            var newChildCounts = ContiguousArray<Int>()
             if !children.isEmpty {
-                newChildren.reserveCapacity(Swift.min(nodeCapacity + 1, Swift.max(children.capacity, children.count)))
+                let childCapacity = Swift.min(nodeCapacity + 1, Swift.max(children.capacity, children.count))
+                newChildren.reserveCapacity(childCapacity)
                 newChildren.append(contentsOf: children)
+                newChildCounts.reserveCapacity(childCapacity)
+                newChildCounts.append(contentsOf: childCounts)
             }
-            return Node(elements: newElements, children: newChildren, count: count, markedCount: markedCount)
+            return Node(elements: newElements, children: newChildren, childCounts: newChildCounts,
+                        count: count, markedCount: markedCount)
         }
 
         /// The storage to reserve for `needed` elements: a quarter more (at least four
@@ -113,13 +131,28 @@ extension OrderedIndex {
         /// - Complexity: O(`children.count`).
         @inline(__always)
         func slot(containing position: Int) -> (slot: Int, offset: Int) {
-            var offset = position
-            var i = 0
-            while true {
-                let childCount = children[i].count
-                if offset <= childCount { return (i, offset) }
-                offset -= childCount + 1
-                i += 1
+            childCounts.withUnsafeBufferPointer { counts in
+                var offset = position
+                var i = 0
+                while true {
+                    let childCount = counts[i]
+                    if offset <= childCount { return (i, offset) }
+                    offset -= childCount + 1
+                    i += 1
+                }
+            }
+        }
+
+        /// The number of elements before child `i`'s subtree in this internal node's
+        /// subtree: the children before it and their separators.
+        ///
+        /// - Complexity: O(`i`), over one array.
+        @inline(__always)
+        func elementsBefore(child i: Int) -> Int {
+            childCounts.withUnsafeBufferPointer { counts in
+                var total = i
+                for k in 0..<i { total &+= counts[k] }
+                return total
             }
         }
     }

@@ -40,7 +40,7 @@ extension OrderedIndex.Node {
         let (i, offset) = slot(containing: position)
         let removed: Element
         let child = uniqueChild(i, nodeCapacity: nodeCapacity)
-        if offset < child.count {
+        if offset < childCounts[i] {
             removed = child.remove(at: offset, nodeCapacity: nodeCapacity)
         } else {
             // The element is this node's own: replace it by its predecessor, the last
@@ -48,6 +48,7 @@ extension OrderedIndex.Node {
             removed = elements[i]
             elements[i] = child.remove(at: offset - 1, nodeCapacity: nodeCapacity)
         }
+        childCounts[i] -= 1
         count -= 1
         if removed.isMarked { markedCount -= 1 }
         rebalance(child: i, nodeCapacity: nodeCapacity)
@@ -87,6 +88,7 @@ extension OrderedIndex.Node {
         if !left.isLeaf {
             let grandchild = left.children.removeLast()
             child.children.insert(grandchild, at: 0)
+            child.childCounts.insert(left.childCounts.removeLast(), at: 0)
             left.count -= grandchild.count
             left.markedCount -= grandchild.markedCount
             movedCount += grandchild.count
@@ -94,6 +96,8 @@ extension OrderedIndex.Node {
         }
         child.count += movedCount
         child.markedCount += movedMarked
+        childCounts[i - 1] = left.count
+        childCounts[i] = child.count
     }
 
     /// Moves the separator after child `i` to the end of child `i`, and the first element
@@ -113,6 +117,7 @@ extension OrderedIndex.Node {
         if !right.isLeaf {
             let grandchild = right.children.removeFirst()
             child.children.append(grandchild)
+            child.childCounts.append(right.childCounts.removeFirst())
             right.count -= grandchild.count
             right.markedCount -= grandchild.markedCount
             movedCount += grandchild.count
@@ -120,6 +125,8 @@ extension OrderedIndex.Node {
         }
         child.count += movedCount
         child.markedCount += movedMarked
+        childCounts[i] = child.count
+        childCounts[i + 1] = right.count
     }
 
     /// Merges child `j + 1` and the separator between them into child `j`.
@@ -127,11 +134,14 @@ extension OrderedIndex.Node {
         let left = uniqueChild(j, nodeCapacity: nodeCapacity)
         let separator = elements.remove(at: j)
         let right = children.remove(at: j + 1)
+        childCounts.remove(at: j + 1)
         left.reserveRoom(forElements: 1 + right.elements.count, nodeCapacity: nodeCapacity)
         left.elements.append(separator)
         left.elements.append(contentsOf: right.elements)
         left.children.append(contentsOf: right.children)
+        left.childCounts.append(contentsOf: right.childCounts)
         left.count += 1 + right.count
         left.markedCount += (separator.isMarked ? 1 : 0) + right.markedCount
+        childCounts[j] = left.count
     }
 }

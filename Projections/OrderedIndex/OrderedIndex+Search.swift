@@ -28,8 +28,26 @@ extension OrderedIndex {
             if node.isLeaf { return base + low }
             // Elements before `low` in this node, and every child subtree before child
             // `low`, are in the first partition.
-            for child in node.children[..<low] { base += child.count }
-            base += low
+            base += node.elementsBefore(child: low)
+            node = node.children[low]
+        }
+    }
+
+    /// The first position of a partition of the index, found by `split`, which is handed
+    /// each node's elements along one root-to-leaf path and returns where the partition
+    /// falls among them (as ``partitionIndex(where:)``'s binary search would).
+    ///
+    /// The elements are lent from the node's storage, so that a search can read a field
+    /// of an element without copying it: a copy of an element that holds a reference
+    /// retains and releases it, which touches the object it refers to.
+    /// - Complexity: O(log *n*) plus what `split` costs in each node.
+    func partitionIndex(splittingNodes split: (UnsafeBufferPointer<Element>) -> Int) -> Int {
+        var node = root
+        var base = 0
+        while true {
+            let low = node.elements.withUnsafeBufferPointer(split)
+            if node.isLeaf { return base + low }
+            base += node.elementsBefore(child: low)
             node = node.children[low]
         }
     }

@@ -58,6 +58,13 @@ struct RowEntry: OrderedIndexElement, Sendable {
 
     var id: RowID { RowID(event: event.id, role: kind.role) }
 
+    /// Whether `other` is the same row (`id == other.id`), without reading the ids when
+    /// both rows are of the same snapshot.
+    func isSameRow(as other: RowEntry) -> Bool {
+        guard kind.role == other.kind.role else { return false }
+        return event === other.event || event.id == other.event.id
+    }
+
     /// Whether the row shows the same as `other` (`row == other.row` for rows with the same
     /// id), without making their titles and dates (unless titles that are not ASCII differ
     /// in bytes: see ``EventSnapshot/hasSameTitle(as:)``).

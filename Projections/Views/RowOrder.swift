@@ -120,6 +120,32 @@ struct RowOrder: Sendable {
     ///
     /// - Complexity: O(log *n*).
     func position(of entry: RowEntry, in index: OrderedIndex<RowEntry>) -> Int {
-        index.partitionIndex { !precedes($0, entry) }
+        let group = group(entry.kind), instant = instant(entry)
+        return index.partitionIndex { elements in
+            var low = 0
+            var high = elements.count
+            while low < high {
+                let middle = low &+ (high &- low) >> 1
+                if precedes(elements.baseAddress! + middle, entry, group: group, instant: instant) {
+                    low = middle &+ 1
+                } else {
+                    high = middle
+                }
+            }
+            return low
+        }
+    }
+
+    /// `precedes(a.pointee, b)` for `b` of the given group and instant, reading `a` in
+    /// place: its event is only touched when the instants tie.
+    @inline(__always)
+    private func precedes(_ a: UnsafePointer<RowEntry>, _ b: RowEntry, group gb: UInt8, instant ib: Int64) -> Bool {
+        let ga = group(a.pointee.kind)
+        if ga != gb { return ga < gb }
+        let ia = instant(a.pointee)
+        if ia != ib { return ia < ib }
+        let c = EventSnapshot.compareIDs(a.pointee.event, b.event)
+        if c != 0 { return c < 0 }
+        return a.pointee.kind.role < b.kind.role
     }
 }

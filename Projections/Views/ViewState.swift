@@ -131,8 +131,9 @@ struct ViewState: Sendable {
         let at = order.position(of: entry, in: index)
         guard at < index.count else { return }
         let current = index[at]
-        guard current.id == entry.id else { return }
-        noteFirstTouch(entry.id, old: current, at: at)
+        guard entry.isSameRow(as: current) else { return }
+        let id = entry.id
+        noteFirstTouch(id, old: current, at: at)
         let removed = index.remove(at: at)
         if let key = sectionKey(of: removed, order: order) { sectionCounts.add(key, -1) }
         record(-(at + 1))
@@ -158,10 +159,11 @@ struct ViewState: Sendable {
         let at = order.position(of: old, in: index)
         guard at < index.count else { return }
         let current = index[at]
-        guard current.id == old.id else { return }
-        noteFirstTouch(old.id, old: current, at: at)
+        guard old.isSameRow(as: current) else { return }
+        let id = old.id
+        noteFirstTouch(id, old: current, at: at)
         index.update(at: at, with: new)
-        batch?.touched.setNew(new, at: at, for: old.id)
+        batch?.touched.setNew(new, at: at, for: id)
     }
 
     private mutating func noteFirstTouch(_ id: RowID, old: RowEntry?, at: Int?) {
