@@ -307,7 +307,6 @@ extension Checkpoint {
         _ parts: [DecodedEvents], timelines: [TimelineID], names: [String?], dates: [DateValue]
     ) -> SummaryState {
         var loaded = zip(timelines, names).map { SummaryState.LoadedTimeline(id: $0, name: $1 ?? "") }
-        var dateCounts = [Int](repeating: 0, count: timelines.count)
         // bucketStarts[d] is where date d's occurrences start in date order.
         var bucketStarts = [Int](repeating: 0, count: dates.count + 1)
         for part in parts {
@@ -318,7 +317,6 @@ extension Checkpoint {
                 if snapshot.isOpenRange { loaded[timeline].ongoingCount += 1 }
                 for date in part.dates[(2 * offset)..<(2 * offset + 2)] where date != noDate {
                     bucketStarts[Int(date) + 1] += 1
-                    dateCounts[timeline] += 1
                 }
             }
         }
@@ -333,12 +331,20 @@ extension Checkpoint {
                 }
             }
         }
-        var sortedDates = [[DatedEntry]](repeating: [], count: timelines.count)
-        for timeline in loaded.indices { sortedDates[timeline].reserveCapacity(dateCounts[timeline]) }
+        // Each timeline's distinct dates in order, with their counts: the occurrences of
+        // one date come together, so a timeline's count for it is its last run's.
+        var sortedDates = [[CountedDate]](repeating: [], count: timelines.count)
+        var lastDate = [Int](repeating: -1, count: timelines.count)
         for (date, value) in dates.enumerated() {
             let entry = DatedEntry(value)  // one box for all the occurrences of a timestamp
             for occurrence in bucketStarts[date]..<bucketStarts[date + 1] {
-                sortedDates[Int(timelineByOccurrence[occurrence])].append(entry)
+                let timeline = Int(timelineByOccurrence[occurrence])
+                if lastDate[timeline] == date {
+                    sortedDates[timeline][sortedDates[timeline].count - 1].count += 1
+                } else {
+                    sortedDates[timeline].append(CountedDate(entry: entry, count: 1))
+                    lastDate[timeline] = date
+                }
             }
         }
         for timeline in loaded.indices { loaded[timeline].dates = OrderedIndex(sortedDates[timeline]) }

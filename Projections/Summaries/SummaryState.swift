@@ -6,7 +6,8 @@ struct SummaryState: Sendable {
         var name: String
         var eventCount = 0
         var ongoingCount = 0
-        var dates = OrderedIndex<DatedEntry>()
+        /// Its rows' dates, each distinct date once with its count.
+        var dates = OrderedIndex<CountedDate>()
     }
 
     private(set) var timelines: [TimelineID: Timeline] = [:]
@@ -34,8 +35,8 @@ struct SummaryState: Sendable {
         var name: String
         var eventCount = 0
         var ongoingCount = 0
-        /// Its dates, in order.
-        var dates = OrderedIndex<DatedEntry>()
+        /// Its dates, in order, each distinct date once with its count.
+        var dates = OrderedIndex<CountedDate>()
     }
 
     /// The summaries of these timelines and events, built at once.
@@ -91,14 +92,15 @@ struct SummaryState: Sendable {
     }
 
     /// Dates in order — by instant, then by text as `DateValue` orders them — sorted in
-    /// place: a year, month or day compares as two integers, without its text.
+    /// place (a year, month or day compares as two integers, without its text), then
+    /// counted: each distinct date once.
     ///
     /// Sorting `DateValue`s through a separate array of keys held 56 bytes per date at
     /// the peak of building the summaries of a rebuild; entries are 16.
     /// - Complexity: O(*n* log *n*).
-    static func sorted(_ dates: inout [DatedEntry]) -> OrderedIndex<DatedEntry> {
+    static func sorted(_ dates: inout [DatedEntry]) -> OrderedIndex<CountedDate> {
         dates.sort(by: <)
-        return OrderedIndex(dates)
+        return OrderedIndex(CountedDate.runs(of: dates))
     }
 
     mutating func restorePosition(_ position: Int64) { self.position = position }
@@ -152,12 +154,9 @@ struct SummaryState: Sendable {
         modifyTimeline(event.timeline) { timeline in
             timeline.eventCount += 1
             if event.isOpenRange { timeline.ongoingCount += 1 }
-            func insert(_ date: DatedEntry) {
-                timeline.dates.insert(date, at: timeline.dates.partitionIndex { !($0 < date) })
-            }
             let (start, end) = event.datedEntries
-            insert(start)
-            if let end { insert(end) }
+            timeline.dates.add(start)
+            if let end { timeline.dates.add(end) }
         }
     }
 
@@ -165,13 +164,9 @@ struct SummaryState: Sendable {
         modifyTimeline(event.timeline) { timeline in
             timeline.eventCount -= 1
             if event.isOpenRange { timeline.ongoingCount -= 1 }
-            func remove(_ date: DatedEntry) {
-                let at = timeline.dates.partitionIndex { !($0 < date) }
-                if at < timeline.dates.count { timeline.dates.remove(at: at) }
-            }
             let (start, end) = event.datedEntries
-            remove(start)
-            if let end { remove(end) }
+            timeline.dates.remove(start)
+            if let end { timeline.dates.remove(end) }
         }
     }
 
@@ -189,8 +184,8 @@ struct SummaryState: Sendable {
         let dates = timeline.dates
         return TimelineSummary(
             id: id, name: timeline.name, eventCount: timeline.eventCount,
-            earliest: dates.isEmpty ? nil : dates[0].date,
-            latest: dates.isEmpty ? nil : dates[dates.count - 1].date,
+            earliest: dates.isEmpty ? nil : dates[0].entry.date,
+            latest: dates.isEmpty ? nil : dates[dates.count - 1].entry.date,
             ongoingCount: timeline.ongoingCount)
     }
 

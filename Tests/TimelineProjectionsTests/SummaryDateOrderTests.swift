@@ -18,7 +18,9 @@ struct SummaryDateOrderTests {
         var rng = SplitMix64(seed: seed)
         let dates = (0..<Int.random(in: 0...300, using: &rng)).map { _ in Self.pool.randomElement(using: &rng)! }
         var entries = dates.map { DatedEntry($0) }
-        #expect(SummaryState.sorted(&entries).map(\.date) == dates.sorted())
+        let counted = SummaryState.sorted(&entries)
+        #expect(counted.flatMap { repeatElement($0.entry.date, count: $0.count) } == dates.sorted())
+        #expect(counted.count == Set(dates).count)
     }
 
     /// A summary's date is two words and orders, compares and reads back as the
@@ -60,13 +62,16 @@ struct SummaryDateOrderTests {
         }
         let summaries = SummaryState(names: ["a": "A", "b": "B"], events: events)
         var boxes: [ObjectIdentifier] = []
+        var occurrences = 0
         for timeline in summaries.timelines.values {
-            for entry in timeline.dates {
-                guard case .other(let box) = entry.detail else { continue }
+            for counted in timeline.dates {
+                guard case .other(let box) = counted.entry.detail else { continue }
                 boxes.append(ObjectIdentifier(box))
+                occurrences += counted.count
             }
         }
-        #expect(boxes.count == 50 + 17)
+        #expect(boxes.count == 2)  // one counted date per timeline
+        #expect(occurrences == 50 + 17)
         #expect(Set(boxes).count == 1)
     }
 }

@@ -1,0 +1,71 @@
+/// One distinct date of a timeline's summary, and how many of the timeline's rows have it.
+///
+/// A timeline's dates are a multiset (an event's removal takes one of its dates out),
+/// but most rows share their date with others: a day holds many events. Keeping each
+/// distinct date once, with a count, makes the tree a fraction of the size, and a date
+/// already there is counted in place instead of shifting the rest of its leaf.
+struct CountedDate: OrderedIndexElement, Sendable {
+    let entry: DatedEntry
+    /// How many rows have the date; at least 1.
+    var count: Int
+
+    var isMarked: Bool { false }
+
+    /// Runs of equal dates in `sorted` (in order), each counted once.
+    /// - Complexity: O(*n*).
+    static func runs(of sorted: [DatedEntry]) -> [CountedDate] {
+        var runs: [CountedDate] = []
+        for entry in sorted {
+            if let last = runs.last, last.entry == entry {
+                runs[runs.count - 1].count += 1
+            } else {
+                runs.append(CountedDate(entry: entry, count: 1))
+            }
+        }
+        return runs
+    }
+}
+
+extension OrderedIndex where Element == CountedDate {
+    /// Counts one more row with `date`.
+    /// - Complexity: O(log *n*).
+    mutating func add(_ date: DatedEntry) {
+        if changeCount(of: date, by: 1) { return }
+        insert(CountedDate(entry: date, count: 1), at: partitionIndex { !($0.entry < date) })
+    }
+
+    /// Counts one row fewer with `date`, removing the date with its last row.
+    /// - Complexity: O(log *n*).
+    mutating func remove(_ date: DatedEntry) {
+        if changeCount(of: date, by: -1) { return }
+        let at = partitionIndex { !($0.entry < date) }
+        if at < count, self[at].entry == date { remove(at: at) }
+    }
+
+    /// Adds `delta` to the count of `date` in one walk from the root, if the date is
+    /// there and its count stays above zero; returns whether it did.
+    ///
+    /// Most rows share their date with others, so most changes are counted in place:
+    /// finding the date, reading it and writing it back were three walks.
+    /// - Complexity: O(log *n*), copying the nodes on the path that another copy of
+    ///   the index shares.
+    private mutating func changeCount(of date: DatedEntry, by delta: Int) -> Bool {
+        var node = uniqueRoot()
+        while true {
+            var low = 0
+            var high = node.elements.count
+            while low < high {
+                let middle = low &+ (high &- low) >> 1
+                if node.elements[middle].entry < date { low = middle &+ 1 } else { high = middle }
+            }
+            if low < node.elements.count, node.elements[low].entry == date {
+                let count = node.elements[low].count + delta
+                guard count > 0 else { return false }
+                node.elements[low].count = count
+                return true
+            }
+            if node.isLeaf { return false }
+            node = node.uniqueChild(low, nodeCapacity: nodeCapacity)
+        }
+    }
+}

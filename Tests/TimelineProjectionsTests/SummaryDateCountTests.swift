@@ -1,0 +1,87 @@
+import Testing
+import TimelineCore
+import TimelineTestSupport
+@testable import TimelineProjections
+
+/// A timeline's summary keeps each distinct date once, with how many rows have it, and
+/// stays right as rows sharing a date come and go.
+@Suite("Summary dates counted once per distinct date")
+struct SummaryDateCountTests {
+    static let now = date("2026-11-29T12:00:00Z").instant
+    static let days = ["1990-04-12", "2001-09-30", "2019-03-01"].map(date)
+
+    /// Thirty events on three days: three entries with counts 10, then fewer as events go.
+    static func records() -> [Record] {
+        var records = [Record(position: 1, fact: .timelineCreated(timeline: "home", name: "Home"))]
+        for k in 0..<30 {
+            records.append(Record(position: Int64(records.count + 1),
+                                  fact: .eventAdded(event: EventID("e\(k)"), timeline: "home", title: "Event \(k)",
+                                                    date: days[k % 3])))
+        }
+        return records
+    }
+
+    static func counted(_ projection: TimelineProjection) -> [(String, Int)] {
+        projection.summaries.timelines["home"]!.dates.map { ($0.entry.date.text, $0.count) }
+    }
+
+    @Test func eachDistinctDateIsKeptOnceWithItsCount() throws {
+        var projection = TimelineProjection(records: Self.records(), views: [], now: Self.now)
+        #expect(Self.counted(projection).map(\.0) == ["1990-04-12", "2001-09-30", "2019-03-01"])
+        #expect(Self.counted(projection).map(\.1) == [10, 10, 10])
+
+        // Removing all but one event of the earliest day keeps the day as the earliest date.
+        var position = Int64(Self.records().count)
+        for k in stride(from: 0, to: 27, by: 3) {
+            position += 1
+            projection.apply(Record(position: position, fact: .eventRemoved(event: EventID("e\(k)"))))
+        }
+        #expect(Self.counted(projection).map(\.1) == [1, 10, 10])
+        #expect(projection.timelineSummaries.first?.earliest == Self.days[0])
+
+        // The last one takes the day out.
+        position += 1
+        projection.apply(Record(position: position, fact: .eventRemoved(event: "e27")))
+        #expect(Self.counted(projection).map(\.0) == ["2001-09-30", "2019-03-01"])
+        #expect(projection.timelineSummaries.first?.earliest == Self.days[1])
+        #expect(projection.timelineSummaries.first?.latest == Self.days[2])
+
+        // A rebuild and a checkpoint count the same.
+        let restored = TimelineProjection(try Checkpoint.load(projection.checkpoint().encoded()))
+        #expect(Self.counted(restored).map(\.1) == [10, 10])
+        let rebuilt = TimelineProjection(records: Self.records() + (0..<10).map { k in
+            Record(position: Int64(100 + k), fact: .eventRemoved(event: EventID("e\(3 * k)")))
+        }, views: [], now: Self.now)
+        #expect(Self.counted(rebuilt).map(\.1) == [10, 10])
+    }
+
+    /// Counting in place walks internal nodes too: small nodes, many distinct dates, and
+    /// every change checked against a plain multiset.
+    @Test(arguments: 0..<6)
+    func countsFollowAMultiset(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let pool = (0..<120).map { k in date("19\(10 + k / 12)-\(k % 12 < 9 ? "0" : "")\(k % 12 + 1)") }
+            + ["2019-01-01T10:00Z", "2019-01-01T11:00+01:00"].map(date)
+        var index = OrderedIndex<CountedDate>(nodeCapacity: 3 + Int(seed % 3))
+        var model: [DateValue: Int] = [:]
+        for _ in 0..<3000 {
+            let picked = pool[rng.below(pool.count)]
+            if rng.below(100) < 55 {
+                index.add(DatedEntry(picked))
+                model[picked, default: 0] += 1
+            } else {
+                index.remove(DatedEntry(picked))
+                if let n = model[picked] { model[picked] = n > 1 ? n - 1 : nil }
+            }
+        }
+        #expect(index.invariantViolations().isEmpty)
+        #expect(index.map(\.entry.date) == model.keys.sorted())
+        #expect(index.map(\.count) == model.keys.sorted().map { model[$0]! })
+    }
+
+    @Test func runsCountEqualNeighbours() {
+        let entries = ["2019", "2019", "2019-01", "2019-01-01T10:00Z", "2019-01-01T10:00Z", "2020"]
+            .map { DatedEntry(date($0)) }
+        #expect(CountedDate.runs(of: entries).map(\.count) == [2, 1, 2, 1])
+    }
+}
