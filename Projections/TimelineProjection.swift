@@ -307,6 +307,8 @@ public struct TimelineProjection: Sendable {
         var changes = ProjectionChanges()
         for i in views.indices {
             if let changeSet = views[i].endBatch(to: position, now: nowValue, resetThreshold: resetThreshold) {
+                // Room for the views still to come, so that the list is allocated once.
+                if changes.rows.isEmpty { changes.rows.reserveCapacity(views.count - i) }
                 changes.rows.append(changeSet)
             }
         }

@@ -160,3 +160,5 @@ struct ChangeSetBuilder<ID: Hashable> {
         return result.reversed()
     }
 }
+
+extension ChangeSetBuilder.Touched: Sendable where ID: Sendable {}

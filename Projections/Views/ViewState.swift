@@ -13,7 +13,7 @@ struct ViewState: Sendable {
     /// The last batch's working storage, emptied, for the next batch: two allocations
     /// per view and command otherwise. Only a small batch's storage is kept, so that one
     /// large batch (a timeline's removal) does not hold its arrays for good.
-    private var spare = (operations: [Int](), touched: TouchedRows())
+    private var spare = (operations: [Int](), touched: TouchedRows(), described: [ChangeSetBuilder<RowID>.Touched]())
 
     /// The most rows a batch may have touched for its storage to be kept for the next.
     static let spareRowLimit = 16
@@ -70,9 +70,10 @@ struct ViewState: Sendable {
     func order(now: Int64) -> RowOrder { RowOrder(placement: definition.placement, now: now) }
 
     /// The sections in list order (empty without sectioning).
-    func sections(now: Int64) -> SectionList {
-        SectionList(keyed: ascendingSections(now: now), sectioning: definition.sections,
-                    descending: definition.order == .descending)
+    func sections(now: Int64) -> SectionList { sectionList(ascendingSections(now: now)) }
+
+    private func sectionList(_ ascending: KeyedSections) -> SectionList {
+        SectionList(keyed: ascending, sectioning: definition.sections, descending: definition.order == .descending)
     }
 
     private func ascendingSections(now: Int64) -> KeyedSections {
@@ -211,13 +212,21 @@ struct ViewState: Sendable {
         let newSections = ascendingSections(now: now)
         if batch.touched.count > resetThreshold || batch.overflowed {
             return finish(ChangeSet(view: definition, from: position, to: to, isReset: true,
-                                    rows: rows(), sections: sections(now: now)), to: to)
+                                    rows: rows(), sections: sectionList(newSections)), to: to)
         }
         let oldOrder = order(now: batch.now), newOrder = order(now: now)
         let descending = definition.order == .descending
         let newCount = index.count
         let oldCount = batch.snapshot?.count ?? (newCount - batch.operations.reduce(0) { $0 + ($1 > 0 ? 1 : -1) })
-        var rows: [ChangeSetBuilder<RowID>.Touched] = []
+        // The rows' old and new indices, in the storage the last small batch left.
+        var rows = [ChangeSetBuilder<RowID>.Touched]()
+        if batch.touched.count <= Self.spareRowLimit { swap(&rows, &spare.described) }
+        defer {
+            if batch.touched.count <= Self.spareRowLimit {
+                rows.removeAll(keepingCapacity: true)
+                swap(&rows, &spare.described)
+            }
+        }
         rows.reserveCapacity(batch.touched.count)
         for touch in batch.touched.rows {
             var old = touch.old.map { entry in
@@ -241,7 +250,7 @@ struct ViewState: Sendable {
             removals: built.removals, insertions: built.insertions, moves: built.moves, updates: built.updates,
             sectionRemovals: sectionRemovals, sectionInsertions: sectionInsertions,
             sectionsChanged: oldSections != newSections,
-            rows: self.rows(), sections: sections(now: now))
+            rows: self.rows(), sections: sectionList(newSections))
         if changeSet.isEmpty { return nil }
         return finish(changeSet, to: to)
     }
