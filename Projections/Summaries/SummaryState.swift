@@ -100,7 +100,9 @@ struct SummaryState: Sendable {
     /// - Complexity: O(*n* log *n*).
     static func sorted(_ dates: inout [DatedEntry]) -> OrderedIndex<CountedDate> {
         dates.sort(by: <)
-        return OrderedIndex(CountedDate.runs(of: dates))
+        let runs = CountedDate.runs(of: dates)
+        dates = []  // freed before the tree is built: this is at the peak of a rebuild
+        return OrderedIndex(runs)
     }
 
     mutating func restorePosition(_ position: Int64) { self.position = position }
