@@ -40,15 +40,26 @@ extension OrderedIndex {
     /// The elements are lent from the node's storage, so that a search can read a field
     /// of an element without copying it: a copy of an element that holds a reference
     /// retains and releases it, which touches the object it refers to.
+    ///
+    /// The walk holds no reference of its own to the nodes below the root: retaining
+    /// each node on the way down was an atomic write to memory the search only reads
+    /// (with `perf` at 1M rows, the retains were a sixth of one command's time).
     /// - Complexity: O(log *n*) plus what `split` costs in each node.
     func partitionIndex(splittingNodes split: (UnsafeBufferPointer<Element>) -> Int) -> Int {
-        var node = root
+        // Unretained: `self` holds the root for the whole walk, every node holds its
+        // children, and nothing here writes to the tree.
+        var node = Unmanaged.passUnretained(root)
         var base = 0
         while true {
-            let low = node.elements.withUnsafeBufferPointer(split)
-            if node.isLeaf { return base + low }
-            base += node.elementsBefore(child: low)
-            node = node.children[low]
+            let next: Unmanaged<Node>? = node._withUnsafeGuaranteedRef { node in
+                let low = node.elements.withUnsafeBufferPointer(split)
+                base += low
+                if node.isLeaf { return nil }
+                base += node.elementsBefore(child: low) - low
+                return node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[low]) }
+            }
+            guard let next else { return base }
+            node = next
         }
     }
 }

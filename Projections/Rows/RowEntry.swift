@@ -17,6 +17,9 @@ struct RowEntry: OrderedIndexElement, Sendable {
     /// The event the row belongs to, as it was when the row was made.
     let event: EventSnapshot
 
+    /// Where ``event`` is in a row's memory, for a search that reads it without retaining it.
+    static var eventOffset: Int { MemoryLayout<RowEntry>.offset(of: \RowEntry.event)! }
+
     init(event: EventSnapshot, kind: RowKind, now: Int64, placement: OngoingPlacement) {
         self.event = event
         let instant = kind == .end ? event.endInstant ?? event.startInstant : event.startInstant

@@ -122,11 +122,12 @@ struct RowOrder: Sendable {
     func position(of entry: RowEntry, in index: OrderedIndex<RowEntry>) -> Int {
         let group = group(entry.kind), instant = instant(entry)
         return index.partitionIndex { elements in
+            guard let first = elements.baseAddress else { return 0 }
             var low = 0
             var high = elements.count
             while low < high {
                 let middle = low &+ (high &- low) >> 1
-                if precedes(elements.baseAddress! + middle, entry, group: group, instant: instant) {
+                if precedes(first + middle, entry, group: group, instant: instant) {
                     low = middle &+ 1
                 } else {
                     high = middle
@@ -144,7 +145,9 @@ struct RowOrder: Sendable {
         if ga != gb { return ga < gb }
         let ia = instant(a.pointee)
         if ia != ib { return ia < ib }
-        let c = EventSnapshot.compareIDs(a.pointee.event, b.event)
+        // The element's event, unretained: the node holds it for the whole search.
+        let event = UnsafeRawPointer(a).load(fromByteOffset: RowEntry.eventOffset, as: Unmanaged<EventSnapshot>.self)
+        let c = event._withUnsafeGuaranteedRef { EventSnapshot.compareIDs($0, b.event) }
         if c != 0 { return c < 0 }
         return a.pointee.kind.role < b.kind.role
     }
