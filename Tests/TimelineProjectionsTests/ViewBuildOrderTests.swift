@@ -42,4 +42,30 @@ struct ViewBuildOrderTests {
             #expect(built == entries.sorted(by: order.precedes).map { "\($0.event.id) \($0.kind)" })
         }
     }
+
+    /// Finding a row's place (a scan of every fourth row, then a binary search, in each
+    /// node) gives the first row that does not precede it, as the order defines, in trees
+    /// of any shape, with many rows sharing an instant.
+    @Test(arguments: [3, 5, 16, 64])
+    func aRowsPlaceIsTheFirstRowThatDoesNotPrecedeIt(nodeCapacity: Int) {
+        var rng = SplitMix64(seed: UInt64(nodeCapacity))
+        let now = date("2026-11-29T12:00Z").instant.microsecondsSinceEpoch
+        for placement in OngoingPlacement.allCases {
+            let order = RowOrder(placement: placement, now: now)
+            var entries: [RowEntry] = []
+            for n in 0..<300 {
+                let start = Self.dates[rng.below(Self.dates.count)]
+                let snapshot = EventSnapshot.make(id: EventID("e\(rng.below(40))-\(n)"), timeline: "t", title: "E",
+                                                  dates: rng.chance(30) ? .range(start: start, end: nil) : .single(start))
+                entries.append(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: placement))
+            }
+            let probes = entries
+            let kept = Array(entries.shuffled(using: &rng).prefix(200)).sorted(by: order.precedes)
+            let index = OrderedIndex(kept, nodeCapacity: nodeCapacity)
+            for probe in probes {
+                let expected = kept.firstIndex { !order.precedes($0, probe) } ?? kept.count
+                #expect(order.position(of: probe, in: index) == expected)
+            }
+        }
+    }
 }
