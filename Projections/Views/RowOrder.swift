@@ -122,32 +122,11 @@ struct RowOrder: Sendable {
     func position(of entry: RowEntry, in index: OrderedIndex<RowEntry>) -> Int {
         let group = group(entry.kind), instant = instant(entry)
         return index.partitionIndex { elements in
-            guard let first = elements.baseAddress else { return 0 }
-            // First the first row of every four (a cache line of rows), in order: their
-            // addresses do not depend on the comparisons, so the processor fetches them
-            // together, where a binary search waits for one miss before the next.
-            var low = 0
-            var head = 0
-            while head < elements.count && precedes(first + head, entry, group: group, instant: instant) {
-                low = head &+ 1
-                head &+= Self.rowsPerLine
+            OrderedIndex.partitionPoint(of: elements, step: OrderedIndex<RowEntry>.elementsPerLine) {
+                precedes($0, entry, group: group, instant: instant)
             }
-            // Then a binary search of the rows between.
-            var high = Swift.min(head, elements.count)
-            while low < high {
-                let middle = low &+ (high &- low) >> 1
-                if precedes(first + middle, entry, group: group, instant: instant) {
-                    low = middle &+ 1
-                } else {
-                    high = middle
-                }
-            }
-            return low
         }
     }
-
-    /// How many rows a search reads as one cache line.
-    static let rowsPerLine = Swift.max(1, 64 / MemoryLayout<RowEntry>.stride)
 
     /// `precedes(a.pointee, b)` for `b` of the given group and instant, reading `a` in
     /// place: its event is only touched when the instants tie.
