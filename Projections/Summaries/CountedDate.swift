@@ -26,6 +26,30 @@ struct CountedDate: OrderedIndexElement, Sendable {
     }
 }
 
+extension CountedDate {
+    /// Two lists of distinct dates in order, merged in order (no date is in both).
+    /// - Complexity: O(*m* + *n*).
+    static func merged(_ a: [CountedDate], _ b: [CountedDate]) -> [CountedDate] {
+        if b.isEmpty { return a }
+        if a.isEmpty { return b }
+        var result: [CountedDate] = []
+        result.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            if b[j].entry < a[i].entry {
+                result.append(b[j])
+                j += 1
+            } else {
+                result.append(a[i])
+                i += 1
+            }
+        }
+        result.append(contentsOf: a[i...])
+        result.append(contentsOf: b[j...])
+        return result
+    }
+}
+
 extension OrderedIndex where Element == CountedDate {
     /// Counts one more row with `date`.
     /// - Complexity: O(log *n*).

@@ -21,6 +21,14 @@ struct SummaryDateOrderTests {
         let counted = SummaryState.sorted(&entries)
         #expect(counted.flatMap { repeatElement($0.entry.date, count: $0.count) } == dates.sorted())
         #expect(counted.count == Set(dates).count)
+
+        // A rebuild counts years, months and days apart from timestamps, then merges them.
+        let events = dates.enumerated().map { n, date in
+            EventSnapshot.make(id: EventID("e\(n)"), timeline: "t", title: "T", dates: .single(date))
+        }
+        let built = SummaryState(names: ["t": "T"], events: events).timelines["t"]!.dates
+        #expect(built.flatMap { repeatElement($0.entry.date, count: $0.count) } == dates.sorted())
+        #expect(built.count == Set(dates).count)
     }
 
     /// A summary's date is two words and orders, compares and reads back as the
