@@ -41,7 +41,9 @@ extension OrderedIndex {
     /// of an element without copying it: a copy of an element that holds a reference
     /// retains and releases it, which touches the object it refers to.
     ///
-    /// The walk holds no reference of its own to the nodes below the root: retaining
+    /// `split` must not change the index or keep the buffer it is lent.
+    ///
+    /// The walk holds no reference of its own to the nodes: retaining
     /// each node on the way down was an atomic write to memory the search only reads
     /// (with `perf` at 1M rows, the retains were a sixth of one command's time).
     /// - Complexity: O(log *n*) plus what `split` costs in each node.
@@ -67,13 +69,15 @@ extension OrderedIndex {
     /// (`isBefore` is true for a prefix of them and false for the rest).
     ///
     /// It first reads every `step`-th element in order, then binary-searches the few
-    /// between. Those first reads do not depend on each other's outcome, so a processor
-    /// fetches their cache lines together; a binary search's probes each wait for the
-    /// last one's, one cache miss after another in a node that is not in cache.
+    /// between. Those first reads' addresses do not depend on the comparisons, so with
+    /// the scan's branch predicted a processor fetches their cache lines together; a
+    /// binary search's probes each wait for the last one's, one cache miss after another
+    /// in a node that is not in cache.
     /// - Complexity: O(*m* / `step` + log `step`) for *m* elements.
     @inline(__always)
     static func partitionPoint(of elements: UnsafeBufferPointer<Element>, step: Int,
                                isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
+        precondition(step > 0, "a node search must step forward")
         guard let first = elements.baseAddress else { return 0 }
         var low = 0
         var head = 0

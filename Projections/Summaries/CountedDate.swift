@@ -1,12 +1,13 @@
-/// One distinct date of a timeline's summary, and how many of the timeline's rows have it.
+/// One distinct date of a timeline's summary, and how many times its events have it (as
+/// a single date, a range's start or a closed range's end).
 ///
 /// A timeline's dates are a multiset (an event's removal takes one of its dates out),
-/// but most rows share their date with others: a day holds many events. Keeping each
+/// but most dates are shared with other events: a day holds many. Keeping each
 /// distinct date once, with a count, makes the tree a fraction of the size, and a date
 /// already there is counted in place instead of shifting the rest of its leaf.
 struct CountedDate: OrderedIndexElement, Sendable {
     let entry: DatedEntry
-    /// How many rows have the date; at least 1.
+    /// How many times the timeline's events have the date; at least 1.
     var count: Int
 
     var isMarked: Bool { false }
@@ -76,7 +77,7 @@ extension OrderedIndex where Element == CountedDate {
     private mutating func changeCount(of date: DatedEntry, by delta: Int) -> Bool {
         var node = uniqueRoot()
         while true {
-            // Every fourth date first (about two cache lines apart), as a view's search does.
+            // Every fourth date first (a cache line and a half apart), as a view's search does.
             let low = node.elements.withUnsafeBufferPointer { elements in
                 Self.partitionPoint(of: elements, step: 4) { $0.pointee.entry < date }
             }

@@ -1,6 +1,6 @@
 import TimelineCore
 
-/// A date kept in a sorted multiset of a timeline's dates, in two words.
+/// A date of a timeline's summary (the key of a ``CountedDate``), in two words.
 ///
 /// A year, month or day keeps its instant and precision alone, since its text follows
 /// from them (``DateValue/hasCanonicalText``); a timestamp keeps its value in a box,

@@ -49,7 +49,8 @@ struct SummaryState: Sendable {
     /// beside it (peak 229-251 B/event over two dozen runs at 1M events), and its sort
     /// made the summaries the slowest task of a rebuild. A checkpoint's summaries are
     /// put in order by counting instead (`Checkpoint.load`).
-    /// - Complexity: O(*n*) for *n* dates, plus O(*d* log *d*) for *d* distinct ones.
+    /// - Complexity: O(*n*) for *n* dates, plus O(*t* log *t*) for *t* timestamps and
+    ///   O(*d* log *d*) for *d* distinct years, months and days.
     init<S: Sequence>(names: [TimelineID: String], events: S) where S.Element == EventSnapshot {
         var slots: [TimelineID: Int] = [:]
         var loaded: [LoadedTimeline] = []

@@ -79,6 +79,66 @@ struct SummaryDateCountTests {
         #expect(index.map(\.count) == model.keys.sorted().map { model[$0]! })
     }
 
+    /// Counting in place copies the nodes another copy of the index shares: every copy
+    /// kept along the way still holds the dates and counts it had.
+    @Test(arguments: 0..<4)
+    func countingLeavesEarlierCopiesAsTheyWere(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let pool = (0..<150).map { k in date("18\(10 + k / 12)-\(k % 12 < 9 ? "0" : "")\(k % 12 + 1)") }
+        var index = OrderedIndex<CountedDate>(nodeCapacity: 3 + Int(seed % 4))
+        var model: [DateValue: Int] = [:]
+        var copies: [(index: OrderedIndex<CountedDate>, expected: [(DateValue, Int)])] = []
+        for step in 0..<4000 {
+            let picked = pool[rng.below(pool.count)]
+            if rng.below(100) < 55 {
+                index.add(DatedEntry(picked))
+                model[picked, default: 0] += 1
+            } else {
+                index.remove(DatedEntry(picked))
+                if let n = model[picked] { model[picked] = n > 1 ? n - 1 : nil }
+            }
+            if step % 97 == 0 { copies.append((index, model.keys.sorted().map { ($0, model[$0]!) })) }
+        }
+        for (copy, expected) in copies {
+            #expect(copy.invariantViolations().isEmpty)
+            #expect(copy.map(\.entry.date) == expected.map(\.0))
+            #expect(copy.map(\.count) == expected.map(\.1))
+        }
+    }
+
+    /// A checkpoint counts each timeline's dates apart: three timelines sharing dates
+    /// (days, a year, a month, timestamps of one instant) load as a rebuild counts them.
+    @Test(arguments: 0..<4)
+    func aCheckpointCountsEachTimelinesDatesAsARebuildDoes(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let dates = ["1960-01-01", "1999", "2019-01", "2019-01-01T00:00Z", "2019-01-01T01:00+01:00", "2020-02-02"]
+            .map(date)
+        let timelines: [TimelineID] = ["a", "b", "c"]
+        var records = timelines.enumerated().map { n, id in
+            Record(position: Int64(n + 1), fact: .timelineCreated(timeline: id, name: id.rawValue))
+        }
+        for k in 0..<300 {
+            let start = dates[rng.below(dates.count)]
+            records.append(Record(position: Int64(records.count + 1),
+                                  fact: .eventAdded(event: EventID("e\(k)"), timeline: timelines[rng.below(3)],
+                                                    title: "E", date: start)))
+            if rng.chance(30) {
+                let end = dates.first { $0.instant >= start.instant }!
+                records.append(Record(position: Int64(records.count + 1),
+                                      fact: .rangeSet(event: EventID("e\(k)"), start: start, end: end)))
+            }
+        }
+        let rebuilt = TimelineProjection(records: records, views: [], now: Self.now)
+        let restored = TimelineProjection(try Checkpoint.load(rebuilt.checkpoint().encoded()))
+        func counted(_ projection: TimelineProjection, _ id: TimelineID) -> [String] {
+            projection.summaries.timelines[id]!.dates.map { "\($0.entry.date.text) ×\($0.count)" }
+        }
+        for id in timelines {
+            #expect(counted(restored, id) == counted(rebuilt, id))
+            #expect(restored.summaries.timelines[id]!.dates.invariantViolations().isEmpty)
+        }
+    }
+
     @Test func runsCountEqualNeighbours() {
         let entries = ["2019", "2019", "2019-01", "2019-01-01T10:00Z", "2019-01-01T10:00Z", "2020"]
             .map { DatedEntry(date($0)) }
