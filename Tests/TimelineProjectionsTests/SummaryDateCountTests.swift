@@ -55,38 +55,17 @@ struct SummaryDateCountTests {
         #expect(Self.counted(rebuilt).map(\.1) == [10, 10])
     }
 
-    /// Counting in place walks internal nodes too: small nodes, many distinct dates, and
-    /// every change checked against a plain multiset.
+    /// Counting in place walks internal nodes too, and copies the nodes another copy of
+    /// the index shares: small nodes, many distinct dates, every change checked against a
+    /// plain multiset, and every copy kept along the way still holds what it had.
     @Test(arguments: 0..<6)
-    func countsFollowAMultiset(seed: UInt64) {
-        var rng = SplitMix64(seed: seed)
-        let pool = (0..<120).map { k in date("19\(10 + k / 12)-\(k % 12 < 9 ? "0" : "")\(k % 12 + 1)") }
-            + ["2019-01-01T10:00Z", "2019-01-01T11:00+01:00"].map(date)
-        var index = OrderedIndex<CountedDate>(nodeCapacity: 3 + Int(seed % 3))
-        var model: [DateValue: Int] = [:]
-        for _ in 0..<3000 {
-            let picked = pool[rng.below(pool.count)]
-            if rng.below(100) < 55 {
-                index.add(DatedEntry(picked))
-                model[picked, default: 0] += 1
-            } else {
-                index.remove(DatedEntry(picked))
-                if let n = model[picked] { model[picked] = n > 1 ? n - 1 : nil }
-            }
-        }
-        #expect(index.invariantViolations().isEmpty)
-        #expect(index.map(\.entry.date) == model.keys.sorted())
-        #expect(index.map(\.count) == model.keys.sorted().map { model[$0]! })
-    }
-
-    /// Counting in place copies the nodes another copy of the index shares: every copy
-    /// kept along the way still holds the dates and counts it had.
-    @Test(arguments: 0..<4)
-    func countingLeavesEarlierCopiesAsTheyWere(seed: UInt64) {
+    func countsFollowAMultisetAndLeaveEarlierCopiesAsTheyWere(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
         let pool = (0..<150).map { k in date("18\(10 + k / 12)-\(k % 12 < 9 ? "0" : "")\(k % 12 + 1)") }
+            + ["2019-01-01T10:00Z", "2019-01-01T11:00+01:00"].map(date)
         var index = OrderedIndex<CountedDate>(nodeCapacity: 3 + Int(seed % 4))
         var model: [DateValue: Int] = [:]
+        func expected() -> [(DateValue, Int)] { model.keys.sorted().map { ($0, model[$0]!) } }
         var copies: [(index: OrderedIndex<CountedDate>, expected: [(DateValue, Int)])] = []
         for step in 0..<4000 {
             let picked = pool[rng.below(pool.count)]
@@ -97,9 +76,9 @@ struct SummaryDateCountTests {
                 index.remove(DatedEntry(picked))
                 if let n = model[picked] { model[picked] = n > 1 ? n - 1 : nil }
             }
-            if step % 97 == 0 { copies.append((index, model.keys.sorted().map { ($0, model[$0]!) })) }
+            if step % 97 == 0 { copies.append((index, expected())) }
         }
-        for (copy, expected) in copies {
+        for (copy, expected) in copies + [(index, expected())] {
             #expect(copy.invariantViolations().isEmpty)
             #expect(copy.map(\.entry.date) == expected.map(\.0))
             #expect(copy.map(\.count) == expected.map(\.1))
