@@ -31,18 +31,10 @@ struct RowOrder: Sendable {
     @inline(__always)
     func instant(_ entry: RowEntry) -> Int64 { entry.isMarked ? now : entry.instant }
 
-    /// Whether `a` sorts before `b`.
-    @inline(__always)
+    /// Whether `a` sorts before `b`: the comparison a view's search makes (one definition
+    /// of the order, read in place there).
     func precedes(_ a: RowEntry, _ b: RowEntry) -> Bool {
-        let ga = group(a.kind), gb = group(b.kind)
-        if ga != gb { return ga < gb }
-        let ia = instant(a), ib = instant(b)
-        if ia != ib { return ia < ib }
-        if a.event !== b.event {
-            let c = EventID.compareUTF8(a.event.id.rawValue, b.event.id.rawValue)
-            if c != 0 { return c < 0 }
-        }
-        return a.kind.role < b.kind.role
+        withUnsafePointer(to: a) { precedes($0, b, group: group(b.kind), instant: instant(b)) }
     }
 
     /// An index of the rows of the events in `events` that `includes` lets in, in this order.
@@ -91,7 +83,7 @@ struct RowOrder: Sendable {
             if a.first != b.first { return a.first < b.first }
             if a.prefix != b.prefix { return a.prefix < b.prefix }
             if a.slot != b.slot {
-                let c = EventID.compareUTF8(events[slot: a.slot].id.rawValue, events[slot: b.slot].id.rawValue)
+                let c = EventSnapshot.compareIDs(events[slot: a.slot], events[slot: b.slot])
                 if c != 0 { return c < 0 }
             }
             return a.role < b.role
