@@ -52,43 +52,61 @@ extension CountedDate {
 }
 
 extension OrderedIndex where Element == CountedDate {
-    /// Counts one more row with `date`.
+    /// Counts `date` once more.
     /// - Complexity: O(log *n*).
     mutating func add(_ date: DatedEntry) {
-        if changeCount(of: date, by: 1) { return }
-        insert(CountedDate(entry: date, count: 1), at: partitionIndex { !($0.entry < date) })
+        if case .absent(let position) = changeCount(of: date, by: 1) {
+            insert(CountedDate(entry: date, count: 1), at: position)
+        }
     }
 
-    /// Counts one row fewer with `date`, removing the date with its last row.
+    /// Counts `date` once less, removing it with its last occurrence.
     /// - Complexity: O(log *n*).
     mutating func remove(_ date: DatedEntry) {
-        if changeCount(of: date, by: -1) { return }
-        let at = partitionIndex { !($0.entry < date) }
-        if at < count, self[at].entry == date { remove(at: at) }
+        if case .last(let position) = changeCount(of: date, by: -1) { remove(at: position) }
     }
 
     /// Adds `delta` to the count of `date` in one walk from the root, if the date is
-    /// there and its count stays above zero; returns whether it did.
+    /// there and its count stays above zero; otherwise says where the date is or would go,
+    /// so that inserting or removing it walks once more, not three times.
     ///
-    /// Most rows share their date with others, so most changes are counted in place:
-    /// finding the date, reading it and writing it back were three walks.
+    /// Most dates are shared, so most changes are counted in place: finding the date,
+    /// reading it and writing it back were three walks.
     /// - Complexity: O(log *n*), copying the nodes on the path that another copy of
     ///   the index shares.
-    private mutating func changeCount(of date: DatedEntry, by delta: Int) -> Bool {
+    private mutating func changeCount(of date: DatedEntry, by delta: Int) -> CountChange {
         var node = uniqueRoot()
+        var base = 0
         while true {
             // Every fourth date first (a cache line and a half apart), as a view's search does.
             let low = node.elements.withUnsafeBufferPointer { elements in
                 Self.partitionPoint(of: elements, step: 4) { $0.pointee.entry < date }
             }
-            if low < node.elements.count, node.elements[low].entry == date {
-                let count = node.elements[low].count + delta
-                guard count > 0 else { return false }
-                node.elements[low].count = count
-                return true
+            let found = low < node.elements.count && node.elements[low].entry == date
+            if node.isLeaf {
+                base += low
+            } else {
+                base += node.elementsBefore(child: low)
+                if found { base += node.childCounts[low] }
             }
-            if node.isLeaf { return false }
+            if found {
+                let count = node.elements[low].count + delta
+                guard count > 0 else { return .last(at: base) }
+                node.elements[low].count = count
+                return .counted
+            }
+            if node.isLeaf { return .absent(at: base) }
             node = node.uniqueChild(low, nodeCapacity: nodeCapacity)
         }
     }
+}
+
+/// What ``OrderedIndex/changeCount(of:by:)`` did.
+private enum CountChange {
+    /// The date was there, and its count was changed.
+    case counted
+    /// The date is not there; it would go at this position.
+    case absent(at: Int)
+    /// The date is at this position, and the change would take its count to zero.
+    case last(at: Int)
 }
