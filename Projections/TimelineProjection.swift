@@ -18,11 +18,12 @@ public struct TimelineProjection: Sendable {
     public private(set) var now: Instant
 
     var events = EventTable()
-    /// The views, in the order they were added; `viewIndex` finds one by definition.
-    /// (An array, so that a view is mutated in place: a dictionary's `d[k]!.mutate()`
-    /// may copy the value out, which would make every tree node shared and copied.)
-    var views: [ViewState] = []
-    var viewIndex: [ViewDefinition: Int] = [:]
+    /// The rows of the views, one set for each filter and placement, in the order they
+    /// were first asked for; `viewIndex` finds a view by definition. (An array, so that a
+    /// set is mutated in place: a dictionary's `d[k]!.mutate()` may copy the value out,
+    /// which would make every tree node shared and copied.)
+    var rowSets: [RowSet] = []
+    var viewIndex: [ViewDefinition: ViewLocation] = [:]
     var summaries = SummaryState()
 
     /// Batches that touch more rows than this give a reset change set instead of indices.
@@ -31,10 +32,7 @@ public struct TimelineProjection: Sendable {
     /// Creates an empty projection that maintains `views`, with "now" from the clock.
     public init(views: [ViewDefinition] = [ViewDefinition()], now: Instant) {
         self.now = now
-        for definition in views where viewIndex[definition] == nil {
-            viewIndex[definition] = self.views.count
-            self.views.append(ViewState(definition: definition, position: 0))
-        }
+        for definition in views { addEmptyView(definition) }
     }
 
     /// Builds the projection from records in one pass, sorting each view once.
@@ -172,59 +170,102 @@ public struct TimelineProjection: Sendable {
     /// temporaries at once), with no gain the benchmark's rebuild could show.
     fileprivate mutating func buildViewsAndSummaries(names: [TimelineID: String]) {
         let events = self.events, position = self.position, now = self.now.microsecondsSinceEpoch
-        let definitions = views.map(\.definition)
-        let built = Mutex<(views: [ViewState?], summaries: SummaryState?)>(
-            (Array(repeating: nil, count: definitions.count), nil))
-        DispatchQueue.concurrentPerform(iterations: definitions.count + 1) { task in
-            if task == definitions.count {
+        let sets = rowSets
+        let built = Mutex<(rowSets: [RowSet], summaries: SummaryState?)>((sets, nil))
+        DispatchQueue.concurrentPerform(iterations: sets.count + 1) { task in
+            if task == sets.count {
                 var summaries = SummaryState(names: names, events: events.snapshots)
                 summaries.restorePosition(position)
                 built.withLock { $0.summaries = summaries }
             } else {
-                let view = Self.builtView(definitions[task], events: events, now: now, position: position)
-                built.withLock { $0.views[task] = view }
+                var set = sets[task]
+                set.rebuild(events: events, now: now, position: position)
+                built.withLock { $0.rowSets[task] = set }
             }
         }
         built.withLock { built in
-            for view in built.views { if let view { setView(view) } }
+            rowSets = built.rowSets
             if let summaries = built.summaries { self.summaries = summaries }
         }
     }
 
     // MARK: Views
 
-    /// The views the projection maintains.
-    public var viewDefinitions: [ViewDefinition] { views.map(\.definition) }
-
-    /// Starts maintaining a view (built from the current events), if it is not already.
-    /// - Complexity: O(*n* log *n*) for a new view, O(1) for one that exists.
-    public mutating func addView(_ definition: ViewDefinition) {
-        guard viewIndex[definition] == nil else { return }
-        rebuildView(definition)
+    /// Where a view is: its row set in ``rowSets``, and its place among that set's views.
+    struct ViewLocation: Hashable, Sendable {
+        var rowSet: Int
+        var view: Int
     }
 
-    /// Stops maintaining a view.
+    /// The views the projection maintains, those with the same filter and placement next
+    /// to each other (in the order ``apply(_:)`` gives their change sets).
+    public var viewDefinitions: [ViewDefinition] { rowSets.flatMap { $0.views.map(\.definition) } }
+
+    /// Starts maintaining a view, if it is not already: it shares the rows of a view with
+    /// the same filter and placement, or is built from the current events.
+    /// - Complexity: O(*n* log *n*) for *n* rows when no view has its filter and
+    ///   placement; O(*n*) with sections, O(1) without, when one has; O(1) for a view
+    ///   that exists.
+    public mutating func addView(_ definition: ViewDefinition) {
+        guard viewIndex[definition] == nil else { return }
+        if let set = rowSets.firstIndex(where: { $0.holds(definition) }) {
+            rowSets[set].addView(definition, position: position, now: now.microsecondsSinceEpoch)
+            viewIndex[definition] = ViewLocation(rowSet: set, view: rowSets[set].views.count - 1)
+        } else {
+            var set = RowSet(filter: definition.filter, placement: definition.placement)
+            set.addView(definition, position: position, now: now.microsecondsSinceEpoch)
+            set.rebuild(events: events, now: now.microsecondsSinceEpoch, position: position)
+            viewIndex[definition] = ViewLocation(rowSet: rowSets.count, view: 0)
+            rowSets.append(set)
+        }
+    }
+
+    /// Adds a view of no rows (the projection has no events yet).
+    private mutating func addEmptyView(_ definition: ViewDefinition) {
+        guard viewIndex[definition] == nil else { return }
+        let set = rowSets.firstIndex { $0.holds(definition) } ?? {
+            rowSets.append(RowSet(filter: definition.filter, placement: definition.placement))
+            return rowSets.count - 1
+        }()
+        rowSets[set].addView(definition, position: 0, now: now.microsecondsSinceEpoch)
+        viewIndex[definition] = ViewLocation(rowSet: set, view: rowSets[set].views.count - 1)
+    }
+
+    /// Stops maintaining a view; its rows go with the last view that shows them.
     public mutating func removeView(_ definition: ViewDefinition) {
-        guard let index = viewIndex.removeValue(forKey: definition) else { return }
-        views.remove(at: index)
-        for (offset, view) in views.enumerated() { viewIndex[view.definition] = offset }
+        guard let location = viewIndex.removeValue(forKey: definition) else { return }
+        rowSets[location.rowSet].removeView(at: location.view)
+        if rowSets[location.rowSet].views.isEmpty { rowSets.remove(at: location.rowSet) }
+        indexViews()
+    }
+
+    /// Finds every view afresh, after row sets or views moved.
+    mutating func indexViews() {
+        viewIndex.removeAll(keepingCapacity: true)
+        for (set, rowSet) in rowSets.enumerated() {
+            for (offset, view) in rowSet.views.enumerated() {
+                viewIndex[view.definition] = ViewLocation(rowSet: set, view: offset)
+            }
+        }
     }
 
     /// The rows of a view, in list order, or `nil` for a view the projection does not maintain.
     /// - Complexity: O(1).
     public func rows(_ definition: ViewDefinition) -> RowList? {
-        viewIndex[definition].map { views[$0].rows() }
+        viewIndex[definition].map { rowSets[$0.rowSet].rows(descending: definition.order == .descending) }
     }
 
     /// The sections of a view in list order (empty for a view without sections).
     /// - Complexity: O(*s*) for *s* sections.
     public func sections(_ definition: ViewDefinition) -> SectionList {
-        viewIndex[definition].map { views[$0].sections(now: now.microsecondsSinceEpoch) } ?? SectionList()
+        viewIndex[definition].map {
+            rowSets[$0.rowSet].sections(ofView: $0.view, now: now.microsecondsSinceEpoch)
+        } ?? SectionList()
     }
 
     /// The log position of a view's latest change: the `from` of its next change set.
     public func viewPosition(_ definition: ViewDefinition) -> Int64? {
-        viewIndex[definition].map { views[$0].position }
+        viewIndex[definition].map { rowSets[$0.rowSet].views[$0.view].position }
     }
 
     /// How many events there are.
@@ -254,30 +295,6 @@ public struct TimelineProjection: Sendable {
         }
     }
 
-    private mutating func rebuildView(_ definition: ViewDefinition) {
-        setView(Self.builtView(definition, events: events, now: now.microsecondsSinceEpoch, position: position))
-    }
-
-    /// A view of `events`, sorted once.
-    /// - Complexity: O(*n* log *n*) for *n* rows.
-    private static func builtView(
-        _ definition: ViewDefinition, events: EventTable, now: Int64, position: Int64
-    ) -> ViewState {
-        var view = ViewState(definition: definition, position: position)
-        view.rebuild(events: events, now: now, position: position)
-        return view
-    }
-
-    /// Adds `view`, or replaces the view of the same definition.
-    mutating func setView(_ view: ViewState) {
-        if let index = viewIndex[view.definition] {
-            views[index] = view
-        } else {
-            viewIndex[view.definition] = views.count
-            views.append(view)
-        }
-    }
-
     // MARK: Applying records
 
     /// Applies a batch of records and returns the change sets: at most one per view, and
@@ -298,19 +315,17 @@ public struct TimelineProjection: Sendable {
         let large = records.count > 8 || records.contains { record in
             record.facts.contains { if case .timelineRemoved = $0 { true } else { false } }
         }
-        for i in views.indices { views[i].beginBatch(now: nowValue, large: large) }
+        for i in rowSets.indices { rowSets[i].beginBatch(now: nowValue, large: large) }
         summaries.beginBatch()
         for record in records {
             for fact in record.facts { applyIncrementally(fact) }
             position = record.position
         }
         var changes = ProjectionChanges()
-        for i in views.indices {
-            if let changeSet = views[i].endBatch(to: position, now: nowValue, resetThreshold: resetThreshold) {
-                // Room for the views still to come, so that the list is allocated once.
-                if changes.rows.isEmpty { changes.rows.reserveCapacity(views.count - i) }
-                changes.rows.append(changeSet)
-            }
+        // Room for every view, so that the list is allocated once.
+        changes.rows.reserveCapacity(viewIndex.count)
+        for i in rowSets.indices {
+            rowSets[i].endBatch(to: position, now: nowValue, resetThreshold: resetThreshold, into: &changes.rows)
         }
         changes.summaries = summaries.endBatch(to: position)
         return changes
@@ -336,24 +351,24 @@ public struct TimelineProjection: Sendable {
         }
     }
 
-    /// Replaces an event's rows in every view: a row whose sort key is unchanged is
+    /// Replaces an event's rows in every row set: a row whose sort key is unchanged is
     /// replaced in place, the others are removed and inserted.
     private mutating func project(old: EventSnapshot?, new: EventSnapshot?) {
         let nowValue = now.microsecondsSinceEpoch
-        for i in views.indices {
-            let definition = views[i].definition
-            let olds = EventRows(old, in: definition, now: nowValue)
-            var news = EventRows(new, in: definition, now: nowValue)
+        for i in rowSets.indices {
+            let filter = rowSets[i].filter, placement = rowSets[i].placement
+            let olds = EventRows(old, filter: filter, placement: placement, now: nowValue)
+            var news = EventRows(new, filter: filter, placement: placement, now: nowValue)
             for oldEntry in [olds.first, olds.second] {
                 guard let oldEntry else { continue }
                 if let newEntry = news.take(where: { $0.kind.role == oldEntry.kind.role && sameKey($0, oldEntry) }) {
-                    views[i].replace(oldEntry, with: newEntry, now: nowValue)
+                    rowSets[i].replace(oldEntry, with: newEntry, now: nowValue)
                 } else {
-                    views[i].remove(oldEntry, now: nowValue)
+                    rowSets[i].remove(oldEntry, now: nowValue)
                 }
             }
-            if let entry = news.first { views[i].insert(entry, now: nowValue) }
-            if let entry = news.second { views[i].insert(entry, now: nowValue) }
+            if let entry = news.first { rowSets[i].insert(entry, now: nowValue) }
+            if let entry = news.second { rowSets[i].insert(entry, now: nowValue) }
         }
     }
 
@@ -373,25 +388,23 @@ public struct TimelineProjection: Sendable {
         let old = now.microsecondsSinceEpoch, new = instant.microsecondsSinceEpoch
         guard old != new else { return ProjectionChanges() }
         var changes = ProjectionChanges()
-        let nowViews = views.indices.filter { views[$0].definition.placement == .now }
+        let nowSets = rowSets.indices.filter { rowSets[$0].placement == .now }
         if new < old {
             now = instant
-            for i in nowViews {
-                rebuildView(views[i].definition)
-                changes.rows.append(views[i].reset(to: position, now: new))
+            for i in nowSets {
+                rowSets[i].rebuild(events: events, now: new, position: position)
+                rowSets[i].reset(to: position, now: new, into: &changes.rows)
             }
             return changes
         }
-        for i in nowViews {
-            let passed = views[i].rowsPassed(from: old, to: new)
-            views[i].beginBatch(now: old, large: passed.count > 64)
-            for entry in passed { views[i].remove(entry, now: old) }
+        for i in nowSets {
+            let passed = rowSets[i].rowsPassed(from: old, to: new)
+            rowSets[i].beginBatch(now: old, large: passed.count > 64)
+            for entry in passed { rowSets[i].remove(entry, now: old) }
             for entry in passed {
-                views[i].insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now), now: new)
+                rowSets[i].insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now), now: new)
             }
-            if let changeSet = views[i].endBatch(to: position, now: new, resetThreshold: resetThreshold) {
-                changes.rows.append(changeSet)
-            }
+            rowSets[i].endBatch(to: position, now: new, resetThreshold: resetThreshold, into: &changes.rows)
         }
         now = instant
         return changes

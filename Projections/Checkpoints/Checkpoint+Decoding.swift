@@ -68,10 +68,11 @@ extension Checkpoint {
         var count: Int
     }
 
-    /// A saved view: its definition, and where its rows lie in the checkpoint's body.
-    private struct SavedView: Sendable {
-        var definition: ViewDefinition
-        var position: Int64
+    /// A saved set of rows: its views, and where its rows lie in the checkpoint's body.
+    private struct SavedRowSet: Sendable {
+        var filter: RowFilter
+        var placement: OngoingPlacement
+        var views: [(definition: ViewDefinition, position: Int64)]
         var rowsStart: Int
         var count: Int
     }
@@ -143,17 +144,26 @@ extension Checkpoint {
             throw Failure.damaged("blocks of \(counted) events where \(eventCount) were listed")
         }
 
-        var savedViews: [SavedView] = []
-        for _ in 0..<(try reader.readCount(minimumSize: 16)) {
+        var savedRowSets: [SavedRowSet] = []
+        var savedDefinitions = Set<ViewDefinition>()
+        for _ in 0..<(try reader.readCount(minimumSize: 10)) {
             let filter: RowFilter = try reader.read(UInt8.self) == 0 ? .all : .timeline(TimelineID(try reader.readString()))
             let placement = try element(OngoingPlacement.allCases, reader.read(UInt8.self))
-            let order = try element(SortOrder.allCases, reader.read(UInt8.self))
-            let sections = try element(Sectioning.allCases, reader.read(UInt8.self))
-            let viewPosition = try reader.read(Int64.self)
+            if savedRowSets.contains(where: { $0.filter == filter && $0.placement == placement }) {
+                throw Failure.damaged("two sets of rows of one filter and placement")
+            }
+            var views: [(definition: ViewDefinition, position: Int64)] = []
+            for _ in 0..<(try reader.readCount(minimumSize: 10)) {
+                let order = try element(SortOrder.allCases, reader.read(UInt8.self))
+                let sections = try element(Sectioning.allCases, reader.read(UInt8.self))
+                let definition = ViewDefinition(filter: filter, placement: placement, order: order, sections: sections)
+                guard savedDefinitions.insert(definition).inserted else { throw Failure.damaged("a view saved twice") }
+                views.append((definition, try reader.read(Int64.self)))
+            }
+            guard !views.isEmpty else { throw Failure.damaged("a set of rows without views") }
             let count = try reader.readCount(minimumSize: 5)
-            savedViews.append(SavedView(
-                definition: ViewDefinition(filter: filter, placement: placement, order: order, sections: sections),
-                position: viewPosition, rowsStart: reader.offset, count: count))
+            savedRowSets.append(SavedRowSet(filter: filter, placement: placement, views: views,
+                                            rowsStart: reader.offset, count: count))
             reader.offset += count * 5
         }
         let summariesPosition = try reader.read(Int64.self)
@@ -175,9 +185,9 @@ extension Checkpoint {
         }
         let snapshots = parts.count == 1 ? parts[0].snapshots : parts.flatMap(\.snapshots)
 
-        // Each shard of the events' table, each view, and the summaries, at the same time.
+        // Each shard of the events' table, each set of rows, and the summaries, at the same time.
         let nowValue = now.microsecondsSinceEpoch
-        let built = try inParallel(shardCount + savedViews.count + 1) { [savedViews, timelineIDs, names, dates] task -> RestoredPart in
+        let built = try inParallel(shardCount + savedRowSets.count + 1) { [savedRowSets, timelineIDs, names, dates] task -> RestoredPart in
             if task < shardCount {
                 return .shard(task, try restoredShard(task, of: shardCount, parts: parts, timelines: timelineIDs))
             } else if task == shardCount {
@@ -185,22 +195,23 @@ extension Checkpoint {
                 summaries.restorePosition(summariesPosition)
                 return .summaries(summaries)
             } else {
-                let view = savedViews[task - shardCount - 1]
-                return .view(try restoredView(view, in: shared.bytes, snapshots: snapshots, now: nowValue))
+                let saved = savedRowSets[task - shardCount - 1]
+                return .rowSet(try restoredRowSet(saved, in: shared.bytes, snapshots: snapshots, now: nowValue))
             }
         }.map { try $0.get() }
         var shards = [EventTable.Shard](repeating: EventTable.Shard(), count: shardCount)
         var summaries = SummaryState()
-        var views: [ViewState] = []
+        var rowSets: [RowSet] = []
         for part in built {
             switch part {
             case .shard(let index, let shard): shards[index] = shard
-            case .view(let view): views.append(view)
+            case .rowSet(let rowSet): rowSets.append(rowSet)
             case .summaries(let state): summaries = state
             }
         }
         var projection = TimelineProjection(views: [], now: now)
-        projection.restore(position: position, events: EventTable(shards: shards), summaries: summaries, views: views)
+        projection.restore(position: position, events: EventTable(shards: shards), summaries: summaries,
+                           rowSets: rowSets)
         return Checkpoint(projection: projection, logIdentity: logIdentity, resumePoint: resumePoint)
     }
 
@@ -213,7 +224,7 @@ extension Checkpoint {
     /// What one of the tasks that restore a projection built.
     private enum RestoredPart: Sendable {
         case shard(Int, EventTable.Shard)
-        case view(ViewState)
+        case rowSet(RowSet)
         case summaries(SummaryState)
     }
 
@@ -258,19 +269,22 @@ extension Checkpoint {
         return decoded
     }
 
-    /// A view from its saved rows.
-    private static func restoredView(_ saved: SavedView, in bytes: UnsafeRawBufferPointer,
-                                     snapshots: [EventSnapshot], now: Int64) throws -> ViewState {
+    /// A set of rows and its views from the saved rows.
+    private static func restoredRowSet(_ saved: SavedRowSet, in bytes: UnsafeRawBufferPointer,
+                                       snapshots: [EventSnapshot], now: Int64) throws -> RowSet {
         var reader = ByteReader(bytes)
         reader.offset = saved.rowsStart
-        let placement = saved.definition.placement
+        let placement = saved.placement
         // The rows go straight into the index's nodes, without an array of them first.
         let index = try OrderedIndex<RowEntry>(count: saved.count) { _ in
             let index = try reader.readIndex(below: snapshots.count, of: "row of event")
             let kind = try element(RowKind.allCases, reader.read(UInt8.self))
             return RowEntry(event: snapshots[index], kind: kind, now: now, placement: placement)
         }
-        return TimelineProjection.restoredView(saved.definition, index: index, position: saved.position, now: now)
+        var rowSet = RowSet(filter: saved.filter, placement: placement)
+        for view in saved.views { rowSet.addView(view.definition, position: view.position, now: now) }
+        rowSet.replaceRows(with: index, now: now)
+        return rowSet
     }
 
     /// Shard `index` of the events' table: its events, and the ids of those each

@@ -85,21 +85,23 @@ extension Checkpoint {
         for date in dates { writer.write(date.text) }
         writer.bytes.append(contentsOf: events.bytes)
 
-        writer.write(UInt32(projection.views.count))
-        for view in projection.views {
-            let definition = view.definition
-            switch definition.filter {
+        writer.write(UInt32(projection.rowSets.count))
+        for rowSet in projection.rowSets {
+            switch rowSet.filter {
             case .all: writer.write(UInt8(0))
             case .timeline(let id):
                 writer.write(UInt8(1))
                 writer.write(id.rawValue)
             }
-            writer.write(UInt8(OngoingPlacement.allCases.firstIndex(of: definition.placement)!))
-            writer.write(UInt8(SortOrder.allCases.firstIndex(of: definition.order)!))
-            writer.write(UInt8(Sectioning.allCases.firstIndex(of: definition.sections)!))
-            writer.write(view.position)
-            writer.write(UInt32(view.index.count))
-            for entry in view.index {
+            writer.write(UInt8(OngoingPlacement.allCases.firstIndex(of: rowSet.placement)!))
+            writer.write(UInt32(rowSet.views.count))
+            for view in rowSet.views {
+                writer.write(UInt8(SortOrder.allCases.firstIndex(of: view.definition.order)!))
+                writer.write(UInt8(Sectioning.allCases.firstIndex(of: view.definition.sections)!))
+                writer.write(view.position)
+            }
+            writer.write(UInt32(rowSet.index.count))
+            for entry in rowSet.index {
                 writer.write(eventIndices[entry.event.id]!)
                 writer.write(UInt8(RowKind.allCases.firstIndex(of: entry.kind)!))
             }
@@ -129,13 +131,13 @@ extension Checkpoint {
         }
     }
 
-    /// The events in the order of the largest view's rows (each at its first row), then
+    /// The events in the order of the largest set of rows (each at its first row), then
     /// the events no row of it shows.
     ///
     /// Loading makes the events in this order, so that building a view walks them almost
     /// in the order they lie in memory; in the table's order, every row was a cache miss.
     private static func eventsInRowOrder(_ projection: TimelineProjection) -> [EventSnapshot] {
-        guard let largest = projection.views.max(by: { $0.index.count < $1.index.count }) else {
+        guard let largest = projection.rowSets.max(by: { $0.index.count < $1.index.count }) else {
             return Array(projection.events.snapshots)
         }
         var snapshots: [EventSnapshot] = []

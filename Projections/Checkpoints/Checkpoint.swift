@@ -8,9 +8,10 @@ import TimelineCore
 /// the last line's checksum and the command ids, so that the log is reopened reading
 /// only what follows), the timelines, the distinct date texts in the order of dates, the
 /// events in blocks of ``eventsPerBlock`` (their timeline and dates as indices into those
-/// tables), each view's row order, and ends with a CRC-32C of everything before it.
-/// Loading decodes the blocks on every processor, beside the checksum, then builds the
-/// event table's shards, each view and the summaries at the same time. A checkpoint of
+/// tables), the views (each view's definition and position, with the row order once
+/// for all views of one filter and placement), and ends with a CRC-32C of everything
+/// before it. Loading decodes the blocks on every processor, beside the checksum, then
+/// builds the event table's shards, each set of rows and the summaries at the same time. A checkpoint of
 /// another schema version, or a damaged one, is refused by ``load(_:)``; the caller
 /// rebuilds from the log instead.
 public struct Checkpoint: Sendable {
@@ -56,8 +57,9 @@ extension TimelineProjection {
     /// The version of the projections' state: a checkpoint of another version is rebuilt.
     ///
     /// Version 2 added the log's resume point and keeps dates and timelines in tables;
-    /// version 3 keeps the dates' table in order and the events in blocks.
-    public static let schemaVersion: UInt32 = 3
+    /// version 3 keeps the dates' table in order and the events in blocks; version 4
+    /// saves the rows of the views with one filter and placement once.
+    public static let schemaVersion: UInt32 = 4
 
     /// The projection's state as a checkpoint, with where the log was at its position.
     ///

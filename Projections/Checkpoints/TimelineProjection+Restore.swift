@@ -2,20 +2,13 @@ import TimelineCore
 
 extension TimelineProjection {
     /// Sets the projection's state from parts loaded separately (as a checkpoint holds them).
-    mutating func restore(position: Int64, events: EventTable, summaries: SummaryState, views: [ViewState]) {
+    /// The row sets must hold distinct views (a checkpoint's decoding checks that).
+    mutating func restore(position: Int64, events: EventTable, summaries: SummaryState, rowSets: [RowSet]) {
         self.position = position
         self.events = events
         self.summaries = summaries
-        for view in views { setView(view) }
-    }
-
-    /// A view whose rows are already in order (as a checkpoint saved them).
-    /// - Complexity: O(*n*) for *n* rows with sections, O(1) without.
-    static func restoredView(_ definition: ViewDefinition, index: OrderedIndex<RowEntry>, position: Int64,
-                             now: Int64) -> ViewState {
-        var view = ViewState(definition: definition, position: position)
-        view.restore(index: index, now: now, position: position)
-        return view
+        self.rowSets = rowSets
+        indexViews()
     }
 
     /// The domain state the projection's events and timelines stand for.

@@ -6,11 +6,12 @@ struct EventRows {
     var first: RowEntry?
     var second: RowEntry?
 
-    /// The rows of `snapshot` in a view, none if the view's filter leaves the event out.
-    init(_ snapshot: EventSnapshot?, in view: ViewDefinition, now: Int64) {
-        guard let snapshot, view.filter.includes(snapshot) else { return }
-        first = RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: view.placement)
-        second = snapshot.secondRowKind.map { RowEntry(event: snapshot, kind: $0, now: now, placement: view.placement) }
+    /// The rows of `snapshot` in views of `filter` and `placement`, none if the filter
+    /// leaves the event out.
+    init(_ snapshot: EventSnapshot?, filter: RowFilter, placement: OngoingPlacement, now: Int64) {
+        guard let snapshot, filter.includes(snapshot) else { return }
+        first = RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: placement)
+        second = snapshot.secondRowKind.map { RowEntry(event: snapshot, kind: $0, now: now, placement: placement) }
     }
 
     /// Takes out the first row that satisfies `predicate`, if any.

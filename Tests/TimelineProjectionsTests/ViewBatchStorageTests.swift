@@ -2,7 +2,7 @@ import Testing
 import TimelineCore
 @testable import TimelineProjections
 
-/// A view keeps a small batch's working storage for the next batch, but not a large one's.
+/// A set of rows keeps a small batch's working storage for the next batch, but not a large one's.
 @Suite("A view's batch storage")
 struct ViewBatchStorageTests {
     @Test func aLargeBatchsStorageIsNotKept() {
@@ -13,12 +13,12 @@ struct ViewBatchStorageTests {
         }
         projection.apply(Record(position: 1, facts: facts))
         projection.apply(Record(position: 2, facts: [.eventAdded(event: "z", timeline: "u", title: "y", date: date("2020"))]))
-        let small = projection.views[0].spareCapacity
+        let small = projection.rowSets[0].spareCapacity
         #expect(small > 0, "a one-row batch's storage is kept")
-        #expect(small <= ViewState.spareRowLimit)
+        #expect(small <= RowSet.spareRowLimit)
         projection.apply(Record(position: 3, facts: [.timelineRemoved(timeline: "t")]))
-        #expect(projection.views[0].spareCapacity <= ViewState.spareRowLimit)
+        #expect(projection.rowSets[0].spareCapacity <= RowSet.spareRowLimit)
         projection.apply(Record(position: 4, facts: [.eventRetitled(event: "z", title: "again")]))
-        #expect(projection.views[0].spareCapacity <= ViewState.spareRowLimit)
+        #expect(projection.rowSets[0].spareCapacity <= RowSet.spareRowLimit)
     }
 }
