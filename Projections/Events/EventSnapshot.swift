@@ -3,7 +3,7 @@ import TimelineCore
 /// An immutable copy of an event, shared by all of its rows in every view.
 ///
 /// Rows refer to the snapshot instead of copying titles and ids, so a row in the index is
-/// two words; a change to the event makes a new snapshot, and rows handed out earlier
+/// three words; a change to the event makes a new snapshot, and rows handed out earlier
 /// keep the old one.
 ///
 /// One allocation per event: the ids, the dates' instants and a layout word in the

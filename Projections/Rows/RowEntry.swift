@@ -1,10 +1,17 @@
 import TimelineCore
 
-/// A row as the ordered index stores it: its sort instant, its kind and its event's snapshot.
+/// A row as the ordered index stores it: its sort instant, its kind, its event's snapshot
+/// and the first bytes of the event's id.
 ///
-/// Two words: the instant, the kind and the mark packed in one, and the snapshot; the
-/// public ``Row`` is made from it on demand. Three words made each view's tree a third
-/// larger (the views are about a sixth of a store's memory).
+/// Three words: the instant, the kind and the mark packed in one, the snapshot, and the
+/// id's first eight bytes; the public ``Row`` is made from it on demand.
+///
+/// The id's bytes are there for the search: rows tied on their instant are ordered by
+/// their events' ids, and reading an id from its snapshot was a cache miss for every
+/// comparison of such rows. With `perf` at 1M rows (about 20 rows a day), those reads
+/// were four fifths of the search's own time; with the prefix, projecting one command
+/// took about a sixth less time, for 8 bytes a row (the rows of views that share them are kept
+/// once, see ``RowSet``).
 struct RowEntry: OrderedIndexElement, Sendable {
     /// The instant in the high 61 bits, the kind in the next two, the mark in the lowest.
     /// A parsed date's instant (years 0001–9999) fits in 59 bits; one made from any
@@ -16,12 +23,16 @@ struct RowEntry: OrderedIndexElement, Sendable {
     static let instantRange: ClosedRange<Int64> = (Int64.min >> 3)...(Int64.max >> 3)
     /// The event the row belongs to, as it was when the row was made.
     let event: EventSnapshot
+    /// The first eight UTF-8 bytes of the event's id (``RowOrder/prefix(_:)``): rows
+    /// whose prefixes differ are ordered by them as by their ids.
+    let idPrefix: UInt64
 
     /// Where ``event`` is in a row's memory, for a search that reads it without retaining it.
     static var eventOffset: Int { MemoryLayout<RowEntry>.offset(of: \RowEntry.event)! }
 
     init(event: EventSnapshot, kind: RowKind, now: Int64, placement: OngoingPlacement) {
         self.event = event
+        self.idPrefix = RowOrder.prefix(event.id.rawValue)
         let instant = kind == .end ? event.endInstant ?? event.startInstant : event.startInstant
         let kept = Self.kept(instant)
         let now = Self.kept(now)

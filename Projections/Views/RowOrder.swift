@@ -40,7 +40,8 @@ struct RowOrder: Sendable {
     /// An index of the rows of the events in `events` that `includes` lets in, in this order.
     ///
     /// Sorts keys of two words — the group and the instant in one; the first four bytes
-    /// of the event id, where the event is in the table and the role in the other — and
+    /// of the event id (of the row's ``RowEntry/idPrefix``), where the event is in the
+    /// table and the role in the other — and
     /// compares whole ids only where the first words and the ids' first bytes tie, so the
     /// sort moves no references and rarely touches a string (callgrind: the sort was half
     /// of rebuilding 400k rows). The keys are made from the table's slots and the index's
@@ -62,21 +63,19 @@ struct RowOrder: Sendable {
             var slot: UInt32 { UInt32(truncatingIfNeeded: second) >> 1 }
             var role: UInt64 { second & 1 }
         }
-        func key(_ entry: RowEntry, prefix: UInt64, slot: UInt32) -> Key {
+        func key(_ entry: RowEntry, slot: UInt32) -> Key {
             let offset = UInt64(bitPattern: instant(entry) &- RowEntry.instantRange.lowerBound)
             return Key(first: UInt64(group(entry.kind)) << 61 | offset,
-                       second: prefix << 32 | UInt64(slot) << 1 | UInt64(entry.kind.role.rawValue))
+                       second: entry.idPrefix & 0xFFFF_FFFF_0000_0000 | UInt64(slot) << 1 | UInt64(entry.kind.role.rawValue))
         }
         var keys: [Key] = []
         keys.reserveCapacity(2 * events.count)
         events.forEachSnapshot { slot, snapshot in
             guard includes(snapshot) else { return }
-            let prefix = Self.prefix(snapshot.id.rawValue)
             keys.append(key(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: placement),
-                            prefix: prefix, slot: slot))
+                            slot: slot))
             if let kind = snapshot.secondRowKind {
-                keys.append(key(RowEntry(event: snapshot, kind: kind, now: now, placement: placement),
-                                prefix: prefix, slot: slot))
+                keys.append(key(RowEntry(event: snapshot, kind: kind, now: now, placement: placement), slot: slot))
             }
         }
         keys.sort { a, b in
@@ -96,16 +95,17 @@ struct RowOrder: Sendable {
         }
     }
 
-    /// The first four UTF-8 bytes of `id`, big-endian, zero-padded: comparing prefixes
-    /// orders ids as their bytes do, except that equal prefixes need the whole ids.
+    /// The first eight UTF-8 bytes of `id`, big-endian, zero-padded: comparing prefixes
+    /// (or their first bytes) orders ids as their bytes do, except that equal prefixes
+    /// need the whole ids.
     static func prefix(_ id: String) -> UInt64 {
         var value: UInt64 = 0
-        var count = 0
-        for byte in id.utf8.prefix(4) {
+        var count: UInt64 = 0
+        for byte in id.utf8.prefix(8) {
             value = value << 8 | UInt64(byte)
             count += 1
         }
-        return value << (8 * UInt64(4 - count))
+        return count == 0 ? 0 : value << (8 * (8 - count))
     }
 
     /// The index of `entry` in `index` if it is there, or where it would be inserted.
@@ -121,13 +121,15 @@ struct RowOrder: Sendable {
     }
 
     /// `precedes(a.pointee, b)` for `b` of the given group and instant, reading `a` in
-    /// place: its event is only touched when the instants tie.
+    /// place: its event is only touched when the instants and the ids' prefixes tie.
     @inline(__always)
     private func precedes(_ a: UnsafePointer<RowEntry>, _ b: RowEntry, group gb: UInt8, instant ib: Int64) -> Bool {
         let ga = group(a.pointee.kind)
         if ga != gb { return ga < gb }
         let ia = instant(a.pointee)
         if ia != ib { return ia < ib }
+        let pa = a.pointee.idPrefix
+        if pa != b.idPrefix { return pa < b.idPrefix }
         // The element's event, unretained: the node holds it for the whole search.
         let event = UnsafeRawPointer(a).load(fromByteOffset: RowEntry.eventOffset, as: Unmanaged<EventSnapshot>.self)
         let c = event._withUnsafeGuaranteedRef { EventSnapshot.compareIDs($0, b.event) }

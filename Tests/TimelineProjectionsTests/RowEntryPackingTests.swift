@@ -3,15 +3,17 @@ import TimelineCore
 @testable import TimelineProjections
 
 /// A row entry packs its instant, kind and mark into one word: every date the parser
-/// accepts, from the first year to the last, comes back whole with every kind.
-@Suite("Row entries packed in two words")
+/// accepts, from the first year to the last, comes back whole with every kind. Beside
+/// it are the snapshot and the id's first bytes, which order rows that tie on their
+/// instant as their whole ids do.
+@Suite("Row entries packed in three words")
 struct RowEntryPackingTests {
     static let extremes = ["0001-01-01T00:00:00+14:00", "0001", "1969-12-31T23:59:59.999999Z", "1970", "2026-11-29",
                            "9999-12-31T23:59:59.999999-14:00", "9999"].map(date)
 
     @Test(arguments: extremes)
     func instantKindAndMarkComeBackWhole(start: DateValue) {
-        #expect(MemoryLayout<RowEntry>.size == 16)
+        #expect(MemoryLayout<RowEntry>.size == 24)
         let end = Self.extremes.last!
         let range = EventSnapshot.make(id: "e", timeline: "t", title: "T", dates: .range(start: start, end: end))
         let open = EventSnapshot.make(id: "o", timeline: "t", title: "O", dates: .range(start: start, end: nil))
@@ -45,5 +47,33 @@ struct RowEntryPackingTests {
         #expect(entry.instant == expected)
         #expect(entry.kind == .single)
         #expect(!entry.isMarked)
+    }
+
+    /// Ids that share their first eight bytes, end within them, or hold bytes above
+    /// ASCII: rows at one instant are ordered by the ids' UTF-8 bytes, then by role,
+    /// whether their prefixes differ or the whole ids must be read.
+    @Test(arguments: OngoingPlacement.allCases)
+    func rowsTiedOnTheirInstantAreOrderedByTheirWholeIDs(placement: OngoingPlacement) {
+        let ids = ["", "a", "a\u{1}", "ab", "event-00", "event-000", "event-0001", "event-0002", "event-00010",
+                   "event-0001a", "évent", "évent-0001", "évent-0002", "zzzzzzzz", "zzzzzzzzz", "\u{10FFFF}"]
+        let now = date("2026-11-29T12:00Z").instant.microsecondsSinceEpoch
+        let order = RowOrder(placement: placement, now: now)
+        let day = date("2019-03-04")
+        var entries: [RowEntry] = []
+        for id in ids {
+            let snapshot = EventSnapshot.make(id: EventID(id), timeline: "t", title: "T",
+                                              dates: .range(start: day, end: day))
+            entries.append(RowEntry(event: snapshot, kind: .start, now: now, placement: placement))
+            entries.append(RowEntry(event: snapshot, kind: .end, now: now, placement: placement))
+        }
+        for a in entries {
+            #expect(a.idPrefix == RowOrder.prefix(a.event.id.rawValue))
+            for b in entries {
+                let bytes = (Array(a.event.id.rawValue.utf8), Array(b.event.id.rawValue.utf8))
+                let expected = bytes.0 != bytes.1 ? bytes.0.lexicographicallyPrecedes(bytes.1)
+                    : a.kind.role.rawValue < b.kind.role.rawValue
+                #expect(order.precedes(a, b) == expected, "\(a.event.id) \(a.kind) before \(b.event.id) \(b.kind)")
+            }
+        }
     }
 }
