@@ -178,9 +178,8 @@ struct RowSet: Sendable {
     }
 
     private mutating func countInViews(_ entry: RowEntry, order: RowOrder, _ delta: Int) {
-        for offset in views.indices where views[offset].hasSections {
-            views[offset].count(entry, order: order, delta)
-        }
+        // Mutating calls: reading a property of `views[offset]` copied the view.
+        for offset in views.indices { views[offset].count(entry, order: order, delta) }
     }
 
     private mutating func noteFirstTouch(_ id: RowID, old: RowEntry?, at: Int?) {
@@ -188,9 +187,7 @@ struct RowSet: Sendable {
         if !batch!.tookSections {
             batch!.tookSections = true
             let marked = index.markedCount, now = batch!.now
-            for offset in views.indices where views[offset].hasSections {
-                views[offset].sectionsBefore = views[offset].ascendingSections(marked: marked, now: now)
-            }
+            for offset in views.indices { views[offset].takeSectionsBefore(marked: marked, now: now) }
         }
         var oldIndex: Int?
         if let at, batch!.snapshot == nil, !batch!.overflowed { oldIndex = batch!.originalIndex(at) }
@@ -213,7 +210,6 @@ struct RowSet: Sendable {
     mutating func endBatch(to: Int64, now: Int64, resetThreshold: Int, into changes: inout [ChangeSet]) {
         guard var batch = self.batch.take() else { return }
         defer {
-            for offset in views.indices { views[offset].sectionsBefore = nil }
             if batch.touched.count <= Self.spareRowLimit, batch.operations.count <= 4 * Self.spareRowLimit {
                 batch.operations.removeAll(keepingCapacity: true)
                 batch.touched.removeAll()
@@ -224,7 +220,7 @@ struct RowSet: Sendable {
         if batch.touched.isEmpty && batch.now == now { return }
         let marked = index.markedCount
         if batch.touched.count > resetThreshold || batch.overflowed {
-            for offset in views.indices { changes.append(resetChange(ofView: offset, to: to, now: now)) }
+            reset(to: to, now: now, into: &changes)
             return
         }
         // The rows' old and new indices ascending, in the storage the last small batch left.
@@ -242,27 +238,19 @@ struct RowSet: Sendable {
         // Built once for each order the views read the rows in.
         var ascending: ChangeSetBuilder<RowID>.Result?, descending: ChangeSetBuilder<RowID>.Result?
         for offset in views.indices {
-            let view = views[offset]
+            let isDescending = views[offset].definition.order == .descending
             let built: ChangeSetBuilder<RowID>.Result
-            if view.isDescending {
+            if isDescending {
                 if descending == nil { descending = ChangeSetBuilder.build(Self.reversed(rows, oldCount, newCount)) }
                 built = descending!
             } else {
                 if ascending == nil { ascending = ChangeSetBuilder.build(rows) }
                 built = ascending!
             }
-            let oldSections = view.sectionsBefore ?? view.ascendingSections(marked: marked, now: batch.now)
-            let newSections = view.ascendingSections(marked: marked, now: now)
-            let (sectionRemovals, sectionInsertions) = view.sectionChanges(old: oldSections, new: newSections)
-            let changeSet = ChangeSet(
-                view: view.definition, from: view.position, to: to, isReset: false,
-                removals: built.removals, insertions: built.insertions, moves: built.moves, updates: built.updates,
-                sectionRemovals: sectionRemovals, sectionInsertions: sectionInsertions,
-                sectionsChanged: oldSections != newSections,
-                rows: self.rows(descending: view.isDescending), sections: view.sectionList(newSections))
-            if changeSet.isEmpty { continue }
-            views[offset].position = to
-            changes.append(changeSet)
+            if let changeSet = views[offset].endBatch(from: batch.now, to: to, now: now, marked: marked, built: built,
+                                                      rows: self.rows(descending: isDescending)) {
+                changes.append(changeSet)
+            }
         }
     }
 
@@ -295,15 +283,11 @@ struct RowSet: Sendable {
     /// Reset change sets to the current rows, one per view, for rebuilds and clock jumps
     /// backwards.
     mutating func reset(to: Int64, now: Int64, into changes: inout [ChangeSet]) {
-        for offset in views.indices { changes.append(resetChange(ofView: offset, to: to, now: now)) }
-    }
-
-    private mutating func resetChange(ofView offset: Int, to: Int64, now: Int64) -> ChangeSet {
-        let view = views[offset]
-        let changeSet = ChangeSet(view: view.definition, from: view.position, to: to, isReset: true,
-                                  rows: rows(descending: view.isDescending), sections: sections(ofView: offset, now: now))
-        views[offset].position = to
-        return changeSet
+        let marked = index.markedCount
+        for offset in views.indices {
+            let rows = rows(descending: views[offset].definition.order == .descending)
+            changes.append(views[offset].reset(to: to, marked: marked, now: now, rows: rows))
+        }
     }
 
     // MARK: The clock

@@ -75,7 +75,8 @@ struct SectionCounts: Sendable, Equatable {
     }
 
     /// The ascending sections with `marked` rows added to `nowKey`.
-    /// - Complexity: O(*s*) in the number of sections, with no text made.
+    /// - Complexity: O(log *s*) in the number of sections: the sections share these
+    ///   counts' storage, with the rows at now added where they are read.
     func sections(marked: Int, nowKey: SectionKey) -> KeyedSections {
         guard marked > 0 else { return KeyedSections(keys: keys, counts: counts) }
         var lo = 0, hi = keys.count
@@ -83,21 +84,85 @@ struct SectionCounts: Sendable, Equatable {
             let mid = (lo + hi) / 2
             if keys[mid] < nowKey { lo = mid + 1 } else { hi = mid }
         }
-        var result = KeyedSections(keys: keys, counts: counts)
-        if lo < keys.count, keys[lo] == nowKey {
-            result.counts[lo] += marked
-        } else {
-            result.keys.insert(nowKey, at: lo)
-            result.counts.insert(marked, at: lo)
-        }
-        return result
+        let isNew = lo == keys.count || keys[lo] != nowKey
+        return KeyedSections(keys: keys, counts: counts, now: .init(index: lo, key: nowKey, count: marked, isNew: isNew))
     }
 }
 
 /// Sections as keys and counts, ascending; named only when read.
+///
+/// The keys and counts are those of ``SectionCounts`` (shared, not copied), and the rows
+/// at now are added where the sections are read: two arrays copied for every sectioned
+/// view and batch were a fiftieth of one command's time.
 struct KeyedSections: Sendable, Equatable {
-    var keys: [SectionKey] = []
-    var counts: [Int] = []
+    /// Where the rows at now go: into the section at `index`, or into a new section
+    /// there (`isNew`) before the base section at `index`.
+    struct Now: Sendable, Equatable {
+        var index: Int
+        var key: SectionKey
+        var count: Int
+        var isNew: Bool
+    }
+
+    private var baseKeys: [SectionKey]
+    private var baseCounts: [Int]
+    private var now: Now?
+
+    init(keys: [SectionKey] = [], counts: [Int] = [], now: Now? = nil) {
+        precondition(keys.count == counts.count, "a count for every section")
+        baseKeys = keys
+        baseCounts = counts
+        self.now = now
+    }
+
+    /// The number of sections.
+    var count: Int { baseKeys.count + (now?.isNew == true ? 1 : 0) }
+
+    /// The key of the section at `index`, ascending.
+    func key(at index: Int) -> SectionKey {
+        guard let now else { return baseKeys[index] }
+        if now.isNew {
+            if index == now.index { return now.key }
+            return baseKeys[index > now.index ? index - 1 : index]
+        }
+        return baseKeys[index]
+    }
+
+    /// The row count of the section at `index`, ascending.
+    func count(at index: Int) -> Int {
+        guard let now else { return baseCounts[index] }
+        if now.isNew {
+            if index == now.index { return now.count }
+            return baseCounts[index > now.index ? index - 1 : index]
+        }
+        return baseCounts[index] + (index == now.index ? now.count : 0)
+    }
+
+    /// Every key, ascending.
+    /// - Complexity: O(*s*).
+    var keys: [SectionKey] { (0..<count).map(key(at:)) }
+
+    /// Whether `other` has the same sections, whatever their counts.
+    /// - Complexity: O(*s*), O(1) for sections that share their keys' storage.
+    func hasSameKeys(as other: KeyedSections) -> Bool {
+        guard count == other.count else { return false }
+        if now?.isNew == other.now?.isNew, now?.index == other.now?.index, now?.key == other.now?.key,
+           baseKeys == other.baseKeys {
+            return true
+        }
+        return (0..<count).allSatisfy { key(at: $0) == other.key(at: $0) }
+    }
+
+    /// Whether the two hold the same sections with the same counts.
+    /// - Complexity: O(*s*).
+    static func == (a: KeyedSections, b: KeyedSections) -> Bool {
+        guard a.hasSameKeys(as: b) else { return false }
+        // The rows at now in the same place (the usual case): the base counts decide.
+        if a.now?.index == b.now?.index, a.now?.isNew == b.now?.isNew {
+            return a.now?.count == b.now?.count && a.baseCounts == b.baseCounts
+        }
+        return (0..<a.count).allSatisfy { a.count(at: $0) == b.count(at: $0) }
+    }
 }
 
 /// The sections of a view in list order; each ``Section`` (and its name) is made on access.
@@ -118,13 +183,13 @@ public struct SectionList: RandomAccessCollection, Sendable, Equatable {
     /// The position of the first section: 0.
     public var startIndex: Int { 0 }
     /// The number of sections.
-    public var endIndex: Int { keyed.keys.count }
+    public var endIndex: Int { keyed.count }
 
     /// The section at `position` in list order.
     /// - Complexity: O(1).
     public subscript(position: Int) -> Section {
-        let index = descending ? keyed.keys.count - 1 - position : position
-        return Section(id: keyed.keys[index].name(sectioning), count: keyed.counts[index])
+        let index = descending ? keyed.count - 1 - position : position
+        return Section(id: keyed.key(at: index).name(sectioning), count: keyed.count(at: index))
     }
 
     /// The index of the section that holds the row at `row` (a row index in list order).
