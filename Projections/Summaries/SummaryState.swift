@@ -165,16 +165,49 @@ struct SummaryState: Sendable {
     /// it was removed). A change that keeps the event's timeline and dates (a new title)
     /// changes no summary.
     mutating func replace(_ old: EventSnapshot?, with new: EventSnapshot?) {
-        if let old, let new, old.timeline == new.timeline, old.hasSameDates(as: new) { return }
-        if let old {
-            touch(old.timeline)
-            remove(old)
-        }
-        if let new {
+        if let old, let new, old.timeline == new.timeline {
+            if old.hasSameDates(as: new) { return }
             touch(new.timeline)
-            add(new)
+            redate(old, as: new)
+        } else {
+            if let old {
+                touch(old.timeline)
+                remove(old)
+            }
+            if let new {
+                touch(new.timeline)
+                add(new)
+            }
         }
         if !inBatch && tracksChanges { _ = updateList() }
+    }
+
+    /// Counts an event's new dates in place of its old ones, in its timeline; a date both
+    /// have (the start of a range being closed, say) is left as it is, not counted out
+    /// and in again.
+    private mutating func redate(_ old: EventSnapshot, as new: EventSnapshot) {
+        modifyTimeline(new.timeline) { timeline in
+            if old.isOpenRange { timeline.ongoingCount -= 1 }
+            if new.isOpenRange { timeline.ongoingCount += 1 }
+            let before = old.datedEntries, after = new.datedEntries
+            var comingStart: DatedEntry? = after.start, comingEnd = after.end
+            /// Whether `date` is among the new dates not matched yet (and matches it).
+            func stays(_ date: DatedEntry) -> Bool {
+                if let coming = comingStart, coming == date {
+                    comingStart = nil
+                    return true
+                }
+                if let coming = comingEnd, coming == date {
+                    comingEnd = nil
+                    return true
+                }
+                return false
+            }
+            if !stays(before.start) { timeline.dates.remove(before.start) }
+            if let end = before.end, !stays(end) { timeline.dates.remove(end) }
+            if let start = comingStart { timeline.dates.add(start) }
+            if let end = comingEnd { timeline.dates.add(end) }
+        }
     }
 
     private mutating func add(_ event: EventSnapshot) {
