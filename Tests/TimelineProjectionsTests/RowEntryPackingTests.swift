@@ -76,4 +76,12 @@ struct RowEntryPackingTests {
             }
         }
     }
+
+    /// A prefix is the id's first eight UTF-8 bytes, big-endian, zero-padded.
+    @Test(arguments: [("", UInt64(0)), ("a", 0x6100_0000_0000_0000), ("ab", 0x6162_0000_0000_0000),
+                      ("abcdefgh", 0x6162_6364_6566_6768), ("abcdefghij", 0x6162_6364_6566_6768),
+                      ("é", 0xC3A9_0000_0000_0000), ("e1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6", 0x6531_6132_6233_6334)])
+    func aPrefixIsTheIDsFirstEightBytes(id: String, prefix: UInt64) {
+        #expect(RowOrder.prefix(id) == prefix)
+    }
 }
