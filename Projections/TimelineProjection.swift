@@ -161,10 +161,10 @@ public struct TimelineProjection: Sendable {
         try Decider.check(fact, in: LoadingLookup(timelines: timelines, events: events))
     }
 
-    /// Builds every view and the summaries from the events, at the same time on as many
-    /// processors as there are: each is built from the same events, which are only read.
+    /// Builds every row set and the summaries from the events, at the same time on as
+    /// many processors as there are: each is built from the same events, which are only read.
     ///
-    /// The summaries are the last task: started first, beside the largest view, they
+    /// The summaries are the last task: started first, beside the largest set, they
     /// finished a rebuild sooner in a small driver, but raised the peak memory of opening
     /// a store of 1M events from 501-518 to 559-568 bytes per event (the two sorts'
     /// temporaries at once), with no gain the benchmark's rebuild could show.
@@ -256,7 +256,7 @@ public struct TimelineProjection: Sendable {
     }
 
     /// The sections of a view in list order (empty for a view without sections).
-    /// - Complexity: O(*s*) for *s* sections.
+    /// - Complexity: O(log *s*) for *s* sections (each section is made when it is read).
     public func sections(_ definition: ViewDefinition) -> SectionList {
         viewIndex[definition].map {
             rowSets[$0.rowSet].sections(ofView: $0.view, now: now.microsecondsSinceEpoch)
@@ -311,7 +311,7 @@ public struct TimelineProjection: Sendable {
         guard !records.isEmpty else { return ProjectionChanges() }
         let nowValue = now.microsecondsSinceEpoch
         // A batch of a few records tracks its operations; a larger one, or one that may
-        // touch many rows (a removed timeline), keeps a copy of each view's old rows.
+        // touch many rows (a removed timeline), keeps a copy of each row set's old rows.
         let large = records.count > 8 || records.contains { record in
             record.facts.contains { if case .timelineRemoved = $0 { true } else { false } }
         }
@@ -392,7 +392,7 @@ public struct TimelineProjection: Sendable {
         if new < old {
             now = instant
             for i in nowSets {
-                rowSets[i].rebuild(events: events, now: new, position: position)
+                rowSets[i].resort(events: events, now: new)
                 rowSets[i].reset(to: position, now: new, into: &changes.rows)
             }
             return changes

@@ -146,7 +146,9 @@ extension Checkpoint {
 
         var savedRowSets: [SavedRowSet] = []
         var savedDefinitions = Set<ViewDefinition>()
-        for _ in 0..<(try reader.readCount(minimumSize: 10)) {
+        // A set of rows takes at least 20 bytes (its filter, placement, one view and two
+        // counts), a view 10 (order, sections, position).
+        for _ in 0..<(try reader.readCount(minimumSize: 20)) {
             let filter: RowFilter = try reader.read(UInt8.self) == 0 ? .all : .timeline(TimelineID(try reader.readString()))
             let placement = try element(OngoingPlacement.allCases, reader.read(UInt8.self))
             if savedRowSets.contains(where: { $0.filter == filter && $0.placement == placement }) {
@@ -167,7 +169,7 @@ extension Checkpoint {
             reader.offset += count * 5
         }
         let summariesPosition = try reader.read(Int64.self)
-        guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the views") }
+        guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the row sets") }
 
         let shared = SharedBytes(bytes: reader.bytes)
         let shardCount = EventTable.defaultShardCount

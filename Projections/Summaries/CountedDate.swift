@@ -78,7 +78,8 @@ extension OrderedIndex where Element == CountedDate {
         var node = uniqueRoot()
         var base = 0
         while true {
-            // Every fourth date first (a cache line and a half apart), as a view's search does.
+            // Every fourth date first (a cache line and a half apart), then a binary search
+            // between, as a view's search does with its rows.
             let low = node.elements.withUnsafeBufferPointer { elements in
                 Self.partitionPoint(of: elements, step: 4) { $0.pointee.entry < date }
             }

@@ -106,11 +106,18 @@ struct RowSet: Sendable {
     // MARK: Building
 
     /// Replaces all rows with those of `events`, sorting them, and moves every view to
-    /// `position` (used to build or rebuild the views).
+    /// `position` (used to build the views).
     /// - Complexity: O(*n* log *n*).
     mutating func rebuild(events: EventTable, now: Int64, position: Int64) {
-        replaceRows(with: order(now: now).sortedIndex(of: events, includes: filter.includes), now: now)
+        resort(events: events, now: now)
         for offset in views.indices { views[offset].position = position }
+    }
+
+    /// Replaces all rows with those of `events`, sorting them; the views keep their
+    /// positions (a reset that follows goes on from each view's last change set).
+    /// - Complexity: O(*n* log *n*).
+    mutating func resort(events: EventTable, now: Int64) {
+        replaceRows(with: order(now: now).sortedIndex(of: events, includes: filter.includes), now: now)
     }
 
     /// Replaces all rows with those of `rows`, already in order, and counts the views'

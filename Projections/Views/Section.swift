@@ -157,10 +157,9 @@ struct KeyedSections: Sendable, Equatable {
     /// - Complexity: O(*s*).
     static func == (a: KeyedSections, b: KeyedSections) -> Bool {
         guard a.hasSameKeys(as: b) else { return false }
-        // The rows at now in the same place (the usual case): the base counts decide.
-        if a.now?.index == b.now?.index, a.now?.isNew == b.now?.isNew {
-            return a.now?.count == b.now?.count && a.baseCounts == b.baseCounts
-        }
+        // As many rows at now, in the same place (the usual case): the base counts decide.
+        // Otherwise a section's rows may be split differently between the two.
+        if a.now == b.now, a.baseCounts == b.baseCounts { return true }
         return (0..<a.count).allSatisfy { a.count(at: $0) == b.count(at: $0) }
     }
 }

@@ -10,6 +10,8 @@ func checkChangeSet(_ changeSet: ChangeSet, old: [Row], new: [Row], oldSections:
     #expect(!changeSet.isEmpty, "empty change set", sourceLocation: sourceLocation)
     #expect(changeSet.applied(to: old) == new, "applying the change set", sourceLocation: sourceLocation)
     if changeSet.isReset { return }
+    #expect(changeSet.sectionsChanged == (Array(oldSections) != Array(changeSet.sections)),
+            "sections changed", sourceLocation: sourceLocation)
     let sources = changeSet.removals + changeSet.moves.map(\.from)
     let destinations = changeSet.insertions + changeSet.moves.map(\.to)
     #expect(Set(sources).count == sources.count, "an old index used twice", sourceLocation: sourceLocation)
@@ -121,6 +123,29 @@ struct ProjectionPropertyTests {
             }
             let rebuilt = TimelineProjection(records: records, views: nowViews, now: now)
             for view in nowViews { #expect(Array(rebuilt.rows(view)!) == Array(projection.rows(view)!)) }
+        }
+    }
+
+    /// Moving the clock backwards resets the `now`-placed views; each reset goes on from
+    /// the view's last change set, as change sets chain, however long ago that was.
+    @Test(arguments: 0..<4)
+    func aResetForTheClockGoingBackGoesOnFromEachViewsLastChangeSet(seed: UInt64) {
+        var generator = FactGenerator(seed: seed)
+        let views = allViews.filter { $0.placement != .first }
+        var projection = TimelineProjection(views: views, now: Self.now)
+        var positions = Dictionary(uniqueKeysWithValues: views.map { ($0, Int64(0)) })
+        for position in 1...40 {
+            let changes = projection.apply(Record(position: Int64(position), facts: generator.nextFacts()))
+            for changeSet in changes.rows { positions[changeSet.view] = changeSet.to }
+        }
+        #expect(positions.values.contains { $0 < projection.position }, "some view's last change is behind")
+        let changes = projection.advanceClock(to: date("2001").instant)
+        #expect(Set(changes.rows.map(\.view)) == Set(views.filter { $0.placement == .now }))
+        for changeSet in changes.rows {
+            #expect(changeSet.isReset)
+            #expect(changeSet.from == positions[changeSet.view], "\(changeSet.view)")
+            #expect(changeSet.to == projection.position)
+            #expect(projection.viewPosition(changeSet.view) == projection.position)
         }
     }
 }

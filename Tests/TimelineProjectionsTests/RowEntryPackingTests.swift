@@ -54,7 +54,7 @@ struct RowEntryPackingTests {
     /// whether their prefixes differ or the whole ids must be read.
     @Test(arguments: OngoingPlacement.allCases)
     func rowsTiedOnTheirInstantAreOrderedByTheirWholeIDs(placement: OngoingPlacement) {
-        let ids = ["", "a", "a\u{1}", "ab", "event-00", "event-000", "event-0001", "event-0002", "event-00010",
+        let ids = ["", "a", "a\u{0}", "a\u{0}b", "a\u{1}", "ab", "event-00", "event-000", "event-0001", "event-0002", "event-00010",
                    "event-0001a", "évent", "évent-0001", "évent-0002", "zzzzzzzz", "zzzzzzzzz", "\u{10FFFF}"]
         let now = date("2026-11-29T12:00Z").instant.microsecondsSinceEpoch
         let order = RowOrder(placement: placement, now: now)

@@ -71,6 +71,25 @@ struct RowSetTests {
         }
     }
 
+    /// The views of one set are listed together, in the order they were asked for; a
+    /// view removed from the middle leaves the others found where they now are.
+    @Test func viewsAreListedBySetAndFoundAfterARemoval() {
+        let all = ViewDefinition(), allByYear = ViewDefinition(sections: .year)
+        let records = Self.records(seed: 11, 1...40)
+        var projection = TimelineProjection(records: records, views: [Self.home, all, Self.homeByYearDescending, allByYear],
+                                            now: Self.now)
+        #expect(projection.viewDefinitions == [Self.home, Self.homeByYearDescending, all, allByYear])
+        projection.removeView(Self.home)
+        #expect(projection.viewDefinitions == [Self.homeByYearDescending, all, allByYear])
+        for view in [Self.homeByYearDescending, all, allByYear] {
+            Self.expectAsAlone(view, in: projection, records: records)
+            #expect(projection.viewPosition(view) == 40)
+        }
+        projection.removeView(Self.homeByYearDescending)
+        #expect(projection.rowSets.count == 1)
+        Self.expectAsAlone(allByYear, in: projection, records: records)
+    }
+
     @Test func removingAViewKeepsTheRowsForTheOthersUntilTheLast() {
         let records = Self.records(seed: 7, 1...60)
         var projection = TimelineProjection(records: Array(records.prefix(30)),
@@ -96,6 +115,12 @@ struct RowSetTests {
         repeatedSet.rowSets.append(repeatedSet.rowSets[0])
         #expect(throws: Checkpoint.Failure.damaged("two sets of rows of one filter and placement")) {
             try Checkpoint.load(repeatedSet.checkpoint().encoded())
+        }
+        var viewless = projection
+        viewless.rowSets[0].removeView(at: 1)
+        viewless.rowSets[0].removeView(at: 0)
+        #expect(throws: Checkpoint.Failure.damaged("a set of rows without views")) {
+            try Checkpoint.load(viewless.checkpoint().encoded())
         }
         projection.rowSets[0].addView(Self.home, position: 1, now: Self.now.microsecondsSinceEpoch)
         #expect(throws: Checkpoint.Failure.damaged("a view saved twice")) {
