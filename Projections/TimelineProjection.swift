@@ -351,30 +351,10 @@ public struct TimelineProjection: Sendable {
         }
     }
 
-    /// Replaces an event's rows in every row set: a row whose sort key is unchanged is
-    /// replaced in place, the others are removed and inserted.
+    /// Replaces an event's rows in every row set.
     private mutating func project(old: EventSnapshot?, new: EventSnapshot?) {
         let nowValue = now.microsecondsSinceEpoch
-        for i in rowSets.indices {
-            let filter = rowSets[i].filter, placement = rowSets[i].placement
-            let olds = EventRows(old, filter: filter, placement: placement, now: nowValue)
-            var news = EventRows(new, filter: filter, placement: placement, now: nowValue)
-            for oldEntry in [olds.first, olds.second] {
-                guard let oldEntry else { continue }
-                if let newEntry = news.take(where: { $0.kind.role == oldEntry.kind.role && sameKey($0, oldEntry) }) {
-                    rowSets[i].replace(oldEntry, with: newEntry, now: nowValue)
-                } else {
-                    rowSets[i].remove(oldEntry, now: nowValue)
-                }
-            }
-            if let entry = news.first { rowSets[i].insert(entry, now: nowValue) }
-            if let entry = news.second { rowSets[i].insert(entry, now: nowValue) }
-        }
-    }
-
-    private func sameKey(_ a: RowEntry, _ b: RowEntry) -> Bool {
-        a.instant == b.instant && a.kind.role == b.kind.role && a.isMarked == b.isMarked
-            && (a.kind == .ongoing) == (b.kind == .ongoing)
+        for i in rowSets.indices { rowSets[i].project(old: old, new: new, now: nowValue) }
     }
 
     // MARK: The clock

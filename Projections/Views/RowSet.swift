@@ -184,6 +184,35 @@ struct RowSet: Sendable {
         batch?.touched.setNew(new, at: at, for: id)
     }
 
+    /// Replaces an event's rows as it was (`nil` if it is new) with its rows as it is
+    /// (`nil` if it was removed): a row whose sort key is unchanged is replaced in place,
+    /// the others are removed and inserted.
+    /// - Complexity: O(log *n*).
+    mutating func project(old: EventSnapshot?, new: EventSnapshot?, now: Int64) {
+        let olds = EventRows(old, filter: filter, placement: placement, now: now)
+        var news = EventRows(new, filter: filter, placement: placement, now: now)
+        if let entry = olds.first { replaceOrRemove(entry, from: &news, now: now) }
+        if let entry = olds.second { replaceOrRemove(entry, from: &news, now: now) }
+        if let entry = news.first { insert(entry, now: now) }
+        if let entry = news.second { insert(entry, now: now) }
+    }
+
+    /// Replaces `old` with the row of `news` that sorts where it does, taking that row out
+    /// of `news`, or removes `old` when there is none.
+    private mutating func replaceOrRemove(_ old: RowEntry, from news: inout EventRows, now: Int64) {
+        if let new = news.take(where: { Self.sortsInPlaceOf($0, old) }) {
+            replace(old, with: new, now: now)
+        } else {
+            remove(old, now: now)
+        }
+    }
+
+    /// Whether `new` sorts exactly where `old` does (same instant, role and placement).
+    private static func sortsInPlaceOf(_ new: RowEntry, _ old: RowEntry) -> Bool {
+        new.instant == old.instant && new.kind.role == old.kind.role && new.isMarked == old.isMarked
+            && (new.kind == .ongoing) == (old.kind == .ongoing)
+    }
+
     private mutating func countInViews(_ entry: RowEntry, order: RowOrder, _ delta: Int) {
         // Mutating calls: reading a property of `views[offset]` copied the view.
         for offset in views.indices { views[offset].count(entry, order: order, delta) }

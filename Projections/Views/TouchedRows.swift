@@ -29,15 +29,14 @@ struct TouchedRows {
 
     /// Adds a row not touched before.
     /// - Complexity: O(1) amortised.
-    mutating func append(_ touch: Touch) {
-        rows.append(touch)
-        if rows.count > Self.linearLimit {
+    mutating func append(_ touch: consuming Touch) {
+        if rows.count >= Self.linearLimit {
             if places.isEmpty {
                 for (place, row) in rows.enumerated() { places[row.id] = place }
-            } else {
-                places[touch.id] = rows.count - 1
             }
+            places[touch.id] = rows.count
         }
+        rows.append(touch)  // moved in, last: a copy retained its id and both entries
     }
 
     /// Sets the entry a touched row has now and its index (`nil`: removed).
