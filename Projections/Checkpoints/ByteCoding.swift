@@ -61,6 +61,12 @@ struct ByteReader {
     }
 
     mutating func readString() throws(Failure) -> String {
+        String(decoding: try readUTF8(), as: UTF8.self)
+    }
+
+    /// A string's bytes, checked to be UTF-8, in place: for a caller that copies them
+    /// elsewhere without making a `String` (an event's title goes into its snapshot).
+    mutating func readUTF8() throws(Failure) -> UnsafeBufferPointer<UInt8> {
         let count = Int(try read(UInt32.self))
         guard count <= bytes.count - offset else { throw Failure(reason: "truncated string at byte \(offset)") }
         defer { offset += count }
@@ -68,10 +74,10 @@ struct ByteReader {
         // ASCII (most ids, titles and dates) is valid UTF-8 as it is: `String(validating:)`
         // cost a generic metadata lookup per string, a third of loading a checkpoint
         // (callgrind, 1M records).
-        if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
-        guard let string = String(validating: utf8, as: UTF8.self) else {
+        if utf8.allSatisfy({ $0 < 0x80 }) { return utf8 }
+        guard String(validating: utf8, as: UTF8.self) != nil else {
             throw Failure(reason: "invalid UTF-8 at byte \(offset)")
         }
-        return string
+        return utf8
     }
 }

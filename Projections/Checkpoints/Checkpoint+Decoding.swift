@@ -253,7 +253,9 @@ extension Checkpoint {
         for _ in 0..<block.count {
             let id = EventID(try reader.readString())
             let timelineIndex = try reader.readIndex(below: timelines.count, of: "timeline")
-            let title = try reader.readString()
+            // Copied from the checkpoint into the snapshot, with no `String` between (an
+            // allocation per title longer than 15 bytes).
+            let title = try reader.readUTF8()
             let kind = try reader.read(UInt8.self)
             guard kind <= 2 else { throw Failure.damaged("unknown dates kind \(kind)") }
             let start = try reader.readIndex(below: dates.count, of: "date")

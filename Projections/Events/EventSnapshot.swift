@@ -45,7 +45,8 @@ final class EventSnapshot: Sendable {
         return title.withUTF8 { make(id: id, timeline: timeline, title: $0, dates: dates) }
     }
 
-    private static func make(id: EventID, timeline: TimelineID, title: UnsafeBufferPointer<UInt8>,
+    /// A snapshot of an event whose title is `title`'s bytes, which must be UTF-8.
+    static func make(id: EventID, timeline: TimelineID, title: UnsafeBufferPointer<UInt8>,
                              dates: EventDates) -> EventSnapshot {
         let start: DateValue, end: DateValue?, shape: EventSnapshotLayout.Shape
         switch dates {

@@ -149,6 +149,26 @@ struct CheckpointTests {
         #expect(failure?.description == "checkpoint of schema version \(version); this version reads 4")
     }
 
+    /// A title that is not ASCII comes back whole; one that is not UTF-8 (in a checkpoint
+    /// whose checksum matches) is refused, naming where it is.
+    @Test func aTitleIsCheckedToBeUTF8() throws {
+        let title = "Été à Zürich, 夏 — ωραία"
+        var projection = TimelineProjection(views: [ViewDefinition()], now: date("2026").instant)
+        projection.apply(Record(position: 1, facts: [.timelineCreated(timeline: "t", name: "T"),
+                                                     .eventAdded(event: "e", timeline: "t", title: title, date: date("2020"))]))
+        let bytes = projection.checkpoint().encoded()
+        let loaded = TimelineProjection(try Checkpoint.load(bytes))
+        #expect(loaded.event("e")?.title == title)
+
+        let utf8 = Array(title.utf8)
+        let at = try #require(bytes.indices.first { Array(bytes[$0..<min(bytes.count, $0 + utf8.count)]) == utf8 })
+        var damaged = bytes
+        damaged[at + 1] = 0xFF  // inside "É": a lead byte followed by one that cannot follow it
+        #expect(throws: Checkpoint.Failure.damaged("invalid UTF-8 at byte \(at)")) {
+            try Checkpoint.load(Self.resealed(damaged))
+        }
+    }
+
     /// The bytes with their last four replaced by the checksum of the others.
     static func resealed(_ bytes: [UInt8]) -> [UInt8] {
         let body = Array(bytes.dropLast(4))
