@@ -26,7 +26,7 @@ public final class FileEventLog: EventLog {
         /// when the log was opened from a resume point (0 once the prefix is read).
         var base: Int
         /// Where the line of each record after `base` starts.
-        var offsets: [Int]
+        var offsets: RecordOffsets
         /// Where each run of records whose line number is their position plus `extra`
         /// starts (blank lines shift line numbers); for line counts in resume points.
         var lineShifts: [(position: Int, extra: Int)]
@@ -139,7 +139,7 @@ public final class FileEventLog: EventLog {
         private let start: LogReader.Start
         private let prefixCommands: CommandTable
         private var reader: ChunkReader
-        private var offsets: [Int] = []
+        private var offsets = RecordOffsets()
         private var commands: [String: Range<Int>] = [:]
         private var lineShifts: [(position: Int, extra: Int)] = []
 
@@ -277,7 +277,7 @@ public final class FileEventLog: EventLog {
                 "the log changed behind the store's back: its first \(state.prefixEnd) bytes hold "
                     + "\(contents.records.count) whole records, not \(state.base)")
         }
-        var offsets: [Int] = []
+        var offsets = RecordOffsets()
         var commands: [String: Range<Int>] = [:]
         var lineShifts: [(position: Int, extra: Int)] = []
         note(contents, first: 0, offsets: &offsets, lineShifts: &lineShifts, commands: &commands)
@@ -296,7 +296,7 @@ public final class FileEventLog: EventLog {
     /// Notes where the records of `contents` are — the offset of each line, the runs of
     /// records whose line numbers are shifted by blank lines, the records of each command
     /// id — for records whose first has the 0-based index `first`.
-    private static func note(_ contents: LogReader.Contents, first: Int, offsets: inout [Int],
+    private static func note(_ contents: LogReader.Contents, first: Int, offsets: inout RecordOffsets,
                              lineShifts: inout [(position: Int, extra: Int)], commands: inout [String: Range<Int>]) {
         for (index, record) in contents.records.enumerated() {
             let position = first + index
@@ -305,7 +305,7 @@ public final class FileEventLog: EventLog {
             guard let id = record.commandID else { continue }
             commands[id] = (commands[id]?.lowerBound ?? position)..<(position + 1)
         }
-        offsets += contents.offsets
+        offsets.append(contentsOf: contents.offsets)
     }
 
     /// Reads the log at `path` without taking the writer's lock (replay, verify, a reader
@@ -371,7 +371,7 @@ public final class FileEventLog: EventLog {
             if let id = options.commandID {
                 state.commands[id] = state.count..<(state.count + records.count)
             }
-            state.offsets += lineStarts
+            state.offsets.append(contentsOf: lineStarts)
             return .success(AppendResult(records: records, wasDuplicate: false))
         }
         return try outcome.get()
