@@ -66,6 +66,7 @@ struct ByteReader {
 
     /// A string's bytes, checked to be UTF-8, in place: for a caller that copies them
     /// elsewhere without making a `String` (an event's title goes into its snapshot).
+    /// The buffer points into the reader's bytes and is valid only while they are.
     mutating func readUTF8() throws(Failure) -> UnsafeBufferPointer<UInt8> {
         let count = Int(try read(UInt32.self))
         guard count <= bytes.count - offset else { throw Failure(reason: "truncated string at byte \(offset)") }

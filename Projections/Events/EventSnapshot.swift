@@ -47,7 +47,7 @@ final class EventSnapshot: Sendable {
 
     /// A snapshot of an event whose title is `title`'s bytes, which must be UTF-8.
     static func make(id: EventID, timeline: TimelineID, title: UnsafeBufferPointer<UInt8>,
-                             dates: EventDates) -> EventSnapshot {
+                     dates: EventDates) -> EventSnapshot {
         let start: DateValue, end: DateValue?, shape: EventSnapshotLayout.Shape
         switch dates {
         case .single(let date): (start, end, shape) = (date, nil, .single)

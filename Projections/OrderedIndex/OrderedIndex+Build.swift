@@ -62,7 +62,7 @@ extension OrderedIndex {
     private static func build(count total: Int, nodeCapacity: Int, element: (Int) throws -> Element) rethrows -> Node {
         if total <= nodeCapacity {
             var elements = ContiguousArray<Element>()
-            elements.reserveCapacity(total)
+            elements.reserveCapacity(Swift.min(nodeCapacity, total + Self.leafRoom))
             for index in 0..<total { elements.append(try element(index)) }
             return Node(elements: elements, children: [])
         }

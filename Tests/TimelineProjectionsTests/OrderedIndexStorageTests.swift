@@ -15,8 +15,10 @@ import Testing
         return Double(reserved) / Double(index.count)
     }
 
-    @Test func bulkBuiltLeavesHaveRoomForAFewMore() {
-        let rows = (0..<10_000).map { TestRow(key: $0, serial: $0, isMarked: false) }
+    /// A tree of one leaf (a small view) and one of many.
+    @Test(arguments: [10, 10_000])
+    func bulkBuiltLeavesHaveRoomForAFewMore(count: Int) {
+        let rows = (0..<count).map { TestRow(key: $0, serial: $0, isMarked: false) }
         let index = OrderedIndex(rows)
         let capacity = OrderedIndex<TestRow>.defaultNodeCapacity
         var pending = [index.root], leaves = 0
@@ -26,6 +28,10 @@ import Testing
             leaves += 1
             let room = Swift.min(4, capacity - node.elements.count)
             #expect(node.elements.capacity >= node.elements.count + room, "a leaf without room for its first insertions")
+        }
+        guard count > capacity else {
+            #expect(leaves == 1)
+            return
         }
         #expect(leaves > 100)
         // Leaves about three quarters full hold four slots more; internal nodes reserve a full node.

@@ -21,6 +21,9 @@ struct RecordOffsets: Sendable {
     /// - Complexity: O(1).
     var count: Int { wide?.count ?? narrow.count }
 
+    /// How many offsets there is room for without reallocating (for tests).
+    var capacity: Int { wide?.capacity ?? narrow.capacity }
+
     /// The offset at `index`.
     /// - Complexity: O(1).
     subscript(index: Int) -> Int {
@@ -33,8 +36,9 @@ struct RecordOffsets: Sendable {
     ///   past 4 GiB makes every offset wide.
     mutating func append(contentsOf offsets: [Int]) {
         if wide == nil, offsets.allSatisfy({ $0 >= 0 && $0 <= Int(UInt32.max) }) {
-            narrow.reserveCapacity(narrow.count + offsets.count)
-            for offset in offsets { narrow.append(UInt32(truncatingIfNeeded: offset)) }
+            // Grows geometrically (`reserveCapacity` to the exact count, per append of a
+            // record or two, reallocated the whole array every few appends).
+            narrow.append(contentsOf: offsets.lazy.map { UInt32(truncatingIfNeeded: $0) })
             return
         }
         if wide == nil {
