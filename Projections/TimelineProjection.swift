@@ -32,7 +32,7 @@ public struct TimelineProjection: Sendable {
     /// Creates an empty projection that maintains `views`, with "now" from the clock.
     public init(views: [ViewDefinition] = [ViewDefinition()], now: Instant) {
         self.now = now
-        for definition in views { addEmptyView(definition) }
+        for definition in views { addView(definition) }
     }
 
     /// Builds the projection from records in one pass, sorting each view once.
@@ -218,17 +218,6 @@ public struct TimelineProjection: Sendable {
             viewIndex[definition] = ViewLocation(rowSet: rowSets.count, view: 0)
             rowSets.append(set)
         }
-    }
-
-    /// Adds a view of no rows (the projection has no events yet).
-    private mutating func addEmptyView(_ definition: ViewDefinition) {
-        guard viewIndex[definition] == nil else { return }
-        let set = rowSets.firstIndex { $0.holds(definition) } ?? {
-            rowSets.append(RowSet(filter: definition.filter, placement: definition.placement))
-            return rowSets.count - 1
-        }()
-        rowSets[set].addView(definition, position: 0, now: now.microsecondsSinceEpoch)
-        viewIndex[definition] = ViewLocation(rowSet: set, view: rowSets[set].views.count - 1)
     }
 
     /// Stops maintaining a view; its rows go with the last view that shows them.

@@ -146,16 +146,11 @@ struct RowSet: Sendable {
     /// - Complexity: O(log *n*), and O(log *s*) per view with *s* sections.
     mutating func remove(_ entry: RowEntry, now: Int64) {
         let order = order(now: now)
-        let at = order.position(of: entry, in: index)
-        guard at < index.count else { return }
-        let current = index[at]
-        guard entry.isSameRow(as: current) else { return }
-        let id = entry.id
-        noteFirstTouch(id, old: current, at: at)
+        guard let (at, id) = touchRow(entry, order: order) else { return }
         let removed = index.remove(at: at)
         countInViews(removed, order: order, -1)
         record(-(at + 1))
-        batch?.touched.setNew(nil, at: nil, for: removed.id)
+        batch?.touched.setNew(nil, at: nil, for: id)
     }
 
     /// Inserts a row.
@@ -173,15 +168,21 @@ struct RowSet: Sendable {
     /// Replaces a row with one that sorts in the same place (a new title).
     /// - Complexity: O(log *n*).
     mutating func replace(_ old: RowEntry, with new: RowEntry, now: Int64) {
-        let order = order(now: now)
-        let at = order.position(of: old, in: index)
-        guard at < index.count else { return }
-        let current = index[at]
-        guard old.isSameRow(as: current) else { return }
-        let id = old.id
-        noteFirstTouch(id, old: current, at: at)
+        guard let (at, id) = touchRow(old, order: order(now: now)) else { return }
         index.update(at: at, with: new)
         batch?.touched.setNew(new, at: at, for: id)
+    }
+
+    /// Finds the row `entry` stands for and notes that the batch touches it, returning its
+    /// index and id; `nil` if the index does not hold that row.
+    private mutating func touchRow(_ entry: RowEntry, order: RowOrder) -> (at: Int, id: RowID)? {
+        let at = order.position(of: entry, in: index)
+        guard at < index.count else { return nil }
+        let current = index[at]
+        guard entry.isSameRow(as: current) else { return nil }
+        let id = entry.id
+        noteFirstTouch(id, old: current, at: at)
+        return (at, id)
     }
 
     /// Replaces an event's rows as it was (`nil` if it is new) with its rows as it is
