@@ -50,13 +50,11 @@ extension OrderedIndex.Node {
     func update(at position: Int, with element: Element, nodeCapacity: Int) -> Element {
         let old: Element
         if isLeaf {
-            old = elements[position]
-            elements[position] = element
+            old = replaceElement(at: position, with: element)
         } else {
             let (i, offset) = slot(containing: position)
             if offset == childCounts[i] {
-                old = elements[i]
-                elements[i] = element
+                old = replaceElement(at: i, with: element)
             } else {
                 old = uniqueChild(i, nodeCapacity: nodeCapacity).update(at: offset, with: element, nodeCapacity: nodeCapacity)
             }

@@ -61,10 +61,10 @@ extension OrderedIndex {
     /// half full.
     private static func build(count total: Int, nodeCapacity: Int, element: (Int) throws -> Element) rethrows -> Node {
         if total <= nodeCapacity {
-            var elements = ContiguousArray<Element>()
-            elements.reserveCapacity(Swift.min(nodeCapacity, total + Self.leafRoom))
-            for index in 0..<total { elements.append(try element(index)) }
-            return Node(elements: elements, children: [])
+            let leaf = Node.make(capacity: Swift.min(nodeCapacity, total + Self.leafRoom))
+            for index in 0..<total { leaf.appendElement(try element(index)) }
+            leaf.countIn(leaf.elements)
+            return leaf
         }
 
         // Leaves: `total + 1` slots (each leaf's elements plus the separator after it, the
@@ -78,10 +78,10 @@ extension OrderedIndex {
         var start = 0
         for k in 0..<leafCount {
             let size = slots * (k + 1) / leafCount - slots * k / leafCount - 1
-            var leafElements = ContiguousArray<Element>()
-            leafElements.reserveCapacity(Swift.min(nodeCapacity, size + Self.leafRoom))
-            for index in start..<(start + size) { leafElements.append(try element(index)) }
-            nodes.append(Node(elements: leafElements, children: []))
+            let leaf = Node.make(capacity: Swift.min(nodeCapacity, size + Self.leafRoom))
+            for index in start..<(start + size) { leaf.appendElement(try element(index)) }
+            leaf.countIn(leaf.elements)
+            nodes.append(leaf)
             start += size
             if k < leafCount - 1 {
                 separators.append(try element(start))
@@ -102,13 +102,13 @@ extension OrderedIndex {
             for k in 0..<parentCount {
                 let begin = childCount * k / parentCount
                 let end = childCount * (k + 1) / parentCount
-                var parentElements = ContiguousArray<Element>()
-                parentElements.reserveCapacity(nodeCapacity)
-                parentElements.append(contentsOf: separators[begin..<(end - 1)])
                 var parentChildren = ContiguousArray<Node>()
                 parentChildren.reserveCapacity(nodeCapacity + 1)
                 parentChildren.append(contentsOf: nodes[begin..<end])
-                parents.append(Node(elements: parentElements, children: parentChildren))
+                let parent = Node.make(capacity: nodeCapacity, children: parentChildren)
+                for separator in separators[begin..<(end - 1)] { parent.appendElement(separator) }
+                parent.countIn(parent.elements)
+                parents.append(parent)
                 if k < parentCount - 1 {
                     parentSeparators.append(separators[end - 1])
                 }

@@ -12,26 +12,16 @@ extension OrderedIndex {
     public mutating func insert(_ element: Element, at position: Int) {
         precondition(position >= 0 && position <= count, "OrderedIndex insertion position out of range")
         let capacity = nodeCapacity
-        let oldRoot = uniqueRoot()
-        guard let (separator, right) = oldRoot.insert(element, at: position, nodeCapacity: capacity) else { return }
-        var elements = ContiguousArray<Element>()
-        elements.reserveCapacity(capacity)
-        elements.append(separator)
+        guard let split = uniqueRoot(room: 1).insert(element, at: position, nodeCapacity: capacity) else { return }
         var children = ContiguousArray<Node>()
         children.reserveCapacity(capacity + 1)
-        children.append(oldRoot)
-        children.append(right)
-        var childCounts = ContiguousArray<Int>()
-        childCounts.reserveCapacity(capacity + 1)
-        childCounts.append(oldRoot.count)
-        childCounts.append(right.count)
-        root = Node(
-            elements: elements,
-            children: children,
-            childCounts: childCounts,
-            count: oldRoot.count + 1 + right.count,
-            markedCount: oldRoot.markedCount + (separator.isMarked ? 1 : 0) + right.markedCount
-        )
+        children.append(split.left)
+        children.append(split.right)
+        let newRoot = Node.make(capacity: capacity, children: children)
+        newRoot.appendElement(split.separator)
+        newRoot.count += 1
+        if split.separator.isMarked { newRoot.markedCount += 1 }
+        root = newRoot
     }
 
     /// Adds an element after the last one.
@@ -43,107 +33,104 @@ extension OrderedIndex {
 }
 
 extension OrderedIndex.Node {
-    /// Inserts `element` at `position` of this uniquely referenced node's subtree.
+    /// A full node split in two around a separating element: they replace it in its parent.
+    struct Split {
+        var left: OrderedIndex.Node
+        var separator: Element
+        var right: OrderedIndex.Node
+    }
+
+    /// Inserts `element` at `position` of this uniquely referenced node's subtree. The
+    /// node must have room for one more element unless it is full (see
+    /// ``hasRoom(for:nodeCapacity:)``); it makes sure of that for the child it goes into.
     ///
-    /// When the node overflows it splits: it keeps the first half and returns the
-    /// separating element and a new right sibling, which the caller must insert after it.
-    func insert(_ element: Element, at position: Int, nodeCapacity: Int) -> (Element, OrderedIndex.Node)? {
+    /// When the node is full it splits: the caller must put the two halves and their
+    /// separator in its place, and drop this node, which is left empty.
+    func insert(_ element: Element, at position: Int, nodeCapacity: Int) -> Split? {
         count += 1
         if element.isMarked { markedCount += 1 }
         if isLeaf {
-            if elements.count < nodeCapacity {
-                reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
-                elements.insert(element, at: position)
+            if elementCount < nodeCapacity {
+                insertElement(element, at: position)
                 return nil
             }
             return split(inserting: element, at: position, child: nil, nodeCapacity: nodeCapacity)
         }
         let (i, offset) = slot(containing: position)
-        let child = uniqueChild(i, nodeCapacity: nodeCapacity)
-        guard let (separator, right) = child.insert(element, at: offset, nodeCapacity: nodeCapacity) else {
+        let child = uniqueChild(i, room: 1, nodeCapacity: nodeCapacity)
+        guard let split = child.insert(element, at: offset, nodeCapacity: nodeCapacity) else {
             childCounts[i] += 1
             return nil
         }
-        childCounts[i] = child.count
-        if elements.count < nodeCapacity {
-            reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
-            elements.insert(separator, at: i)
-            children.insert(right, at: i + 1)
-            childCounts.insert(right.count, at: i + 1)
+        children[i] = split.left
+        childCounts[i] = split.left.count
+        if elementCount < nodeCapacity {
+            insertElement(split.separator, at: i)
+            children.insert(split.right, at: i + 1)
+            childCounts.insert(split.right.count, at: i + 1)
             return nil
         }
-        return split(inserting: separator, at: i, child: right, nodeCapacity: nodeCapacity)
+        return self.split(inserting: split.separator, at: i, child: split.right, nodeCapacity: nodeCapacity)
     }
 
     /// Splits this full node while inserting `element` at element slot `position` (and,
     /// for an internal node, `child` just after it at child slot `position + 1`).
     ///
-    /// Of the `nodeCapacity + 1` elements, the first `(nodeCapacity + 1) / 2` stay here,
-    /// the next one is returned as the separator and the rest move to the returned node;
-    /// both halves hold at least `nodeCapacity / 2` elements. The subtree totals of this
-    /// node must already include the inserted element.
+    /// Of the `nodeCapacity + 1` elements, the first `(nodeCapacity + 1) / 2` go to the
+    /// left half, the next one is the separator and the rest go to the right half; both
+    /// halves hold at least `nodeCapacity / 2` elements. The elements and children are
+    /// moved, and this node is left empty.
     ///
     /// Both halves get new storage sized for their elements (see
-    /// ``grownCapacity(for:nodeCapacity:)``) rather than keeping a full node's worth.
+    /// ``grownCapacity(for:nodeCapacity:)``) rather than a full node's worth.
     private func split(
         inserting element: Element,
         at position: Int,
         child: OrderedIndex.Node?,
         nodeCapacity: Int
-    ) -> (Element, OrderedIndex.Node) {
-        let total = elements.count + 1
+    ) -> Split {
+        let total = elementCount + 1
         let middle = total / 2
-        var leftElements = ContiguousArray<Element>()
-        leftElements.reserveCapacity(Self.grownCapacity(for: middle, nodeCapacity: nodeCapacity))
-        var rightElements = ContiguousArray<Element>()
-        rightElements.reserveCapacity(Self.grownCapacity(for: total - middle - 1, nodeCapacity: nodeCapacity))
-        let separator: Element
-        if position < middle {
-            leftElements.append(contentsOf: elements[..<position])
-            leftElements.append(element)
-            leftElements.append(contentsOf: elements[position..<(middle - 1)])
-            separator = elements[middle - 1]
-            rightElements.append(contentsOf: elements[middle...])
-        } else if position == middle {
-            leftElements.append(contentsOf: elements[..<middle])
-            separator = element
-            rightElements.append(contentsOf: elements[middle...])
-        } else {
-            leftElements.append(contentsOf: elements[..<middle])
-            separator = elements[middle]
-            rightElements.append(contentsOf: elements[(middle + 1)..<position])
-            rightElements.append(element)
-            rightElements.append(contentsOf: elements[position...])
-        }
-        elements = leftElements
-
-        // Children: the left half keeps child slots `0...middle` of the combined list, the
+        // Children: the left half takes child slots `0...middle` of the combined list, the
         // right half the rest. `child` goes just after the old child at slot `position`.
+        var leftChildren = ContiguousArray<OrderedIndex.Node>()
         var rightChildren = ContiguousArray<OrderedIndex.Node>()
         if let child {
+            var all = ContiguousArray<OrderedIndex.Node>()
+            swap(&all, &children)
+            childCounts = []
+            all.insert(child, at: position + 1)
+            leftChildren.reserveCapacity(nodeCapacity + 1)
+            leftChildren.append(contentsOf: all[...middle])
             rightChildren.reserveCapacity(nodeCapacity + 1)
-            if position < middle {
-                rightChildren.append(contentsOf: children[middle...])
-                children.removeSubrange(middle...)
-                children.insert(child, at: position + 1)
-            } else if position == middle {
-                rightChildren.append(child)
-                rightChildren.append(contentsOf: children[(middle + 1)...])
-                children.removeSubrange((middle + 1)...)
-            } else {
-                rightChildren.append(contentsOf: children[(middle + 1)...])
-                rightChildren.insert(child, at: position - middle)
-                children.removeSubrange((middle + 1)...)
-            }
+            rightChildren.append(contentsOf: all[(middle + 1)...])
         }
-        if child != nil {
-            // Rare (one split of a parent per many of its leaves): the counts are read again.
-            childCounts.removeAll(keepingCapacity: true)
-            for child in children { childCounts.append(child.count) }
+        let left = Self.make(capacity: Self.grownCapacity(for: middle, nodeCapacity: nodeCapacity),
+                             children: leftChildren)
+        let right = Self.make(capacity: Self.grownCapacity(for: total - middle - 1, nodeCapacity: nodeCapacity),
+                              children: rightChildren)
+        let n = elementCount
+        let separator: Element
+        if position < middle {
+            left.appendElements(moving: self, 0..<position)
+            left.appendElement(element)
+            left.appendElements(moving: self, position..<(middle - 1))
+            separator = moveElement(at: middle - 1)
+            right.appendElements(moving: self, middle..<n)
+        } else if position == middle {
+            left.appendElements(moving: self, 0..<middle)
+            separator = element
+            right.appendElements(moving: self, middle..<n)
+        } else {
+            left.appendElements(moving: self, 0..<middle)
+            separator = moveElement(at: middle)
+            right.appendElements(moving: self, (middle + 1)..<position)
+            right.appendElement(element)
+            right.appendElements(moving: self, position..<n)
         }
-        let right = OrderedIndex.Node(elements: rightElements, children: rightChildren)
-        count -= right.count + 1
-        markedCount -= right.markedCount + (separator.isMarked ? 1 : 0)
-        return (separator, right)
+        abandonElements()
+        left.countIn(left.elements)
+        right.countIn(right.elements)
+        return Split(left: left, separator: separator, right: right)
     }
 }

@@ -5,9 +5,9 @@ extension OrderedIndex: Sequence {
     /// amortised. The iterator holds its own references to the nodes: mutating the
     /// index during iteration does not affect it (the mutation copies the shared path).
     public struct Iterator: IteratorProtocol {
-        /// The elements of the current leaf.
-        private var leafElements: ContiguousArray<Element>
-        /// The position in `leafElements` of the next element to return.
+        /// The current leaf, if any.
+        private var leaf: Node?
+        /// The slot in `leaf` of the next element to return.
         private var leafOffset: Int
         /// The internal nodes above the current leaf, outermost first, each with the
         /// slot of the own element to return once the child below it is exhausted.
@@ -15,7 +15,7 @@ extension OrderedIndex: Sequence {
 
         /// Creates an iterator whose first element is the one at `position`.
         init(root: Node, startingAt position: Int) {
-            leafElements = []
+            leaf = nil
             leafOffset = 0
             path = []
             guard position < root.count else { return }
@@ -29,7 +29,7 @@ extension OrderedIndex: Sequence {
                 node = child
                 offset = childOffset
             }
-            leafElements = node.elements
+            leaf = node
             leafOffset = offset
         }
 
@@ -37,13 +37,13 @@ extension OrderedIndex: Sequence {
         ///
         /// - Complexity: O(1) amortised.
         public mutating func next() -> Element? {
-            if leafOffset < leafElements.count {
+            if let leaf, leafOffset < leaf.elementCount {
                 defer { leafOffset += 1 }
-                return leafElements[leafOffset]
+                return leaf.elements[leafOffset]
             }
             while let top = path.last {
                 let slot = top.slot
-                if slot < top.node.elements.count {
+                if slot < top.node.elementCount {
                     path[path.count - 1].slot = slot + 1
                     descendToFirstLeaf(of: top.node.children[slot + 1])
                     return top.node.elements[slot]
@@ -60,7 +60,7 @@ extension OrderedIndex: Sequence {
                 path.append((node, 0))
                 node = node.children[0]
             }
-            leafElements = node.elements
+            leaf = node
             leafOffset = 0
         }
     }
@@ -82,4 +82,6 @@ extension OrderedIndex: Sequence {
     }
 }
 
-extension OrderedIndex.Iterator: Sendable where Element: Sendable {}
+// Safe for the reason the index is (see its `Sendable` conformance): the iterator only
+// reads the nodes it holds, and an index that shares them copies them before writing.
+extension OrderedIndex.Iterator: @unchecked Sendable where Element: Sendable {}

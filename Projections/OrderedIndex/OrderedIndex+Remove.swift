@@ -11,7 +11,7 @@ extension OrderedIndex {
         precondition(position >= 0 && position < count, "OrderedIndex removal position out of range")
         let node = uniqueRoot()
         let removed = node.remove(at: position, nodeCapacity: nodeCapacity)
-        if node.elements.isEmpty && !node.isLeaf {
+        if node.elementCount == 0 && !node.isLeaf {
             root = node.children[0]
         }
         return removed
@@ -22,7 +22,7 @@ extension OrderedIndex {
     /// - Complexity: O(1) when a copy still shares the old nodes; otherwise O(*n*) to
     ///   free them.
     public mutating func removeAll() {
-        root = Node()
+        root = Node.make(capacity: 0)
     }
 }
 
@@ -32,7 +32,7 @@ extension OrderedIndex.Node {
     /// be left under-full; its parent rebalances it.
     func remove(at position: Int, nodeCapacity: Int) -> Element {
         if isLeaf {
-            let removed = elements.remove(at: position)
+            let removed = removeElement(at: position)
             count -= 1
             if removed.isMarked { markedCount -= 1 }
             return removed
@@ -45,8 +45,7 @@ extension OrderedIndex.Node {
         } else {
             // The element is this node's own: replace it by its predecessor, the last
             // element of the child before it.
-            removed = elements[i]
-            elements[i] = child.remove(at: offset - 1, nodeCapacity: nodeCapacity)
+            removed = replaceElement(at: i, with: child.remove(at: offset - 1, nodeCapacity: nodeCapacity))
         }
         childCounts[i] -= 1
         count -= 1
@@ -59,10 +58,10 @@ extension OrderedIndex.Node {
     /// element from a sibling that can spare one or else merging with a sibling.
     private func rebalance(child i: Int, nodeCapacity: Int) {
         let minimum = nodeCapacity / 2
-        guard children[i].elements.count < minimum else { return }
-        if i > 0 && children[i - 1].elements.count > minimum {
+        guard children[i].elementCount < minimum else { return }
+        if i > 0 && children[i - 1].elementCount > minimum {
             rotateRight(into: i, nodeCapacity: nodeCapacity)
-        } else if i + 1 < children.count && children[i + 1].elements.count > minimum {
+        } else if i + 1 < children.count && children[i + 1].elementCount > minimum {
             rotateLeft(into: i, nodeCapacity: nodeCapacity)
         } else if i > 0 {
             merge(at: i - 1, nodeCapacity: nodeCapacity)
@@ -75,12 +74,10 @@ extension OrderedIndex.Node {
     /// element (and last child) of child `i - 1` up to replace it.
     private func rotateRight(into i: Int, nodeCapacity: Int) {
         let left = uniqueChild(i - 1, nodeCapacity: nodeCapacity)
-        let child = uniqueChild(i, nodeCapacity: nodeCapacity)
-        let separator = elements[i - 1]
-        let lifted = left.elements.removeLast()
-        elements[i - 1] = lifted
-        child.reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
-        child.elements.insert(separator, at: 0)
+        let child = uniqueChild(i, room: 1, nodeCapacity: nodeCapacity)
+        let lifted = left.removeElement(at: left.elementCount - 1)
+        let separator = replaceElement(at: i - 1, with: lifted)
+        child.insertElement(separator, at: 0)
         var movedCount = 1
         var movedMarked = separator.isMarked ? 1 : 0
         left.count -= 1
@@ -103,13 +100,11 @@ extension OrderedIndex.Node {
     /// Moves the separator after child `i` to the end of child `i`, and the first element
     /// (and first child) of child `i + 1` up to replace it.
     private func rotateLeft(into i: Int, nodeCapacity: Int) {
-        let child = uniqueChild(i, nodeCapacity: nodeCapacity)
+        let child = uniqueChild(i, room: 1, nodeCapacity: nodeCapacity)
         let right = uniqueChild(i + 1, nodeCapacity: nodeCapacity)
-        let separator = elements[i]
-        let lifted = right.elements.removeFirst()
-        elements[i] = lifted
-        child.reserveRoom(forElements: 1, nodeCapacity: nodeCapacity)
-        child.elements.append(separator)
+        let lifted = right.removeElement(at: 0)
+        let separator = replaceElement(at: i, with: lifted)
+        child.appendElement(separator)
         var movedCount = 1
         var movedMarked = separator.isMarked ? 1 : 0
         right.count -= 1
@@ -131,13 +126,17 @@ extension OrderedIndex.Node {
 
     /// Merges child `j + 1` and the separator between them into child `j`.
     private func merge(at j: Int, nodeCapacity: Int) {
-        let left = uniqueChild(j, nodeCapacity: nodeCapacity)
-        let separator = elements.remove(at: j)
-        let right = children.remove(at: j + 1)
+        let left = uniqueChild(j, room: 1 + children[j + 1].elementCount, nodeCapacity: nodeCapacity)
+        let separator = removeElement(at: j)
+        var right = children.remove(at: j + 1)
         childCounts.remove(at: j + 1)
-        left.reserveRoom(forElements: 1 + right.elements.count, nodeCapacity: nodeCapacity)
-        left.elements.append(separator)
-        left.elements.append(contentsOf: right.elements)
+        left.appendElement(separator)
+        if isKnownUniquelyReferenced(&right) {
+            left.appendElements(moving: right, 0..<right.elementCount)
+            right.abandonElements()
+        } else {
+            left.appendElements(copying: UnsafeBufferPointer(right.elements))
+        }
         left.children.append(contentsOf: right.children)
         left.childCounts.append(contentsOf: right.childCounts)
         left.count += 1 + right.count

@@ -16,7 +16,7 @@ extension OrderedIndex {
         var base = 0
         while true {
             var low = 0
-            var high = node.elements.count
+            var high = node.elementCount
             while low < high {
                 let middle = low &+ (high &- low) >> 1
                 if try belongsInSecondPartition(node.elements[middle]) {
@@ -54,7 +54,7 @@ extension OrderedIndex {
         var base = 0
         while true {
             let next: Unmanaged<Node>? = node._withUnsafeGuaranteedRef { node in
-                let low = node.elements.withUnsafeBufferPointer(split)
+                let low = split(UnsafeBufferPointer(node.elements))
                 base += low
                 if node.isLeaf { return nil }
                 base += node.elementsBefore(child: low) - low

@@ -43,7 +43,7 @@ public struct OrderedIndex<Element: OrderedIndexElement> {
     /// Tests use small capacities to build deep trees from few elements.
     init(nodeCapacity: Int) {
         precondition(nodeCapacity >= 2, "An OrderedIndex node must hold at least two elements")
-        self.root = Node()
+        self.root = Node.make(capacity: 0)
         self.nodeCapacity = nodeCapacity
     }
 
@@ -83,14 +83,21 @@ public struct OrderedIndex<Element: OrderedIndexElement> {
         return Swift.min(64, Swift.max(16, 2048 / stride))
     }
 
-    /// Makes the root uniquely referenced by this value, copying it if it is shared,
-    /// and returns it.
-    mutating func uniqueRoot() -> Node {
-        if !isKnownUniquelyReferenced(&root) {
-            root = root.copy(nodeCapacity: nodeCapacity)
-        }
+    /// Makes the root uniquely referenced by this value, with room for `room` more
+    /// elements (see ``Node/hasRoom(for:nodeCapacity:)``), and returns it: a copy if it
+    /// was shared, a larger one if it had no room.
+    @inline(__always)
+    mutating func uniqueRoot(room: Int = 0) -> Node {
+        let isUnique = isKnownUniquelyReferenced(&root)
+        if isUnique && root.hasRoom(for: room, nodeCapacity: nodeCapacity) { return root }
+        root = root.copy(room: room, nodeCapacity: nodeCapacity, moving: isUnique)
         return root
     }
 }
 
-extension OrderedIndex: Sendable where Element: Sendable {}
+// Safe because a node is mutated only while it is uniquely referenced: every mutation
+// starts from an index value that owns its root exclusively (`inout`), and walks down
+// copying any node whose reference is shared. A node reachable from two values (and so
+// possibly from two threads) is therefore only ever read, never written. (`ManagedBuffer`,
+// which a node is, opts out of `Sendable`, so the index states it for its nodes.)
+extension OrderedIndex: @unchecked Sendable where Element: Sendable {}

@@ -80,10 +80,9 @@ extension OrderedIndex where Element == CountedDate {
         while true {
             // Every fourth date first (a cache line and a half apart), then a binary search
             // between, as a view's search does with its rows.
-            let low = node.elements.withUnsafeBufferPointer { elements in
-                Self.partitionPoint(of: elements, step: 4) { $0.pointee.entry < date }
-            }
-            let found = low < node.elements.count && node.elements[low].entry == date
+            let elements = node.elements
+            let low = Self.partitionPoint(of: UnsafeBufferPointer(elements), step: 4) { $0.pointee.entry < date }
+            let found = low < elements.count && elements[low].entry == date
             if node.isLeaf {
                 base += low
             } else {
@@ -91,9 +90,9 @@ extension OrderedIndex where Element == CountedDate {
                 if found { base += node.childCounts[low] }
             }
             if found {
-                let count = node.elements[low].count + delta
+                let count = elements[low].count + delta
                 guard count > 0 else { return .last(at: base) }
-                node.elements[low].count = count
+                elements[low].count = count
                 return .counted
             }
             if node.isLeaf { return .absent(at: base) }

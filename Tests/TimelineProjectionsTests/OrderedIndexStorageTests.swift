@@ -9,7 +9,7 @@ import Testing
         var reserved = 0
         var pending = [index.root]
         while let node = pending.popLast() {
-            reserved += node.elements.capacity
+            reserved += node.storageCapacity
             pending.append(contentsOf: node.children)
         }
         return Double(reserved) / Double(index.count)
@@ -27,7 +27,7 @@ import Testing
             guard node.isLeaf else { continue }
             leaves += 1
             let room = Swift.min(4, capacity - node.elements.count)
-            #expect(node.elements.capacity >= node.elements.count + room, "a leaf without room for its first insertions")
+            #expect(node.storageCapacity >= node.elementCount + room, "a leaf without room for its first insertions")
         }
         guard count > capacity else {
             #expect(leaves == 1)
