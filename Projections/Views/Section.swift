@@ -55,6 +55,17 @@ struct SectionCounts: Sendable, Equatable {
     private(set) var keys: [SectionKey] = []
     private(set) var counts: [Int] = []
 
+    /// The row count of the section with `key`; 0 when there is none.
+    /// - Complexity: O(log *s*) in the number of sections.
+    func count(of key: SectionKey) -> Int {
+        var lo = 0, hi = keys.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if keys[mid] < key { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < keys.count && keys[lo] == key ? counts[lo] : 0
+    }
+
     /// - Complexity: O(log *s*) in the number of sections, O(*s*) when a section appears.
     mutating func add(_ key: SectionKey, _ delta: Int) {
         var lo = 0, hi = keys.count
