@@ -12,6 +12,32 @@ struct DeciderSequenceTests {
         try Decider.check([Fact](), in: DeciderTests.state())
     }
 
+    /// A batch of commands is decided in order, each in the state after the ones before it,
+    /// whether it comes as an array (the store's form) or as another collection.
+    @Test func aBatchOfCommandsIsDecidedInOrderAsAnyCollection() throws {
+        let commands: [Command] = [
+            .createTimeline("travel", name: "Travel"),
+            .addEvent("trip", timeline: "travel", title: "Trip", dates: .single(Self.date("2020"))),
+        ]
+        let expected: [Fact] = [
+            .timelineCreated(timeline: "travel", name: "Travel"),
+            .eventAdded(event: "trip", timeline: "travel", title: "Trip", date: Self.date("2020")),
+        ]
+        #expect(try Decider.decide(commands, DomainState()) == expected)
+        #expect(try Decider.decide(commands[...], DomainState()) == expected)
+        // The event needs the timeline created before it.
+        #expect(throws: Rejection.unknownTimeline("travel")) { try Decider.decide(commands[1...], DomainState()) }
+        #expect(throws: Rejection.unknownTimeline("travel")) {
+            try Decider.decide(Array(commands.reversed()), DomainState())
+        }
+        #expect(throws: Rejection.unknownTimeline("travel")) {
+            try Decider.decide(commands.reversed(), DomainState())
+        }
+        // One command in a collection is decided as it is alone.
+        #expect(try Decider.decide([commands[0]], DomainState()) == [expected[0]])
+        #expect(try Decider.decide(CollectionOfOne(commands[0]), DomainState()) == [expected[0]])
+    }
+
     @Test func factsMayDependOnEarlierFactsOfTheSameSequence() throws {
         let facts: [Fact] = [
             .timelineCreated(timeline: "travel", name: "Travel"),
