@@ -48,19 +48,34 @@ extension OrderedIndex {
     /// (with `perf` at 1M rows, the retains were a sixth of one command's time).
     /// - Complexity: O(log *n*) plus what `split` costs in each node.
     func partitionIndex(splittingNodes split: (UnsafeBufferPointer<Element>) -> Int) -> Int {
+        partitionIndex(splittingNodes: split) { position, _ in position }
+    }
+
+    /// ``partitionIndex(splittingNodes:)``, handing `body` the position found and the
+    /// element there (`nil` at the end), read in place on the same walk.
+    ///
+    /// The element is the one at the split in the leaf reached or, past the leaf's last
+    /// element, the separator after the subtree: the nearest ancestor's element after the
+    /// child the walk went down. `body` must not keep the pointer it is lent.
+    /// - Complexity: O(log *n*) plus what `split` costs in each node.
+    func partitionIndex<R>(splittingNodes split: (UnsafeBufferPointer<Element>) -> Int,
+                           _ body: (Int, UnsafePointer<Element>?) -> R) -> R {
         // Unretained: `self` holds the root for the whole walk, every node holds its
         // children, and nothing here writes to the tree.
         var node = Unmanaged.passUnretained(root)
         var base = 0
+        var following: UnsafePointer<Element>?
         while true {
             let next: Unmanaged<Node>? = node._withUnsafeGuaranteedRef { node in
-                let low = split(UnsafeBufferPointer(node.elements))
+                let elements = node.elements
+                let low = split(UnsafeBufferPointer(elements))
                 base += low
+                if low < elements.count { following = UnsafePointer(elements.baseAddress! + low) }
                 if node.isLeaf { return nil }
                 base += node.elementsBefore(child: low) - low
                 return node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[low]) }
             }
-            guard let next else { return base }
+            guard let next else { return body(base, following) }
             node = next
         }
     }

@@ -123,6 +123,18 @@ struct RowOrder: Sendable {
         }
     }
 
+    /// The index of `entry` in `index` if it is there, or where it would be inserted, and
+    /// the row at that index (`nil` at the end), found on one walk.
+    /// - Complexity: O(log *n*).
+    func find(_ entry: RowEntry, in index: OrderedIndex<RowEntry>) -> (at: Int, row: RowEntry?) {
+        let group = group(entry.kind), instant = instant(entry)
+        return index.partitionIndex(splittingNodes: { elements in
+            OrderedIndex.partitionPoint(of: elements, step: OrderedIndex<RowEntry>.elementsPerLine) {
+                precedes($0, entry, group: group, instant: instant)
+            }
+        }, { at, row in (at, row?.pointee) })
+    }
+
     /// `precedes(a.pointee, b)` for `b` of the given group and instant, reading `a` in
     /// place: its event is only touched when the instants and the ids' prefixes tie.
     @inline(__always)

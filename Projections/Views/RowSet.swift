@@ -176,10 +176,8 @@ struct RowSet: Sendable {
     /// Finds the row `entry` stands for and notes that the batch touches it, returning its
     /// index and id; `nil` if the index does not hold that row.
     private mutating func touchRow(_ entry: RowEntry, order: RowOrder) -> (at: Int, id: RowID)? {
-        let at = order.position(of: entry, in: index)
-        guard at < index.count else { return nil }
-        let current = index[at]
-        guard entry.isSameRow(as: current) else { return nil }
+        let (at, row) = order.find(entry, in: index)
+        guard let current = row, entry.isSameRow(as: current) else { return nil }
         let id = entry.id
         noteFirstTouch(id, old: current, at: at)
         return (at, id)

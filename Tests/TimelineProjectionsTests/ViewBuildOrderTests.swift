@@ -45,7 +45,8 @@ struct ViewBuildOrderTests {
 
     /// Finding a row's place (a scan of every fourth row, then a binary search, in each
     /// node) gives the first row that does not precede it, as the order defines, in trees
-    /// of any shape, with many rows sharing an instant.
+    /// of any shape, with many rows sharing an instant; finding it with the row there
+    /// gives that row too, whether it is in a leaf or separates two subtrees.
     @Test(arguments: [3, 5, 16, 64])
     func aRowsPlaceIsTheFirstRowThatDoesNotPrecedeIt(nodeCapacity: Int) {
         var rng = SplitMix64(seed: UInt64(nodeCapacity))
@@ -67,6 +68,10 @@ struct ViewBuildOrderTests {
             for probe in probes {
                 let expected = kept.firstIndex { !order.precedes($0, probe) } ?? kept.count
                 #expect(order.position(of: probe, in: index) == expected)
+                let found = order.find(probe, in: index)
+                #expect(found.at == expected)
+                #expect(found.row.map { "\($0.event.id) \($0.kind)" }
+                            == (expected < kept.count ? "\(kept[expected].event.id) \(kept[expected].kind)" : nil))
             }
         }
     }
