@@ -266,15 +266,20 @@ public struct TimelineProjection: Sendable {
     public var eventIDs: [EventID] { events.ids }
 
     /// The timeline summaries, ordered by name and then id.
-    /// - Complexity: O(1) while ``tracksSummaryChanges`` is on.
+    /// - Complexity: O(1) while ``tracksSummaryChanges`` is on. While it is off, O(*t* log
+    ///   *t*) for *t* timelines once one changed, plus O(*k* log *k*) for the *k* changes
+    ///   of dates not yet counted into a timeline's dates.
     public var timelineSummaries: [TimelineSummary] { summaries.currentList }
 
-    /// Whether ``apply(_:)`` describes how the summaries changed (``ProjectionChanges/summaries``).
+    /// Whether ``apply(_:)`` keeps the summaries and describes how they changed
+    /// (``ProjectionChanges/summaries``).
     ///
-    /// Describing costs a sixth of projecting one command; a store turns it off while
-    /// nobody follows the summaries. ``timelineSummaries`` is up to date either way (made
-    /// when read, in O(*t* log *t*) for *t* timelines, while off). Turning it on starts
-    /// from the summaries as they are.
+    /// Describing costs a sixth of projecting one command, and counting each timeline's
+    /// dates in and out as events come, go and change costs a tenth; a store turns it off
+    /// while nobody follows the summaries, and the dates' changes are then counted in
+    /// together, later. ``timelineSummaries`` is up to date either way (made when read,
+    /// while off). Turning it on starts from the summaries as they are, counting in the
+    /// changes left pending.
     public var tracksSummaryChanges: Bool {
         get { summaries.tracksChanges }
         set {

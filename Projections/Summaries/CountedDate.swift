@@ -54,16 +54,25 @@ extension CountedDate {
 extension OrderedIndex where Element == CountedDate {
     /// Counts `date` once more.
     /// - Complexity: O(log *n*).
-    mutating func add(_ date: DatedEntry) {
-        if case .absent(let position) = changeCount(of: date, by: 1) {
-            insert(CountedDate(entry: date, count: 1), at: position)
-        }
-    }
+    mutating func add(_ date: DatedEntry) { count(date, by: 1) }
 
     /// Counts `date` once less, removing it with its last occurrence.
     /// - Complexity: O(log *n*).
-    mutating func remove(_ date: DatedEntry) {
-        if case .last(let position) = changeCount(of: date, by: -1) { remove(at: position) }
+    mutating func remove(_ date: DatedEntry) { count(date, by: -1) }
+
+    /// Counts `date` `delta` times more (or fewer, for a negative `delta`), adding it when
+    /// it is new and removing it when its count comes to zero or below; counting out a
+    /// date that is not there changes nothing.
+    /// - Complexity: O(log *n*).
+    mutating func count(_ date: DatedEntry, by delta: Int) {
+        switch changeCount(of: date, by: delta) {
+        case .counted:
+            break
+        case .absent(let position):
+            if delta > 0 { insert(CountedDate(entry: date, count: delta), at: position) }
+        case .last(let position):
+            remove(at: position)
+        }
     }
 
     /// Adds `delta` to the count of `date` in one walk from the root, if the date is

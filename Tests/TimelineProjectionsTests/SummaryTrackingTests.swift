@@ -48,6 +48,57 @@ struct SummaryTrackingTests {
         #expect(described > 0)
     }
 
+    /// While nobody follows the summaries, an event's dates wait to be counted into its
+    /// timeline's dates; the summaries read count them in as they are read, and turning
+    /// tracking on counts them in, as a rebuild counts them.
+    @Test func pendingDatesAreCountedWhenReadAndWhenTrackingStarts() {
+        var projection = TimelineProjection(records: SummaryDateCountTests.records(), views: [], now: Self.now)
+        let counted = SummaryDateCountTests.counted(projection)
+        projection.tracksSummaryChanges = false
+        var records: [Record] = [
+            Record(position: 32, fact: .eventAdded(event: "early", timeline: "home", title: "Early", date: date("1950"))),
+            Record(position: 33, fact: .dateSet(event: "e1", date: date("2030-01-01"))),
+        ]
+        // Every event of the earliest day goes: the earliest date is then the next day.
+        for k in stride(from: 0, to: 30, by: 3) {
+            records.append(Record(position: Int64(34 + records.count - 2), fact: .eventRemoved(event: EventID("e\(k)"))))
+        }
+        records.append(Record(position: Int64(34 + records.count - 2), fact: .eventRemoved(event: "early")))
+        for (n, record) in records.enumerated() {
+            projection.apply(record)
+            if n == 1 {
+                #expect(SummaryDateCountTests.counted(projection).map(\.1) == counted.map(\.1), "the dates wait")
+                #expect(projection.timelineSummaries.first?.earliest == date("1950"))
+                #expect(projection.timelineSummaries.first?.latest == date("2030-01-01"))
+            }
+        }
+        let rebuilt = TimelineProjection(records: SummaryDateCountTests.records() + records, views: [], now: Self.now)
+        #expect(projection.timelineSummaries.first?.earliest == date("2001-09-30"))
+        #expect(projection.timelineSummaries == rebuilt.timelineSummaries)
+
+        projection.tracksSummaryChanges = true
+        #expect(SummaryDateCountTests.counted(projection).map { "\($0.0) ×\($0.1)" }
+                    == SummaryDateCountTests.counted(rebuilt).map { "\($0.0) ×\($0.1)" })
+        #expect(projection.summaries.timelines["home"]!.pendingDates.isEmpty)
+        let changes = projection.apply(Record(position: 100, fact: .dateSet(event: "e1", date: date("1800"))))
+        #expect(changes.summaries?.summaries.first?.earliest == date("1800"))
+        #expect(changes.summaries?.summaries.first?.latest == date("2019-03-01"))
+    }
+
+    /// Pending date changes are counted in once there are enough of them, so that a store
+    /// nobody follows the summaries of does not hold them all.
+    @Test func pendingDatesAreCountedInOnceThereAreEnough() {
+        var projection = TimelineProjection(records: SummaryDateCountTests.records(), views: [], now: Self.now)
+        projection.tracksSummaryChanges = false
+        for k in 0..<200 {
+            projection.apply(Record(position: Int64(32 + k), fact: .eventAdded(
+                event: EventID("n\(k)"), timeline: "home", title: "New", date: date("2000-01-\(10 + k % 20)"))))
+        }
+        #expect(projection.summaries.timelines["home"]!.pendingDates.count < 64)
+        #expect(SummaryDateCountTests.counted(projection).count > 3, "some were counted in")
+        #expect(projection.timelineSummaries.first?.eventCount == 230)
+    }
+
     /// Change sets chain (one's `to` is the next one's `from`) across a checkpoint saved
     /// while they were not described: the summaries' position still follows each batch
     /// that touched them.
