@@ -1,4 +1,5 @@
 import Testing
+import TimelineTestSupport
 @testable import TimelineCore
 
 /// The kinds of event log that must keep the ``EventLog`` contract.
@@ -220,5 +221,29 @@ func withLog(_ kind: LogKind, _ body: (LogFixture) throws -> Void) throws {
             == AppendResult(records: Array(records[0..<2]), wasDuplicate: true))
         #expect(try log.append([facts[3]], options: AppendOptions(expectedPosition: 3)).records
             == [Record(position: 4, fact: facts[3])])
+    }
+
+    /// Reading from any position, and a command's records, gives the same records
+    /// whatever batches they were appended in, the first records' included.
+    @Test func readsAcrossTheBatchesItWasGiven() throws {
+        let facts = try storyFacts()
+        let initial = batch(Array(facts[0..<3]), after: 0, commandID: "first")
+        let log = InMemoryEventLog(records: initial)
+        var all = initial
+        var rng = SplitMix64(seed: 7)
+        for k in 0..<40 {
+            let size = 1 + rng.below(3)
+            let appended = try log.append(Array(facts[3..<(3 + size)]), options: AppendOptions(commandID: "c\(k)")).records
+            #expect(appended == batch(Array(facts[3..<(3 + size)]), after: Int64(all.count), commandID: "c\(k)"))
+            all += appended
+        }
+        #expect(log.position == Int64(all.count))
+        for position in 0...(all.count + 1) {
+            #expect(try log.records(after: Int64(position)) == Array(all[min(position, all.count)...]))
+        }
+        #expect(try log.records(forCommandID: "first") == initial)
+        for k in [0, 17, 39] {
+            #expect(try log.records(forCommandID: "c\(k)") == all.filter { $0.commandID == "c\(k)" })
+        }
     }
 }
