@@ -348,7 +348,10 @@ public struct TimelineProjection: Sendable {
     /// Replaces an event's rows in every row set.
     private mutating func project(old: EventSnapshot?, new: EventSnapshot?) {
         let nowValue = now.microsecondsSinceEpoch
-        for i in rowSets.indices { rowSets[i].project(old: old, new: new, now: nowValue) }
+        // The old and new snapshots are of one event: one id. Read once, not per row.
+        guard let id = (new ?? old)?.id else { return }
+        let idPrefix = RowOrder.prefix(id.rawValue)
+        for i in rowSets.indices { rowSets[i].project(old: old, new: new, idPrefix: idPrefix, now: nowValue) }
     }
 
     // MARK: The clock

@@ -31,8 +31,14 @@ struct RowEntry: OrderedIndexElement, Sendable {
     static var eventOffset: Int { MemoryLayout<RowEntry>.offset(of: \RowEntry.event)! }
 
     init(event: EventSnapshot, kind: RowKind, now: Int64, placement: OngoingPlacement) {
+        self.init(event: event, kind: kind, now: now, placement: placement, idPrefix: RowOrder.prefix(event.id.rawValue))
+    }
+
+    /// A row of `event`, whose id's first eight bytes are `idPrefix` (``RowOrder/prefix(_:)``),
+    /// for a caller that makes several rows of one event.
+    init(event: EventSnapshot, kind: RowKind, now: Int64, placement: OngoingPlacement, idPrefix: UInt64) {
         self.event = event
-        self.idPrefix = RowOrder.prefix(event.id.rawValue)
+        self.idPrefix = idPrefix
         let instant = kind == .end ? event.endInstant ?? event.startInstant : event.startInstant
         let kept = Self.kept(instant)
         let now = Self.kept(now)

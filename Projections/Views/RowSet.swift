@@ -185,11 +185,12 @@ struct RowSet: Sendable {
 
     /// Replaces an event's rows as it was (`nil` if it is new) with its rows as it is
     /// (`nil` if it was removed): a row whose sort key is unchanged is replaced in place,
-    /// the others are removed and inserted.
+    /// the others are removed and inserted. `idPrefix` is the first eight bytes of the
+    /// event's id (``RowOrder/prefix(_:)``), read once for every row set.
     /// - Complexity: O(log *n*).
-    mutating func project(old: EventSnapshot?, new: EventSnapshot?, now: Int64) {
-        let olds = EventRows(old, filter: filter, placement: placement, now: now)
-        var news = EventRows(new, filter: filter, placement: placement, now: now)
+    mutating func project(old: EventSnapshot?, new: EventSnapshot?, idPrefix: UInt64, now: Int64) {
+        let olds = EventRows(old, idPrefix: idPrefix, filter: filter, placement: placement, now: now)
+        var news = EventRows(new, idPrefix: idPrefix, filter: filter, placement: placement, now: now)
         if let entry = olds.first { replaceOrRemove(entry, from: &news, now: now) }
         if let entry = olds.second { replaceOrRemove(entry, from: &news, now: now) }
         if let entry = news.first { insert(entry, now: now) }
