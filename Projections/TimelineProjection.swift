@@ -271,8 +271,8 @@ public struct TimelineProjection: Sendable {
     ///   of dates not yet counted into a timeline's dates.
     public var timelineSummaries: [TimelineSummary] { summaries.currentList }
 
-    /// Whether ``apply(_:)`` keeps the summaries and describes how they changed
-    /// (``ProjectionChanges/summaries``).
+    /// Whether ``apply(_:)`` describes how the summaries changed
+    /// (``ProjectionChanges/summaries``) and counts each timeline's dates in at once.
     ///
     /// Describing costs a sixth of projecting one command, and counting each timeline's
     /// dates in and out as events come, go and change costs a tenth; a store turns it off

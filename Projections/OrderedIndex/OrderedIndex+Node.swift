@@ -234,7 +234,8 @@ extension OrderedIndex.Node {
     func copy(room: Int, nodeCapacity: Int, moving: Bool) -> OrderedIndex.Node {
         let n = elementCount
         var capacity = Swift.min(nodeCapacity, Swift.max(storageCapacity, n))
-        if n + room > capacity {
+        // A full node that gets one more splits instead: no storage past a full node.
+        if n + room > capacity && n + room <= nodeCapacity {
             capacity = Self.grownCapacity(for: n + room, nodeCapacity: nodeCapacity)
         }
         let buffer = OrderedIndex.Node.create(minimumCapacity: capacity) { _ in

@@ -43,20 +43,14 @@ extension OrderedIndex {
     ///
     /// `split` must not change the index or keep the buffer it is lent.
     ///
+    /// `body` is handed the position found and the element there (`nil` at the end),
+    /// read in place on the same walk: the one at the split in the leaf reached or, past
+    /// the leaf's last element, the separator after the subtree (the nearest ancestor's
+    /// element after the child the walk went down). It must not keep the pointer.
+    ///
     /// The walk holds no reference of its own to the nodes: retaining
     /// each node on the way down was an atomic write to memory the search only reads
     /// (with `perf` at 1M rows, the retains were a sixth of one command's time).
-    /// - Complexity: O(log *n*) plus what `split` costs in each node.
-    func partitionIndex(splittingNodes split: (UnsafeBufferPointer<Element>) -> Int) -> Int {
-        partitionIndex(splittingNodes: split) { position, _ in position }
-    }
-
-    /// ``partitionIndex(splittingNodes:)``, handing `body` the position found and the
-    /// element there (`nil` at the end), read in place on the same walk.
-    ///
-    /// The element is the one at the split in the leaf reached or, past the leaf's last
-    /// element, the separator after the subtree: the nearest ancestor's element after the
-    /// child the walk went down. `body` must not keep the pointer it is lent.
     /// - Complexity: O(log *n*) plus what `split` costs in each node.
     func partitionIndex<R>(splittingNodes split: (UnsafeBufferPointer<Element>) -> Int,
                            _ body: (Int, UnsafePointer<Element>?) -> R) -> R {

@@ -21,8 +21,9 @@ public protocol OrderedIndexElement {
 /// (see ``OrderedIndexElement/isMarked``), so rank queries over marks are logarithmic too.
 ///
 /// The index is a value type with structural sharing. Copying it is O(1); a mutation
-/// copies only the nodes on its path that are shared with another copy, so a copy
-/// never observes later mutations of the original, and vice versa.
+/// copies only the nodes on its path that are shared with another copy (or that need
+/// more room than their storage has), so a copy never observes later mutations of the
+/// original, and vice versa.
 public struct OrderedIndex<Element: OrderedIndexElement> {
     /// The root node; an empty leaf when the index is empty.
     var root: Node

@@ -12,6 +12,7 @@ struct SummaryState: Sendable {
         /// counted in together, in date order, once there are enough of them.
         var pendingDates: [PendingDate] = []
 
+        /// A timeline's summary with these counts and dates, and no pending changes.
         init(name: String, eventCount: Int = 0, ongoingCount: Int = 0, dates: OrderedIndex<CountedDate> = .init()) {
             self.name = name
             self.eventCount = eventCount
@@ -20,7 +21,8 @@ struct SummaryState: Sendable {
         }
     }
 
-    /// A date counted in (`delta` 1) or out (-1) of a timeline's dates.
+    /// A date counted in (`delta` above 0) or out (below 0) of a timeline's dates: 1 or -1
+    /// as it waits, their sum once netted.
     struct PendingDate: Sendable {
         var entry: DatedEntry
         var delta: Int
@@ -132,7 +134,14 @@ struct SummaryState: Sendable {
                                              dates: timeline.dates)
         }
         timelines = building
+        makeList()
+    }
+
+    /// Makes the sorted list afresh, with the names each summary is listed under.
+    /// - Complexity: O(*t* log *t*) for *t* timelines.
+    private mutating func makeList() {
         list = sortedSummaries()
+        listedNames = [:]
         for summary in list { listedNames[summary.id] = summary.name }
     }
 
@@ -261,12 +270,12 @@ struct SummaryState: Sendable {
     /// of one command's instructions and a quarter of its cache misses (callgrind). The
     /// changes wait in a list instead; once it holds a quarter as many as the tree has
     /// dates (or 64), they are counted in in date order, each walk going where the last
-    /// one went. A summary read meanwhile counts the list in as it reads (see
-    /// ``extremes(of:)``).
+    /// one went. A summary read meanwhile takes the list into account without counting
+    /// it in (see ``extremes(of:)``).
     /// - Complexity: O(log *d*) for *d* dates, amortised.
     private static func count(_ entry: DatedEntry, _ delta: Int, in timeline: inout Timeline, atOnce: Bool) {
         guard !atOnce else {
-            timeline.dates.count(entry, by: delta)
+            timeline.dates.adjust(entry, by: delta)
             return
         }
         timeline.pendingDates.append(PendingDate(entry: entry, delta: delta))
@@ -276,7 +285,7 @@ struct SummaryState: Sendable {
     /// Counts a timeline's pending date changes into its dates.
     /// - Complexity: O(*k* log *k* + *k* log *d*) for *k* changes and *d* dates.
     private static func countPendingDates(in timeline: inout Timeline) {
-        for change in netted(timeline.pendingDates) { timeline.dates.count(change.entry, by: change.delta) }
+        for change in netted(timeline.pendingDates) { timeline.dates.adjust(change.entry, by: change.delta) }
         timeline.pendingDates.removeAll(keepingCapacity: timeline.pendingDates.capacity <= 256)
     }
 
@@ -449,7 +458,8 @@ struct SummaryState: Sendable {
     }
 
     /// The summaries as they stand, sorted: the list, or, while changes are not tracked
-    /// and timelines changed, a list made now. The dates must not be stale.
+    /// and timelines changed, a list made now (pending date changes taken into account,
+    /// not counted in).
     /// - Complexity: O(1) when the list is up to date, O(*t* log *t*) for *t* timelines otherwise.
     var currentList: [TimelineSummary] {
         guard listIsBehind || !touched.isEmpty else { return list }
@@ -474,9 +484,7 @@ struct SummaryState: Sendable {
                 Self.countPendingDates(in: &timelines.values[index])
             }
             if listIsBehind {
-                list = sortedSummaries()
-                listedNames = [:]
-                for summary in list { listedNames[summary.id] = summary.name }
+                makeList()
                 listIsBehind = false
             }
         } else if !touched.isEmpty {

@@ -115,24 +115,27 @@ struct RowOrder: Sendable {
     ///
     /// - Complexity: O(log *n*).
     func position(of entry: RowEntry, in index: OrderedIndex<RowEntry>) -> Int {
-        let group = group(entry.kind), instant = instant(entry)
-        return index.partitionIndex { elements in
-            OrderedIndex.partitionPoint(of: elements, step: OrderedIndex<RowEntry>.elementsPerLine) {
-                precedes($0, entry, group: group, instant: instant)
-            }
-        }
+        walk(to: entry, in: index) { at, _ in at }
     }
 
     /// The index of `entry` in `index` if it is there, or where it would be inserted, and
     /// the row at that index (`nil` at the end), found on one walk.
     /// - Complexity: O(log *n*).
     func find(_ entry: RowEntry, in index: OrderedIndex<RowEntry>) -> (at: Int, row: RowEntry?) {
+        walk(to: entry, in: index) { at, row in (at, row?.pointee) }
+    }
+
+    /// Walks `index` to where `entry` is or would go, handing `body` that index and the row
+    /// there, read in place.
+    @inline(__always)
+    private func walk<R>(to entry: RowEntry, in index: OrderedIndex<RowEntry>,
+                         _ body: (Int, UnsafePointer<RowEntry>?) -> R) -> R {
         let group = group(entry.kind), instant = instant(entry)
         return index.partitionIndex(splittingNodes: { elements in
             OrderedIndex.partitionPoint(of: elements, step: OrderedIndex<RowEntry>.elementsPerLine) {
                 precedes($0, entry, group: group, instant: instant)
             }
-        }, { at, row in (at, row?.pointee) })
+        }, body)
     }
 
     /// `precedes(a.pointee, b)` for `b` of the given group and instant, reading `a` in

@@ -38,9 +38,9 @@ struct RowSet: Sendable {
     private struct Batch {
         var now: Int64
         var snapshot: OrderedIndex<RowEntry>?
-        /// Whether the views' sections before the batch were taken (at its first change:
-        /// most batches leave most row sets alone, and taking them costs arrays).
-        var tookSections = false
+        /// Whether the views noted how their sections stood before the batch (at its first
+        /// change: most batches leave most row sets alone).
+        var notedBatchStart = false
         /// Insertions as `j + 1`, removals as `-(i + 1)`, in order.
         var operations: [Int] = []
         /// Rows touched: their entry before the batch, its old index, their entry now.
@@ -189,6 +189,7 @@ struct RowSet: Sendable {
     /// event's id (``RowOrder/prefix(_:)``), read once for every row set.
     /// - Complexity: O(log *n*).
     mutating func project(old: EventSnapshot?, new: EventSnapshot?, idPrefix: UInt64, now: Int64) {
+        assert((new ?? old).map { idPrefix == RowOrder.prefix($0.id.rawValue) } ?? true, "the prefix of another id")
         let olds = EventRows(old, idPrefix: idPrefix, filter: filter, placement: placement, now: now)
         var news = EventRows(new, idPrefix: idPrefix, filter: filter, placement: placement, now: now)
         if let entry = olds.first { replaceOrRemove(entry, from: &news, now: now) }
@@ -220,10 +221,10 @@ struct RowSet: Sendable {
 
     private mutating func noteFirstTouch(_ id: RowID, old: RowEntry?, at: Int?) {
         guard batch != nil, !batch!.touched.contains(id) else { return }
-        if !batch!.tookSections {
-            batch!.tookSections = true
+        if !batch!.notedBatchStart {
+            batch!.notedBatchStart = true
             let marked = index.markedCount, now = batch!.now
-            for offset in views.indices { views[offset].takeSectionsBefore(marked: marked, now: now) }
+            for offset in views.indices { views[offset].noteBatchStart(marked: marked, now: now) }
         }
         var oldIndex: Int?
         if let at, batch!.snapshot == nil, !batch!.overflowed { oldIndex = batch!.originalIndex(at) }

@@ -55,25 +55,28 @@ struct SectionCounts: Sendable, Equatable {
     private(set) var keys: [SectionKey] = []
     private(set) var counts: [Int] = []
 
-    /// The row count of the section with `key`; 0 when there is none.
+    /// Where `key` is in `keys`, or would be inserted, and whether it is there.
     /// - Complexity: O(log *s*) in the number of sections.
-    func count(of key: SectionKey) -> Int {
+    private func slot(of key: SectionKey) -> (index: Int, found: Bool) {
         var lo = 0, hi = keys.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if keys[mid] < key { lo = mid + 1 } else { hi = mid }
         }
-        return lo < keys.count && keys[lo] == key ? counts[lo] : 0
+        return (lo, lo < keys.count && keys[lo] == key)
+    }
+
+    /// The row count of the section with `key`; 0 when there is none.
+    /// - Complexity: O(log *s*) in the number of sections.
+    func count(of key: SectionKey) -> Int {
+        let (index, found) = slot(of: key)
+        return found ? counts[index] : 0
     }
 
     /// - Complexity: O(log *s*) in the number of sections, O(*s*) when a section appears.
     mutating func add(_ key: SectionKey, _ delta: Int) {
-        var lo = 0, hi = keys.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if keys[mid] < key { lo = mid + 1 } else { hi = mid }
-        }
-        if lo < keys.count, keys[lo] == key {
+        let (lo, found) = slot(of: key)
+        if found {
             counts[lo] += delta
             if counts[lo] == 0 {
                 keys.remove(at: lo)
@@ -90,12 +93,8 @@ struct SectionCounts: Sendable, Equatable {
     ///   counts' storage, with the rows at now added where they are read.
     func sections(marked: Int, nowKey: SectionKey) -> KeyedSections {
         guard marked > 0 else { return KeyedSections(keys: keys, counts: counts) }
-        var lo = 0, hi = keys.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if keys[mid] < nowKey { lo = mid + 1 } else { hi = mid }
-        }
-        let isNew = lo == keys.count || keys[lo] != nowKey
+        let (lo, found) = slot(of: nowKey)
+        let isNew = !found
         return KeyedSections(keys: keys, counts: counts, now: .init(index: lo, key: nowKey, count: marked, isNew: isNew))
     }
 }

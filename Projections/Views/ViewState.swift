@@ -21,11 +21,19 @@ struct ViewState: Sendable {
     /// The storage of the last batch's changes, emptied, for the next batch's.
     private var spareChanges: [(key: SectionKey, delta: Int)] = []
 
+    /// How a view's sections stood when a batch started.
     private struct BatchStart {
+        /// The rows at now then.
         var marked: Int
+        /// "Now" then, in microseconds.
         var now: Int64
-        /// The counts changed since, in order.
+        /// The counts changed since, in order, while there are at most `changeLimit`.
         var changes: [(key: SectionKey, delta: Int)] = []
+        /// The counts when the batch started, made once the changes passed `changeLimit`
+        /// (a large batch, which would otherwise note every row it moves).
+        var counts: SectionCounts?
+
+        static let changeLimit = 64
     }
 
     init(definition: ViewDefinition, position: Int64) {
@@ -51,8 +59,15 @@ struct ViewState: Sendable {
     /// - Complexity: O(log *s*) for *s* sections, O(*s*) when a section appears or goes.
     mutating func count(_ entry: RowEntry, order: RowOrder, _ delta: Int) {
         guard let key = sectionKey(of: entry, order: order) else { return }
+        if batchStart != nil, batchStart!.counts == nil {
+            if batchStart!.changes.count < BatchStart.changeLimit {
+                batchStart!.changes.append((key, delta))
+            } else {
+                batchStart!.counts = countsAtBatchStart(batchStart!)
+                batchStart!.changes.removeAll()
+            }
+        }
         sectionCounts.add(key, delta)
-        batchStart?.changes.append((key, delta))
     }
 
     /// The section of a row; `nil` for a view without sections and for a row at now.
@@ -70,6 +85,7 @@ struct ViewState: Sendable {
         ascendingSections(of: sectionCounts, marked: marked, now: now)
     }
 
+    /// The sections of `counts`, ascending, with `marked` rows at `now`.
     private func ascendingSections(of counts: SectionCounts, marked: Int, now: Int64) -> KeyedSections {
         guard hasSections else { return KeyedSections() }
         return counts.sections(marked: marked, nowKey: nowKey(now))
@@ -79,9 +95,16 @@ struct ViewState: Sendable {
     /// changes, with the rows at now as they were then.
     /// - Complexity: O(*k* log *s*) for *k* changed counts, plus O(*s*) for *s* sections.
     private func sectionsAtBatchStart(_ start: BatchStart) -> KeyedSections {
+        ascendingSections(of: countsAtBatchStart(start), marked: start.marked, now: start.now)
+    }
+
+    /// The section counts when the batch started: the counts now, the changes since undone.
+    /// - Complexity: O(*k* log *s*) for *k* changes of *s* sections, plus O(*s*).
+    private func countsAtBatchStart(_ start: BatchStart) -> SectionCounts {
+        if let counts = start.counts { return counts }
         var counts = sectionCounts
         for change in start.changes.reversed() { counts.add(change.key, -change.delta) }
-        return ascendingSections(of: counts, marked: start.marked, now: start.now)
+        return counts
     }
 
     /// What a few changes of counts add up to: whether any count changed on balance, and
@@ -114,7 +137,8 @@ struct ViewState: Sendable {
     private func sectionDifference(since start: BatchStart?, batchNow: Int64, marked: Int, now: Int64,
                                    new: KeyedSections) -> (changed: Bool, removals: [Int], insertions: [Int]) {
         guard hasSections else { return (false, [], []) }
-        if let start, let balance = balance(of: start.changes), !balance.keysChanged, start.marked == marked,
+        if let start, start.counts == nil, let balance = balance(of: start.changes), !balance.keysChanged,
+           start.marked == marked,
            start.now == now || nowKey(start.now) == nowKey(now) {
             return (balance.changed, [], [])
         }
@@ -123,6 +147,7 @@ struct ViewState: Sendable {
         return (old != new, removals, insertions)
     }
 
+    /// The section that rows at `now` count in.
     private func nowKey(_ now: Int64) -> SectionKey {
         SectionKey(group: 0, bucket: SectionKey.bucket(of: now, definition.sections))
     }
@@ -133,7 +158,7 @@ struct ViewState: Sendable {
     }
 
     /// Notes how the sections stand before a batch changes the rows (`marked` of them at now).
-    mutating func takeSectionsBefore(marked: Int, now: Int64) {
+    mutating func noteBatchStart(marked: Int, now: Int64) {
         guard hasSections else { return }
         batchStart = BatchStart(marked: marked, now: now, changes: spareChanges)
         spareChanges = []

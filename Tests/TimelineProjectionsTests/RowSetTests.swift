@@ -71,6 +71,27 @@ struct RowSetTests {
         }
     }
 
+    /// A batch that changes more section counts than a view notes one by one (a large
+    /// import, say) still tells which sections came, went and changed.
+    @Test(arguments: 0..<3)
+    func largeBatchesDescribeTheirSections(seed: UInt64) {
+        let views = [Self.homeByYearDescending, ViewDefinition(filter: .timeline("home"), sections: .month)]
+        var projection = TimelineProjection(records: Self.records(seed: seed, 1...40), views: views, now: Self.now)
+        var sectionChanges = 0
+        for start in stride(from: 41, to: 641, by: 150) {
+            let oldRows = views.map { Array(projection.rows($0)!) }, oldSections = views.map { projection.sections($0) }
+            let changes = projection.apply(Self.records(seed: seed, start...(start + 149)))
+            for (offset, view) in views.enumerated() {
+                guard let changeSet = changes.changeSet(for: view) else { continue }
+                #expect(!changeSet.isReset)
+                if changeSet.sectionsChanged { sectionChanges += 1 }
+                checkChangeSet(changeSet, old: oldRows[offset], new: Array(projection.rows(view)!),
+                               oldSections: oldSections[offset])
+            }
+        }
+        #expect(sectionChanges > 0)
+    }
+
     /// The views of one set are listed together, in the order they were asked for; a
     /// view removed from the middle leaves the others found where they now are.
     @Test func viewsAreListedBySetAndFoundAfterARemoval() {

@@ -85,6 +85,31 @@ struct SummaryTrackingTests {
         #expect(changes.summaries?.summaries.first?.latest == date("2019-03-01"))
     }
 
+    /// Left untracked for long stretches of random facts (events added, removed, redated,
+    /// moved; timelines removed), the pending lists are counted in many times over; the
+    /// summaries read stay right throughout, and so do the change sets once tracked again.
+    @Test(arguments: 0..<4)
+    func longUntrackedStretchesStayRight(seed: UInt64) {
+        var generator = FactGenerator(seed: seed &+ 100)
+        var projection = TimelineProjection(views: [], now: Self.now)
+        var position: Int64 = 0
+        for stretch in 0..<4 {
+            projection.tracksSummaryChanges = stretch % 2 == 1
+            for step in 0..<(stretch % 2 == 0 ? 600 : 60) {
+                position += 1
+                let before = projection.timelineSummaries
+                let changes = projection.apply(Record(position: position, facts: generator.nextFacts()))
+                if projection.tracksSummaryChanges {
+                    #expect((changes.summaries?.applied(to: before) ?? before) == projection.timelineSummaries)
+                }
+                if step % 30 == 0 || projection.tracksSummaryChanges {
+                    #expect(projection.timelineSummaries == ReferenceSummaries.of(generator.state),
+                            "seed \(seed) stretch \(stretch) step \(step)")
+                }
+            }
+        }
+    }
+
     /// Pending date changes are counted in once there are enough of them, so that a store
     /// nobody follows the summaries of does not hold them all.
     @Test func pendingDatesAreCountedInOnceThereAreEnough() {

@@ -20,7 +20,10 @@ public enum Decider {
             try check(proposed[0], lookup: state)
             return proposed
         }
-        return try decide(overlaying: CollectionOfOne(command), state)
+        var pending = PendingState(base: state)
+        var facts: [Fact] = []
+        try overlay(proposed, on: &pending, into: &facts)
+        return facts
     }
 
     /// Returns the facts that a batch of commands records, each command decided in the
@@ -48,14 +51,19 @@ public enum Decider {
         throws(Rejection) -> [Fact] where C.Element == Command {
         var pending = PendingState(base: state)
         var facts: [Fact] = []
-        for command in commands {
-            for fact in proposedFacts(for: command) {
-                try check(fact, lookup: pending)
-                pending.apply(fact)
-                facts.append(fact)
-            }
-        }
+        for command in commands { try overlay(proposedFacts(for: command), on: &pending, into: &facts) }
         return facts
+    }
+
+    /// Checks each of `proposed` against `pending` as the ones before it change it, and
+    /// appends it to `facts`.
+    private static func overlay<Base>(_ proposed: [Fact], on pending: inout PendingState<Base>,
+                                      into facts: inout [Fact]) throws(Rejection) {
+        for fact in proposed {
+            try check(fact, lookup: pending)
+            pending.apply(fact)
+            facts.append(fact)
+        }
     }
 
     /// Returns the state after `fact`: the pure form of ``DomainState/apply(_:)``.

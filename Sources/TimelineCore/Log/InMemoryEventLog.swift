@@ -10,10 +10,12 @@ public final class InMemoryEventLog: EventLog {
         var batches: [[Record]] = []
         /// How many records come before each batch.
         var starts: [Int] = []
+        /// How many records the log holds.
         var count = 0
         /// The offsets of each command's records.
         var commands: [String: Range<Int>] = [:]
 
+        /// Adds a batch's records after the others (nothing for an empty batch).
         mutating func add(_ batch: [Record]) {
             guard !batch.isEmpty else { return }
             batches.append(batch)
