@@ -379,7 +379,8 @@ public struct TimelineProjection: Sendable {
             rowSets[i].beginBatch(now: old, large: passed.count > 64)
             for entry in passed { rowSets[i].remove(entry, now: old) }
             for entry in passed {
-                rowSets[i].insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now), now: new)
+                rowSets[i].insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now,
+                                           idPrefix: entry.idPrefix), now: new)
             }
             rowSets[i].endBatch(to: position, now: new, resetThreshold: resetThreshold, into: &changes.rows)
         }

@@ -128,12 +128,7 @@ struct ChangeSetBuilder<ID: Hashable> {
 
     /// The number of elements of the ascending array `sorted` that are less than `value`.
     static func lowerBound(_ sorted: [Int], _ value: Int) -> Int {
-        var lo = 0, hi = sorted.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if sorted[mid] < value { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
+        sorted.partitioningIndex { $0 >= value }
     }
 
     /// The positions in `values` of a longest strictly increasing subsequence.
@@ -143,11 +138,7 @@ struct ChangeSetBuilder<ID: Hashable> {
         var tails: [Int] = []  // positions of the smallest tail of each length
         var previous = [Int](repeating: -1, count: values.count)
         for (i, value) in values.enumerated() {
-            var lo = 0, hi = tails.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if values[tails[mid]] < value { lo = mid + 1 } else { hi = mid }
-            }
+            let lo = tails.partitioningIndex { values[$0] >= value }
             if lo > 0 { previous[i] = tails[lo - 1] }
             if lo == tails.count { tails.append(i) } else { tails[lo] = i }
         }

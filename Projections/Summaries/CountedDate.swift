@@ -52,14 +52,6 @@ extension CountedDate {
 }
 
 extension OrderedIndex where Element == CountedDate {
-    /// Counts `date` once more.
-    /// - Complexity: O(log *n*).
-    mutating func add(_ date: DatedEntry) { adjust(date, by: 1) }
-
-    /// Counts `date` once less, removing it with its last occurrence.
-    /// - Complexity: O(log *n*).
-    mutating func remove(_ date: DatedEntry) { adjust(date, by: -1) }
-
     /// Counts `date` `delta` times more (or fewer, for a negative `delta`), adding it when
     /// it is new and removing it when its count comes to zero or below; counting out a
     /// date that is not there changes nothing.

@@ -272,7 +272,8 @@ struct SummaryState: Sendable {
     /// dates (or 64), they are counted in in date order, each walk going where the last
     /// one went. A summary read meanwhile takes the list into account without counting
     /// it in (see ``extremes(of:)``).
-    /// - Complexity: O(log *d*) for *d* dates, amortised.
+    /// - Complexity: O(log *d*) for *d* dates, amortised: the change that fills a list
+    ///   pays for counting it in, O(*k* log *k* + *k* log *d*) for its *k* changes.
     private static func count(_ entry: DatedEntry, _ delta: Int, in timeline: inout Timeline, atOnce: Bool) {
         guard !atOnce else {
             timeline.dates.adjust(entry, by: delta)
@@ -319,12 +320,8 @@ struct SummaryState: Sendable {
         /// Whether a date of the tree is still there, its changes counted in (`net` is in
         /// date order).
         func stays(_ date: CountedDate) -> Bool {
-            var lo = 0, hi = net.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if net[mid].entry < date.entry { lo = mid + 1 } else { hi = mid }
-            }
-            let delta = lo < net.count && net[lo].entry == date.entry ? net[lo].delta : 0
+            let at = net.partitioningIndex { !($0.entry < date.entry) }
+            let delta = at < net.count && net[at].entry == date.entry ? net[at].delta : 0
             return date.count + delta > 0
         }
         // Only a change can take a date out, so at most `net.count` dates are passed over.
@@ -423,17 +420,10 @@ struct SummaryState: Sendable {
     /// Where a summary listed under `name` and `id` is, or would be inserted, in the list.
     /// - Complexity: O(log *t*).
     private func insertionIndex(name: String, id: TimelineID) -> Int {
-        var lo = 0, hi = list.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            let c = EventID.compareUTF8(list[mid].name, name)
-            if c < 0 || (c == 0 && EventID.compareUTF8(list[mid].id.rawValue, id.rawValue) < 0) {
-                lo = mid + 1
-            } else {
-                hi = mid
-            }
+        list.partitioningIndex { summary in
+            let c = EventID.compareUTF8(summary.name, name)
+            return c > 0 || (c == 0 && EventID.compareUTF8(summary.id.rawValue, id.rawValue) >= 0)
         }
-        return lo
     }
 
     /// Ends a batch at `to`: the change set, or `nil` when no summary changed.

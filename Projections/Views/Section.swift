@@ -58,12 +58,8 @@ struct SectionCounts: Sendable, Equatable {
     /// Where `key` is in `keys`, or would be inserted, and whether it is there.
     /// - Complexity: O(log *s*) in the number of sections.
     private func slot(of key: SectionKey) -> (index: Int, found: Bool) {
-        var lo = 0, hi = keys.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if keys[mid] < key { lo = mid + 1 } else { hi = mid }
-        }
-        return (lo, lo < keys.count && keys[lo] == key)
+        let index = keys.partitioningIndex { $0 >= key }
+        return (index, index < keys.count && keys[index] == key)
     }
 
     /// The row count of the section with `key`; 0 when there is none.

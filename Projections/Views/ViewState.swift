@@ -174,7 +174,7 @@ struct ViewState: Sendable {
         let newSections = ascendingSections(marked: marked, now: now)
         let sections = sectionDifference(since: batchStart, batchNow: batchNow, marked: marked, now: now,
                                          new: newSections)
-        if var start = batchStart.take(), start.changes.count <= 64 {
+        if var start = batchStart.take(), start.changes.count <= BatchStart.changeLimit {
             start.changes.removeAll(keepingCapacity: true)
             swap(&spareChanges, &start.changes)
         }

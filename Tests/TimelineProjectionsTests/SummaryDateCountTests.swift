@@ -70,10 +70,10 @@ struct SummaryDateCountTests {
         for step in 0..<4000 {
             let picked = pool[rng.below(pool.count)]
             if rng.below(100) < 55 {
-                index.add(DatedEntry(picked))
+                index.adjust(DatedEntry(picked), by: 1)
                 model[picked, default: 0] += 1
             } else {
-                index.remove(DatedEntry(picked))
+                index.adjust(DatedEntry(picked), by: -1)
                 if let n = model[picked] { model[picked] = n > 1 ? n - 1 : nil }
             }
             if step % 97 == 0 { copies.append((index, expected())) }

@@ -27,15 +27,10 @@ public final class InMemoryEventLog: EventLog {
         /// - Complexity: O(log *b* + *k*) for *b* batches and *k* records.
         func records(_ offsets: Range<Int>) -> [Record] {
             guard !offsets.isEmpty else { return [] }
-            // The last batch starting at or before the first offset.
-            var lo = 0, hi = starts.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if starts[mid] <= offsets.lowerBound { lo = mid + 1 } else { hi = mid }
-            }
             var result: [Record] = []
             result.reserveCapacity(offsets.count)
-            var batch = lo - 1
+            // The last batch starting at or before the first offset.
+            var batch = starts.partitioningIndex { $0 > offsets.lowerBound } - 1
             while batch < batches.count, starts[batch] < offsets.upperBound {
                 let start = starts[batch]
                 let within = Swift.max(offsets.lowerBound, start) - start
