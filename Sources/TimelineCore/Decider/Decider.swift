@@ -170,6 +170,7 @@ public enum Decider {
 
     /// Checks a name or title: 1–1000 characters once whitespace at both ends is trimmed.
     static func checkText(_ text: String, field: String) throws(Rejection) {
+        if isTrimmedAndShort(text) { return }
         let count = trimmedCount(text)
         if count == 0 { throw .emptyText(field: field) }
         if count > Rejection.maximumTextLength { throw .textTooLong(field: field, length: count) }
@@ -177,6 +178,7 @@ public enum Decider {
 
     /// The text without whitespace (spaces, tabs, newlines) at either end.
     static func trimmed(_ text: String) -> String {
+        if isTrimmedAndShort(text) { return text }
         if let bounds = asciiTrimmedBounds(text) {
             let utf8 = text.utf8
             guard bounds.start > 0 || bounds.end < utf8.count else { return text }
@@ -185,6 +187,25 @@ public enum Decider {
         }
         return String(trimmedSlice(text))
     }
+
+    /// Whether the text has nothing to trim and 1–1000 characters, read from its first and
+    /// last bytes and its length alone (O(1)): true for nearly every title and name, which
+    /// the decider trims and then checks (with callgrind, scanning each title twice was
+    /// a twentieth of deciding a command).
+    ///
+    /// An ASCII byte other than whitespace at each end means the first and the last
+    /// `Character` are not whitespace: a character is whitespace when its first scalar is,
+    /// and no cluster that ends in an ASCII scalar begins with whitespace except `\r\n`.
+    /// A character takes at least one byte, so 1,000 bytes are at most 1,000 characters.
+    static func isTrimmedAndShort(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count <= Rejection.maximumTextLength, let first = utf8.first, let last = utf8.last else { return false }
+        return first < 0x80 && last < 0x80 && !isASCIISpace(first) && !isASCIISpace(last)
+    }
+
+    /// Whether an ASCII byte is whitespace as `Character.isWhitespace` has it: a space or
+    /// U+0009–U+000D.
+    private static func isASCIISpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
 
     /// How many characters the text holds once trimmed.
     ///
@@ -200,10 +221,9 @@ public enum Decider {
         var text = text
         return text.withUTF8 { bytes -> (start: Int, end: Int, characters: Int)? in
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
             var start = 0, end = bytes.count
-            while start < end, isSpace(bytes[start]) { start += 1 }
-            while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+            while start < end, isASCIISpace(bytes[start]) { start += 1 }
+            while end > start, isASCIISpace(bytes[end - 1]) { end -= 1 }
             var characters = end - start
             if start < end {
                 for i in start..<(end - 1) where bytes[i] == 0x0D && bytes[i + 1] == 0x0A { characters -= 1 }
