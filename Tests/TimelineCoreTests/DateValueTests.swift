@@ -1,4 +1,5 @@
 import Testing
+import TimelineTestSupport
 @testable import TimelineCore
 
 @Suite("Date values")
@@ -105,6 +106,33 @@ struct DateValueTests {
         #expect(year < day)  // same instant: text decides, so < agrees with ==
         #expect(day < later)
         #expect(try DateValue(parsing: "2019-03-01T10:30+05:30").instant == DateValue(parsing: "2019-03-01T05:00Z").instant)
+    }
+
+    /// A stamp (``DateValue/init(utc:)``) keeps no text and writes it out when read: it
+    /// must equal, hash and order as the value parsed from that text does.
+    @Test func aStampIsTheValueOfItsText() throws {
+        var rng = SplitMix64(seed: 0x57A3)
+        var stamps = Set<DateValue>()
+        for _ in 0..<2_000 {
+            var micros = Int64(rng.next() % 250_000_000_000_000)
+            if rng.chance(50) { micros -= micros % 1_000_000 }
+            let stamp = DateValue(utc: Instant(microsecondsSinceEpoch: micros))
+            let parsed = try DateValue(parsing: stamp.text)
+            #expect(stamp.utcInstant == stamp.instant && parsed.utcInstant == nil)
+            #expect(stamp == parsed && parsed == stamp, "\(stamp)")
+            #expect(stamp.hashValue == parsed.hashValue)
+            #expect(!(stamp < parsed) && !(parsed < stamp))
+            #expect(stamp.precision == parsed.precision && stamp.description == parsed.text)
+            stamps.insert(stamp)
+            stamps.insert(parsed)
+        }
+        #expect(stamps.count <= 2_000)
+        // The same instant written another way is another value, ordered by its text.
+        let stamp = DateValue(utc: try DateValue(parsing: "2019-03-01T05:00:00Z").instant)
+        let offset = try DateValue(parsing: "2019-03-01T10:30:00+05:30")
+        #expect(stamp.instant == offset.instant && stamp != offset)
+        #expect(stamp < offset && !(offset < stamp))  // the same instant: the text decides
+        #expect(DateValue(utc: Instant(microsecondsSinceEpoch: 0)) != DateValue(utc: Instant(microsecondsSinceEpoch: 1)))
     }
 
     @Test func civilCalendarRoundTripsEveryDayOfFourCenturies() {

@@ -13,6 +13,18 @@ import Testing
             """#)
     }
 
+    /// A store's own stamp is written from its instant, byte for byte as the stamp's text
+    /// would be, with and without a fraction of a second.
+    @Test(arguments: [Int64(1_795_953_600_000_000), 1_795_953_600_500_000, -1, 0])
+    func aStampIsWrittenAsItsText(_ micros: Int64) throws {
+        let stamp = DateValue(utc: Instant(microsecondsSinceEpoch: micros))
+        let written = try DateValue(parsing: stamp.text)
+        let fact = Fact.timelineRemoved(timeline: "life")
+        #expect(storeLine(Record(position: 9, fact: fact, recordedAt: stamp))
+            == storeLine(Record(position: 9, fact: fact, recordedAt: written)))
+        #expect(storeLine(Record(position: 9, fact: fact, recordedAt: stamp)).contains(#""at":"\#(stamp.text)","#))
+    }
+
     @Test func commandAndBatchRemainder() throws {
         let record = Record(position: 2, fact: .eventAdded(event: "e1", timeline: "life", title: "Born",
                                                           date: try day("1990-04-12")),

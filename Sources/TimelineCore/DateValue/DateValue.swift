@@ -27,24 +27,56 @@ public struct DateValue: Hashable, Sendable, Comparable, CustomStringConvertible
         public static func < (lhs: Precision, rhs: Precision) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    /// The text exactly as written, such as `"2019-03"`.
-    public let text: String
+    /// The text as written; `nil` for a value made by ``init(utc:)``, whose text is
+    /// its instant's UTC text, written out when it is read.
+    ///
+    /// The store stamps every record with one such value, and a log kept in memory
+    /// never reads its text: formatting it (a string of 20 or 27 bytes, too long to be
+    /// stored inline, so an allocation) was about half of appending a command to an
+    /// in-memory log, and copying a record retained the string.
+    private let writtenText: String?
     /// The UTC instant the value stands for (the start of its period for partial dates).
     public let instant: Instant
     /// How much of a date the text gives.
     public let precision: Precision
 
+    /// The text exactly as written, such as `"2019-03"`.
+    ///
+    /// - Complexity: O(1), except for a value made by ``init(utc:)``: its text is
+    ///   formatted on each read.
+    public var text: String { writtenText ?? InstantFormatter.iso8601(instant) }
+
     /// Creates a value from parts already validated by the parser, or kept apart from a
     /// value made by parsing or by ``init(utc:)``.
     package init(text: String, instant: Instant, precision: Precision) {
-        self.text = text
+        self.writtenText = text
         self.instant = instant
         self.precision = precision
+    }
+
+    /// The instant whose UTC text is this value's text, when the value was made by
+    /// ``init(utc:)``: a writer can then write the text's bytes without making a string.
+    package var utcInstant: Instant? { writtenText == nil ? instant : nil }
+
+    /// Whether two values have the same text (and so the same instant and precision).
+    public static func == (lhs: DateValue, rhs: DateValue) -> Bool {
+        guard lhs.instant == rhs.instant, lhs.precision == rhs.precision else { return false }
+        // The same instant has one UTC text.
+        if lhs.writtenText == nil && rhs.writtenText == nil { return true }
+        return lhs.text == rhs.text
+    }
+
+    /// Hashes the instant and the precision: equal values have the same text, and so
+    /// the same instant and precision.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(instant)
+        hasher.combine(precision)
     }
 
     /// Orders values by instant, then by text, so that the order agrees with `==`.
     public static func < (lhs: DateValue, rhs: DateValue) -> Bool {
         if lhs.instant != rhs.instant { return lhs.instant < rhs.instant }
+        if lhs.writtenText == nil && rhs.writtenText == nil { return false }
         return lhs.text < rhs.text
     }
 
@@ -55,8 +87,11 @@ public struct DateValue: Hashable, Sendable, Comparable, CustomStringConvertible
 extension DateValue {
     /// The value of an instant written as UTC text, `YYYY-MM-DDTHH:MM:SSZ` (with a
     /// fraction when the instant has one): how the store writes a record's `at`.
+    ///
+    /// - Complexity: O(1): the text is written out when it is read (see ``text``).
     public init(utc instant: Instant) {
-        self.init(text: InstantFormatter.iso8601(instant), instant: instant,
-                  precision: instant.microsecondsSinceEpoch % 1_000_000 == 0 ? .second : .fraction)
+        self.writtenText = nil
+        self.instant = instant
+        self.precision = instant.microsecondsSinceEpoch % 1_000_000 == 0 ? .second : .fraction
     }
 }

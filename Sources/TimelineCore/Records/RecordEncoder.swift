@@ -66,7 +66,11 @@ public struct RecordEncoder: Sendable {
         // The line is written into scratch memory (on the stack when it is small) and
         // appended in one copy: far cheaper than many small appends to the array.
         var textLength = RecordEncoder.textLength(of: fact)
-        if let recordedAt { textLength += recordedAt.text.utf8.count }
+        // A store's own stamp is written from its instant, without making its text.
+        let utcInstant = recordedAt?.utcInstant
+        let writtenAt = utcInstant == nil ? recordedAt?.text : nil
+        if let writtenAt { textLength += writtenAt.utf8.count }
+        if utcInstant != nil { textLength += InstantFormatter.maximumLength }
         if let commandID { textLength += commandID.utf8.count }
         let capacity = RecordEncoder.fixedLengthBound + JSONStringWriter.maximumLength(utf8Count: textLength)
             + 2 * RecordEncoder.maximumStringCount
@@ -79,9 +83,13 @@ public struct RecordEncoder: Sendable {
             line.literal("\",\"data\":{")
             RecordEncoder.writeData(of: fact, to: &line)
             line.byte(0x7D)
-            if let recordedAt {
+            if let utcInstant {
+                line.literal(",\"at\":\"")
+                line.utcText(of: utcInstant)
+                line.byte(0x22)
+            } else if let writtenAt {
                 line.literal(",\"at\":")
-                line.string(recordedAt.text)
+                line.string(writtenAt)
             }
             line.literal(",\"v\":")
             line.decimal(UInt64(Record.currentVersion))
@@ -230,6 +238,12 @@ private struct LineWriter {
     @inline(__always)
     mutating func string(_ text: String) {
         count += JSONStringWriter.write(text, to: start + count)
+    }
+
+    /// The UTC text of an instant (which needs no escaping), without its quotes.
+    @inline(__always)
+    mutating func utcText(of instant: Instant) {
+        count += InstantFormatter.write(instant, to: start + count)
     }
 
     @inline(__always)
