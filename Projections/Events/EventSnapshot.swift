@@ -194,7 +194,7 @@ final class EventSnapshot: Sendable {
     func hasSameTitle(as other: EventSnapshot) -> Bool {
         let (equal, ascii) = withTitleBytes { mine in
             other.withTitleBytes { theirs in
-                mine.elementsEqual(theirs)
+                mine.hasSameBytes(as: theirs)
                     ? (true, true) : (false, !mine.contains { $0 >= 0x80 } && !theirs.contains { $0 >= 0x80 })
             }
         }
@@ -230,7 +230,7 @@ final class EventSnapshot: Sendable {
         let mine = part(layout), theirs = part(other.layout)
         guard mine.count == theirs.count else { return false }
         return bytes(at: mine.lowerBound, count: mine.count) { a in
-            other.bytes(at: theirs.lowerBound, count: theirs.count) { b in a.elementsEqual(b) }
+            other.bytes(at: theirs.lowerBound, count: theirs.count) { b in a.hasSameBytes(as: b) }
         }
     }
 
