@@ -180,11 +180,21 @@ struct SnapshotTable: Sendable {
     /// - Complexity: O(*c*) to iterate, for *c* slots.
     var snapshots: some Sequence<EventSnapshot> { slots.lazy.compactMap { $0 } }
 
+    /// `count` copies of `value`, in storage that asks for huge pages before it is
+    /// written (``HugePages``): a table's arrays are the largest a store has.
+    private static func array<T>(repeating value: T, count: Int) -> [T] {
+        [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
+            buffer.initialize(repeating: value)
+            initialized = count
+        }
+    }
+
     /// Moves every entry to a table of `slotCount` slots, by its key alone.
     private mutating func resize(to slotCount: Int) {
         let oldSlots = slots, oldHashes = keys
-        slots = Array(repeating: nil, count: slotCount)
-        keys = Array(repeating: 0, count: slotCount)
+        slots = Self.array(repeating: nil, count: slotCount)
+        keys = Self.array(repeating: 0, count: slotCount)
         let mask = slotCount - 1
         for (snapshot, bits) in zip(oldSlots, oldHashes) where bits != 0 {
             var slot = Int(bits) & mask
