@@ -39,24 +39,33 @@ extension OrderedIndex {
     ///   shared with another copy of the index.
     @discardableResult
     public mutating func update(at position: Int, with element: Element) -> Element {
+        update(at: position, with: element, along: .none)
+    }
+
+    /// ``update(at:with:)`` at the position a walk found, taking each internal node's
+    /// child from the walk's `path` (see ``Path``).
+    @discardableResult
+    mutating func update(at position: Int, with element: Element, along path: Path) -> Element {
         precondition(position >= 0 && position < count, "OrderedIndex position out of range")
-        return uniqueRoot().update(at: position, with: element, nodeCapacity: nodeCapacity)
+        return uniqueRoot().update(at: position, with: element, nodeCapacity: nodeCapacity, along: path, depth: 0)
     }
 }
 
 extension OrderedIndex.Node {
     /// Replaces the element at `position` of this uniquely referenced node's subtree,
     /// adjusting the marked counts on the way back up.
-    func update(at position: Int, with element: Element, nodeCapacity: Int) -> Element {
+    func update(at position: Int, with element: Element, nodeCapacity: Int,
+                along path: OrderedIndex.Path = .none, depth: Int = 0) -> Element {
         let old: Element
         if isLeaf {
             old = replaceElement(at: position, with: element)
         } else {
-            let (i, offset) = slot(containing: position)
+            let (i, offset) = slot(containing: position, along: path, depth: depth)
             if offset == childCounts[i] {
                 old = replaceElement(at: i, with: element)
             } else {
-                old = uniqueChild(i, nodeCapacity: nodeCapacity).update(at: offset, with: element, nodeCapacity: nodeCapacity)
+                old = uniqueChild(i, nodeCapacity: nodeCapacity)
+                    .update(at: offset, with: element, nodeCapacity: nodeCapacity, along: path, depth: depth + 1)
             }
         }
         if old.isMarked != element.isMarked {

@@ -10,9 +10,16 @@ extension OrderedIndex {
     /// - Complexity: O(log *n*), plus copying the O(log *n*) nodes on the path that are
     ///   shared with another copy of the index.
     public mutating func insert(_ element: Element, at position: Int) {
+        insert(element, at: position, along: .none)
+    }
+
+    /// ``insert(_:at:)`` at the position a walk found, taking each internal node's child
+    /// from the walk's `path` (see ``Path``).
+    mutating func insert(_ element: Element, at position: Int, along path: Path) {
         precondition(position >= 0 && position <= count, "OrderedIndex insertion position out of range")
         let capacity = nodeCapacity
-        guard let split = uniqueRoot(room: 1).insert(element, at: position, nodeCapacity: capacity) else { return }
+        guard let split = uniqueRoot(room: 1).insert(element, at: position, nodeCapacity: capacity,
+                                                     along: path, depth: 0) else { return }
         var children = ContiguousArray<Node>()
         children.reserveCapacity(capacity + 1)
         children.append(split.left)
@@ -46,7 +53,8 @@ extension OrderedIndex.Node {
     ///
     /// When the node is full it splits: the caller must put the two halves and their
     /// separator in its place, and drop this node, which is left empty.
-    func insert(_ element: Element, at position: Int, nodeCapacity: Int) -> Split? {
+    func insert(_ element: Element, at position: Int, nodeCapacity: Int,
+                along path: OrderedIndex.Path = .none, depth: Int = 0) -> Split? {
         count += 1
         if element.isMarked { markedCount += 1 }
         if isLeaf {
@@ -56,9 +64,10 @@ extension OrderedIndex.Node {
             }
             return split(inserting: element, at: position, child: nil, nodeCapacity: nodeCapacity)
         }
-        let (i, offset) = slot(containing: position)
+        let (i, offset) = slot(containing: position, along: path, depth: depth)
         let child = uniqueChild(i, room: 1, nodeCapacity: nodeCapacity)
-        guard let split = child.insert(element, at: offset, nodeCapacity: nodeCapacity) else {
+        guard let split = child.insert(element, at: offset, nodeCapacity: nodeCapacity,
+                                       along: path, depth: depth + 1) else {
             childCounts[i] += 1
             return nil
         }

@@ -318,6 +318,23 @@ extension OrderedIndex.Node {
         }
     }
 
+    /// ``slot(containing:)``, taken from the step of `path` at `depth` when that step's
+    /// child holds `position`.
+    @inline(__always)
+    func slot(containing position: Int, along path: OrderedIndex.Path, depth: Int) -> (slot: Int, offset: Int) {
+        if let step = path.step(at: depth) {
+            let offset = position &- step.before
+            let holds = fields.pointee.childCounts.withUnsafeBufferPointer { counts in
+                step.child < counts.count && offset >= 0 && offset <= counts[step.child]
+            }
+            if holds {
+                assert(slot(containing: position) == (step.child, offset), "a path step from another index")
+                return (step.child, offset)
+            }
+        }
+        return slot(containing: position)
+    }
+
     /// The number of elements before child `i`'s subtree in this internal node's
     /// subtree: the children before it and their separators.
     ///

@@ -8,9 +8,16 @@ extension OrderedIndex {
     ///   their siblings used for rebalancing) that are shared with another copy.
     @discardableResult
     public mutating func remove(at position: Int) -> Element {
+        remove(at: position, along: .none)
+    }
+
+    /// ``remove(at:)`` at the position a walk found, taking each internal node's child
+    /// from the walk's `path` (see ``Path``).
+    @discardableResult
+    mutating func remove(at position: Int, along path: Path) -> Element {
         precondition(position >= 0 && position < count, "OrderedIndex removal position out of range")
         let node = uniqueRoot()
-        let removed = node.remove(at: position, nodeCapacity: nodeCapacity)
+        let removed = node.remove(at: position, nodeCapacity: nodeCapacity, along: path, depth: 0)
         if node.elementCount == 0 && !node.isLeaf {
             root = node.children[0]
         }
@@ -30,22 +37,23 @@ extension OrderedIndex.Node {
     /// Removes and returns the element at `position` of this uniquely referenced node's
     /// subtree, leaving every child of this node at least half full. This node itself may
     /// be left under-full; its parent rebalances it.
-    func remove(at position: Int, nodeCapacity: Int) -> Element {
+    func remove(at position: Int, nodeCapacity: Int, along path: OrderedIndex.Path = .none, depth: Int = 0) -> Element {
         if isLeaf {
             let removed = removeElement(at: position)
             count -= 1
             if removed.isMarked { markedCount -= 1 }
             return removed
         }
-        let (i, offset) = slot(containing: position)
+        let (i, offset) = slot(containing: position, along: path, depth: depth)
         let removed: Element
         let child = uniqueChild(i, nodeCapacity: nodeCapacity)
         if offset < childCounts[i] {
-            removed = child.remove(at: offset, nodeCapacity: nodeCapacity)
+            removed = child.remove(at: offset, nodeCapacity: nodeCapacity, along: path, depth: depth + 1)
         } else {
             // The element is this node's own: replace it by its predecessor, the last
-            // element of the child before it.
-            removed = replaceElement(at: i, with: child.remove(at: offset - 1, nodeCapacity: nodeCapacity))
+            // element of the child before it (where a walk to this element went on down).
+            let predecessor = child.remove(at: offset - 1, nodeCapacity: nodeCapacity, along: path, depth: depth + 1)
+            removed = replaceElement(at: i, with: predecessor)
         }
         childCounts[i] -= 1
         count -= 1

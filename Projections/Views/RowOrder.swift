@@ -115,27 +115,40 @@ struct RowOrder: Sendable {
     ///
     /// - Complexity: O(log *n*).
     func position(of entry: RowEntry, in index: OrderedIndex<RowEntry>) -> Int {
-        walk(to: entry, in: index) { at, _ in at }
+        walk(to: entry, in: index) { at, _, _ in at }
+    }
+
+    /// ``position(of:in:)``, with the walk's way down recorded in `steps` for the
+    /// insertion at that position (``OrderedIndex/Path``).
+    /// - Complexity: O(log *n*).
+    func position(of entry: RowEntry, in index: OrderedIndex<RowEntry>,
+                  recording steps: UnsafeMutableBufferPointer<OrderedIndex<RowEntry>.PathStep>)
+        -> (at: Int, path: OrderedIndex<RowEntry>.Path) {
+        walk(to: entry, in: index, recording: steps) { at, _, path in (at, path) }
     }
 
     /// The index of `entry` in `index` if it is there, or where it would be inserted, and
-    /// the row at that index (`nil` at the end), found on one walk.
+    /// the row at that index (`nil` at the end), found on one walk, whose way down is
+    /// recorded in `steps` for a removal or an update there (``OrderedIndex/Path``).
     /// - Complexity: O(log *n*).
-    func find(_ entry: RowEntry, in index: OrderedIndex<RowEntry>) -> (at: Int, row: RowEntry?) {
-        walk(to: entry, in: index) { at, row in (at, row?.pointee) }
+    func find(_ entry: RowEntry, in index: OrderedIndex<RowEntry>,
+              recording steps: UnsafeMutableBufferPointer<OrderedIndex<RowEntry>.PathStep>? = nil)
+        -> (at: Int, row: RowEntry?, path: OrderedIndex<RowEntry>.Path) {
+        walk(to: entry, in: index, recording: steps) { at, row, path in (at, row?.pointee, path) }
     }
 
-    /// Walks `index` to where `entry` is or would go, handing `body` that index and the row
-    /// there, read in place.
+    /// Walks `index` to where `entry` is or would go, handing `body` that index, the row
+    /// there, read in place, and the way down when `steps` records it.
     @inline(__always)
     private func walk<R>(to entry: RowEntry, in index: OrderedIndex<RowEntry>,
-                         _ body: (Int, UnsafePointer<RowEntry>?) -> R) -> R {
+                         recording steps: UnsafeMutableBufferPointer<OrderedIndex<RowEntry>.PathStep>? = nil,
+                         _ body: (Int, UnsafePointer<RowEntry>?, OrderedIndex<RowEntry>.Path) -> R) -> R {
         let group = group(entry.kind), instant = instant(entry)
         return index.partitionIndex(splittingNodes: { elements in
             OrderedIndex.partitionPoint(of: elements, step: OrderedIndex<RowEntry>.elementsPerLine) {
                 precedes($0, entry, group: group, instant: instant)
             }
-        }, body)
+        }, recording: steps, body)
     }
 
     /// `precedes(a.pointee, b)` for `b` of the given group and instant, reading `a` in

@@ -146,41 +146,61 @@ struct RowSet: Sendable {
     /// - Complexity: O(log *n*), and O(log *s*) per view with *s* sections.
     mutating func remove(_ entry: RowEntry, now: Int64) {
         let order = order(now: now)
-        guard let (at, id) = touchRow(entry, order: order) else { return }
-        let removed = index.remove(at: at)
-        countInViews(removed, order: order, -1)
-        record(-(at + 1))
-        batch?.touched.setNew(nil, at: nil, for: id)
+        Self.withPathSteps { steps in
+            guard let (at, id, path) = touchRow(entry, order: order, recording: steps) else { return }
+            let removed = index.remove(at: at, along: path)
+            countInViews(removed, order: order, -1)
+            record(-(at + 1))
+            batch?.touched.setNew(nil, at: nil, for: id)
+        }
     }
 
     /// Inserts a row.
     /// - Complexity: O(log *n*), and O(log *s*) per view with *s* sections.
     mutating func insert(_ entry: RowEntry, now: Int64) {
         let order = order(now: now)
-        let at = order.position(of: entry, in: index)
-        noteFirstTouch(entry.id, old: nil, at: nil)
-        index.insert(entry, at: at)
-        countInViews(entry, order: order, 1)
-        record(at + 1)
-        batch?.touched.setNew(entry, at: at, for: entry.id)
+        Self.withPathSteps { steps in
+            let (at, path) = order.position(of: entry, in: index, recording: steps)
+            noteFirstTouch(entry.id, old: nil, at: nil)
+            index.insert(entry, at: at, along: path)
+            countInViews(entry, order: order, 1)
+            record(at + 1)
+            batch?.touched.setNew(entry, at: at, for: entry.id)
+        }
     }
 
     /// Replaces a row with one that sorts in the same place (a new title).
     /// - Complexity: O(log *n*).
     mutating func replace(_ old: RowEntry, with new: RowEntry, now: Int64) {
-        guard let (at, id) = touchRow(old, order: order(now: now)) else { return }
-        index.update(at: at, with: new)
-        batch?.touched.setNew(new, at: at, for: id)
+        let order = order(now: now)
+        Self.withPathSteps { steps in
+            guard let (at, id, path) = touchRow(old, order: order, recording: steps) else { return }
+            index.update(at: at, with: new, along: path)
+            batch?.touched.setNew(new, at: at, for: id)
+        }
+    }
+
+    /// Calls `body` with room for a walk's way down (``OrderedIndex/Path``), on the stack,
+    /// so that the change after a search takes each node's child from the search.
+    private static func withPathSteps<R>(
+        _ body: (UnsafeMutableBufferPointer<OrderedIndex<RowEntry>.PathStep>) -> R
+    ) -> R {
+        withUnsafeTemporaryAllocation(of: OrderedIndex<RowEntry>.PathStep.self,
+                                      capacity: OrderedIndex<RowEntry>.Path.capacity, body)
     }
 
     /// Finds the row `entry` stands for and notes that the batch touches it, returning its
-    /// index and id; `nil` if the index does not hold that row.
-    private mutating func touchRow(_ entry: RowEntry, order: RowOrder) -> (at: Int, id: RowID)? {
-        let (at, row) = order.find(entry, in: index)
+    /// index, its id and the walk's way down (in `steps`); `nil` if the index does not
+    /// hold that row.
+    private mutating func touchRow(
+        _ entry: RowEntry, order: RowOrder,
+        recording steps: UnsafeMutableBufferPointer<OrderedIndex<RowEntry>.PathStep>
+    ) -> (at: Int, id: RowID, path: OrderedIndex<RowEntry>.Path)? {
+        let (at, row, path) = order.find(entry, in: index, recording: steps)
         guard let current = row, entry.isSameRow(as: current) else { return nil }
         let id = entry.id
         noteFirstTouch(id, old: current, at: at)
-        return (at, id)
+        return (at, id, path)
     }
 
     /// Replaces an event's rows as it was (`nil` if it is new) with its rows as it is
