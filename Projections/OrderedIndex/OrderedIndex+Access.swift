@@ -55,7 +55,7 @@ extension OrderedIndex.Node {
     /// Replaces the element at `position` of this uniquely referenced node's subtree,
     /// adjusting the marked counts on the way back up.
     func update(at position: Int, with element: Element, nodeCapacity: Int,
-                along path: OrderedIndex.Path = .none, depth: Int = 0) -> Element {
+                along path: OrderedIndex.Path, depth: Int) -> Element {
         let old: Element
         if isLeaf {
             old = replaceElement(at: position, with: element)

@@ -54,7 +54,7 @@ extension OrderedIndex.Node {
     /// When the node is full it splits: the caller must put the two halves and their
     /// separator in its place, and drop this node, which is left empty.
     func insert(_ element: Element, at position: Int, nodeCapacity: Int,
-                along path: OrderedIndex.Path = .none, depth: Int = 0) -> Split? {
+                along path: OrderedIndex.Path, depth: Int) -> Split? {
         count += 1
         if element.isMarked { markedCount += 1 }
         if isLeaf {

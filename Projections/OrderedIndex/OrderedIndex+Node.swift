@@ -318,14 +318,19 @@ extension OrderedIndex.Node {
         }
     }
 
-    /// ``slot(containing:)``, taken from the step of `path` at `depth` when that step's
-    /// child holds `position`.
+    /// ``slot(containing:)``, taken from the step of `path` at `depth` when there is one
+    /// (the path must come from a walk of this index since it last changed).
+    ///
+    /// A step whose child is not in this node, or whose offset falls outside that child,
+    /// is not used; that only keeps a wrong step within the node's bounds, since a stale
+    /// step can still fall inside them. A debug build checks every step used against
+    /// ``slot(containing:)``.
     @inline(__always)
     func slot(containing position: Int, along path: OrderedIndex.Path, depth: Int) -> (slot: Int, offset: Int) {
         if let step = path.step(at: depth) {
             let offset = position &- step.before
             let holds = fields.pointee.childCounts.withUnsafeBufferPointer { counts in
-                step.child < counts.count && offset >= 0 && offset <= counts[step.child]
+                UInt(bitPattern: step.child) < UInt(counts.count) && offset >= 0 && offset <= counts[step.child]
             }
             if holds {
                 assert(slot(containing: position) == (step.child, offset), "a path step from another index")

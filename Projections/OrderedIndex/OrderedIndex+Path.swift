@@ -14,9 +14,10 @@ extension OrderedIndex {
     /// had just done (with callgrind, those sums were 3.5 % of a command's instructions,
     /// and each ended on a mispredicted branch).
     ///
-    /// A path is valid for the index it was recorded on, until that index changes. A step
-    /// that does not hold the position is not used (the counts are summed instead), and a
-    /// debug build checks every step used against the sum.
+    /// A path is valid for the index it was recorded on, until that index changes: the
+    /// change that follows the walk must be its only use. A step is checked against the
+    /// node's bounds only (a stale step can fall within them), and a debug build checks
+    /// every step used against the sum.
     struct Path {
         /// The steps, from the root down; fewer than the internal nodes when the walk's
         /// storage ran out.
@@ -25,9 +26,10 @@ extension OrderedIndex {
         /// No steps: every child is found by summing counts.
         static var none: Path { Path(steps: UnsafeBufferPointer(start: nil, count: 0)) }
 
-        /// Room for a walk's steps in any index: a non-root internal node of the
-        /// smallest nodes (16 elements) has at least 9 children, so 2⁶³ elements need
-        /// fewer than 22 internal levels.
+        /// Room for a walk's steps in an index of the default node size: a non-root
+        /// internal node of the smallest (16 elements) has at least 9 children, so 2⁶³
+        /// elements need fewer than 22 internal levels. Deeper steps, in an index of
+        /// smaller nodes, are not recorded; their children are found by summing.
         static var capacity: Int { 24 }
 
         /// The step at `depth` (0 is the root), if it was recorded.

@@ -37,7 +37,7 @@ extension OrderedIndex.Node {
     /// Removes and returns the element at `position` of this uniquely referenced node's
     /// subtree, leaving every child of this node at least half full. This node itself may
     /// be left under-full; its parent rebalances it.
-    func remove(at position: Int, nodeCapacity: Int, along path: OrderedIndex.Path = .none, depth: Int = 0) -> Element {
+    func remove(at position: Int, nodeCapacity: Int, along path: OrderedIndex.Path, depth: Int) -> Element {
         if isLeaf {
             let removed = removeElement(at: position)
             count -= 1

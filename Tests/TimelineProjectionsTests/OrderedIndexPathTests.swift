@@ -13,8 +13,12 @@ import Testing
         var index = OrderedIndex<TestRow>(nodeCapacity: capacity)
         var reference: [TestRow] = []
         var deepest = 0
+        var kept: [OrderedIndex<TestRow>] = []
         for step in 0..<500 {
             let choice = Int.random(in: 0..<10, using: &random)
+            // Now and then a copy shares the nodes, as a batch's snapshot or a front end's
+            // rows do: the change copies them on its way down the path.
+            if Int.random(in: 0..<5, using: &random) == 0 { kept = Array((kept + [index]).suffix(3)) }
             // A few steps' worth of room now and then: the rest of the way is summed.
             let room = Int.random(in: 0..<4, using: &random) == 0 ? 1 : OrderedIndex<TestRow>.Path.capacity
             withUnsafeTemporaryAllocation(of: OrderedIndex<TestRow>.PathStep.self, capacity: room) { steps in
@@ -45,6 +49,37 @@ import Testing
             expectMatches(index, reference, using: &random, "capacity \(capacity), step \(step)")
         }
         #expect(deepest >= (capacity <= 4 ? 3 : 1), "the walks should cross internal nodes")
+        #expect(!kept.isEmpty)
+    }
+
+    /// A step whose child is not in its node is not used: the child is found by summing.
+    @Test func aStepOutsideItsNodeIsNotUsed() {
+        var random = SplitMix64(seed: 0x9A7_0002)
+        let rows = (0..<300).map { TestRow(key: $0, serial: $0, isMarked: $0 % 3 == 0) }
+        var index = OrderedIndex(rows, nodeCapacity: 4)
+        var reference = rows
+        let steps = [OrderedIndex<TestRow>.PathStep](repeating: .init(child: 1_000, before: 0), count: 8)
+            + [.init(child: -1, before: 0)]
+        steps.withUnsafeBufferPointer { steps in
+            let path = OrderedIndex<TestRow>.Path(steps: steps)
+            for round in 0..<60 {
+                let position = Int.random(in: 0..<reference.count, using: &random)
+                switch round % 3 {
+                case 0:
+                    let row = TestRow(key: reference[position].key, serial: 1_000 + round, isMarked: round % 2 == 0)
+                    index.insert(row, at: position, along: path)
+                    reference.insert(row, at: position)
+                case 1:
+                    #expect(index.remove(at: position, along: path) == reference.remove(at: position))
+                default:
+                    var row = reference[position]
+                    row.isMarked.toggle()
+                    #expect(index.update(at: position, with: row, along: path) == reference[position])
+                    reference[position] = row
+                }
+            }
+        }
+        expectMatches(index, reference, using: &random, "bogus steps")
     }
 
     /// Walks to the first row not before `row`, by key then serial, recording its way down.

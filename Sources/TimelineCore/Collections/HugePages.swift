@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Asks the kernel to back the large arrays of a big store with huge pages.
@@ -18,7 +20,7 @@ package enum HugePages {
     /// with huge pages. Call it before the buffer is first written: pages already
     /// touched keep their small pages.
     package static func advise(_ buffer: UnsafeMutableRawBufferPointer) {
-        #if os(Linux)
+        #if os(Linux) && (canImport(Glibc) || canImport(Musl))
         guard let base = buffer.baseAddress,
               let blocks = wholePages(in: UInt(bitPattern: base)..<(UInt(bitPattern: base) + UInt(buffer.count))),
               let start = UnsafeMutableRawPointer(bitPattern: blocks.lowerBound)

@@ -2,7 +2,9 @@
 ///
 /// A date value keeps its text (and so its precision) for display, and has an
 /// ``instant`` for ordering: a partial or calendar date is the start of its period at
-/// UTC midnight (`2019` is 2019-01-01T00:00:00Z); a timestamp is its UTC instant.
+/// UTC midnight (`2019` is 2019-01-01T00:00:00Z); a timestamp is its UTC instant. A
+/// store's own stamp (``init(utc:)``) keeps only its instant, and writes its text, the
+/// instant's UTC text, when it is read.
 ///
 /// Accepted forms: `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, and
 /// `YYYY-MM-DDTHH:MM[:SS[.fraction]]` followed by `Z` or `±HH:MM`, years 0001–9999.

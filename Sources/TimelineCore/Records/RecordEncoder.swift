@@ -70,10 +70,10 @@ public struct RecordEncoder: Sendable {
         let utcInstant = recordedAt?.utcInstant
         let writtenAt = utcInstant == nil ? recordedAt?.text : nil
         if let writtenAt { textLength += writtenAt.utf8.count }
-        if utcInstant != nil { textLength += InstantFormatter.maximumLength }
         if let commandID { textLength += commandID.utf8.count }
+        // The stamp's digits need no escaping: its room is added as it is.
         let capacity = RecordEncoder.fixedLengthBound + JSONStringWriter.maximumLength(utf8Count: textLength)
-            + 2 * RecordEncoder.maximumStringCount
+            + 2 * RecordEncoder.maximumStringCount + (utcInstant != nil ? InstantFormatter.maximumLength : 0)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
             var line = LineWriter(scratch.baseAddress!)
             line.literal("{\"seq\":")
