@@ -268,20 +268,30 @@ struct SummaryState: Sendable {
     /// While changes are not tracked, nobody reads a timeline's earliest and latest dates
     /// as they change, and counting each date in and out of its tree at once was a tenth
     /// of one command's instructions and a quarter of its cache misses (callgrind). The
-    /// changes wait in a list instead; once it holds a quarter as many as the tree has
-    /// dates (or 64), they are counted in in date order, each walk going where the last
-    /// one went. A summary read meanwhile takes the list into account without counting
-    /// it in (see ``extremes(of:)``).
-    /// - Complexity: O(log *d*) for *d* dates, amortised: the change that fills a list
-    ///   pays for counting it in, O(*k* log *k* + *k* log *d*) for its *k* changes.
+    /// changes wait in a list instead; once it holds ``pendingLimit(dates:)`` of them (a
+    /// quarter as many as the tree has dates, from 64 to 4,096), they are counted in in
+    /// date order, each walk starting from the root again but going near where the last
+    /// one went, through nodes still in cache. A summary read meanwhile takes the list
+    /// into account without counting it in (see ``extremes(of:)``).
+    /// - Complexity: O(log *d*) for *d* dates, amortised; the change that fills a list
+    ///   pays for counting it in, O(*k* log *k* + *k* log *d*) for its *k* changes, and *k*
+    ///   is at most 4,096, so that no record pays for more than a bounded list.
     private static func count(_ entry: DatedEntry, _ delta: Int, in timeline: inout Timeline, atOnce: Bool) {
         guard !atOnce else {
             timeline.dates.adjust(entry, by: delta)
             return
         }
         timeline.pendingDates.append(PendingDate(entry: entry, delta: delta))
-        if timeline.pendingDates.count >= Swift.max(64, timeline.dates.count / 4) { countPendingDates(in: &timeline) }
+        if timeline.pendingDates.count >= pendingLimit(dates: timeline.dates.count) { countPendingDates(in: &timeline) }
     }
+
+    /// How many date changes a timeline of `dates` distinct dates keeps pending: a quarter
+    /// of its dates, at least 64 and at most 4,096.
+    ///
+    /// The upper bound keeps one record's cost bounded (without it, the record that filled
+    /// the list of a timeline of a million dates counted a quarter of a million changes
+    /// in), and a read's, which sorts the list.
+    static func pendingLimit(dates: Int) -> Int { Swift.min(4_096, Swift.max(64, dates / 4)) }
 
     /// Counts a timeline's pending date changes into its dates.
     /// - Complexity: O(*k* log *k* + *k* log *d*) for *k* changes and *d* dates.
@@ -296,14 +306,18 @@ struct SummaryState: Sendable {
     private static func netted(_ changes: [PendingDate]) -> [PendingDate] {
         let sorted = changes.sorted { $0.entry < $1.entry }
         var net: [PendingDate] = []
+        net.reserveCapacity(sorted.count)
         for change in sorted {
             if let last = net.last, last.entry == change.entry {
                 net[net.count - 1].delta += change.delta
-            } else {
-                net.append(change)
+                continue
             }
+            // A date whose changes added up to nothing gives its place to the next.
+            if let last = net.last, last.delta == 0 { net.removeLast() }
+            net.append(change)
         }
-        return net.filter { $0.delta != 0 }
+        if let last = net.last, last.delta == 0 { net.removeLast() }
+        return net
     }
 
     /// A timeline's earliest and latest dates, its pending changes counted in: the first
@@ -450,7 +464,8 @@ struct SummaryState: Sendable {
     /// The summaries as they stand, sorted: the list, or, while changes are not tracked
     /// and timelines changed, a list made now (pending date changes taken into account,
     /// not counted in).
-    /// - Complexity: O(1) when the list is up to date, O(*t* log *t*) for *t* timelines otherwise.
+    /// - Complexity: O(1) when the list is up to date; otherwise O(*t* log *t*) for *t*
+    ///   timelines, plus O(*k* log *k* + *k* log *d*) for a timeline's *k* pending changes.
     var currentList: [TimelineSummary] {
         guard listIsBehind || !touched.isEmpty else { return list }
         return sortedSummaries()

@@ -49,9 +49,9 @@ struct SummaryTrackingTests {
     }
 
     /// While nobody follows the summaries, an event's dates wait to be counted into its
-    /// timeline's dates; the summaries read count them in as they are read, and turning
-    /// tracking on counts them in, as a rebuild counts them.
-    @Test func pendingDatesAreCountedWhenReadAndWhenTrackingStarts() {
+    /// timeline's dates; the summaries read take them into account without counting them
+    /// in, and turning tracking on counts them in, as a rebuild counts them.
+    @Test func pendingDatesAreReadAndCountedInWhenTrackingStarts() {
         var projection = TimelineProjection(records: SummaryDateCountTests.records(), views: [], now: Self.now)
         let counted = SummaryDateCountTests.counted(projection)
         projection.tracksSummaryChanges = false
@@ -122,6 +122,37 @@ struct SummaryTrackingTests {
         #expect(projection.summaries.timelines["home"]!.pendingDates.count < 64)
         #expect(SummaryDateCountTests.counted(projection).count > 3, "some were counted in")
         #expect(projection.timelineSummaries.first?.eventCount == 230)
+    }
+
+    /// A timeline with many dates keeps at most 4,096 changes pending, so that no record
+    /// counts in more than that at once; the summaries stay right.
+    @Test func aLargeTimelineKeepsABoundedList() {
+        #expect(SummaryState.pendingLimit(dates: 0) == 64)
+        #expect(SummaryState.pendingLimit(dates: 1_000) == 250)
+        #expect(SummaryState.pendingLimit(dates: 1_000_000) == 4_096)
+        var facts: [Fact] = [.timelineCreated(timeline: "t", name: "T")]
+        // 20,000 distinct days: a quarter of them would be 5,000 changes.
+        for k in 0..<20_000 {
+            facts.append(.eventAdded(event: EventID("e\(k)"), timeline: "t", title: "x",
+                                     date: DateValue(canonical: Instant(microsecondsSinceEpoch: Int64(k) * 86_400_000_000),
+                                                     precision: .day)))
+        }
+        var projection = TimelineProjection(records: [Record(position: 1, facts: facts)], views: [], now: Self.now)
+        projection.tracksSummaryChanges = false
+        var longest = 0
+        for k in 0..<5_000 {
+            projection.apply(Record(position: Int64(2 + k), fact: .dateSet(event: EventID("e\(k)"), date: date("1800"))))
+            longest = max(longest, projection.summaries.timelines["t"]!.pendingDates.count)
+        }
+        // Two changes a record (a day out, 1800 in): counted in when the 4,096th came.
+        #expect(longest == 4_094)
+        #expect(projection.timelineSummaries.first?.earliest == date("1800"))
+        #expect(projection.timelineSummaries.first?.eventCount == 20_000)
+        projection.tracksSummaryChanges = true
+        let rebuilt = TimelineProjection(records: [Record(position: 1, facts: facts)] + (0..<5_000).map {
+            Record(position: Int64(2 + $0), fact: .dateSet(event: EventID("e\($0)"), date: date("1800")))
+        }, views: [], now: Self.now)
+        #expect(projection.timelineSummaries == rebuilt.timelineSummaries)
     }
 
     /// Change sets chain (one's `to` is the next one's `from`) across a checkpoint saved
