@@ -1,14 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension UnsafeBufferPointer<UInt8> {
-    /// Whether the two buffers hold the same bytes, compared with the C library's
-    /// `memcmp`: `elementsEqual` compares a byte at a time (with callgrind, comparing
+    /// Whether the two buffers hold the same bytes, compared with `memcmpBytes` (the C
+    /// library's `memcmp`): `elementsEqual` compares a byte at a time (with callgrind, comparing
     /// the titles of a retitled event's old and new snapshots that way cost about 200
     /// instructions a command).
     /// - Complexity: O(*n*) for *n* bytes.
@@ -16,6 +8,6 @@ extension UnsafeBufferPointer<UInt8> {
     package func hasSameBytes(as other: UnsafeBufferPointer<UInt8>) -> Bool {
         guard count == other.count else { return false }
         guard count > 0, let mine = baseAddress, let theirs = other.baseAddress else { return true }
-        return memcmp(mine, theirs, count) == 0
+        return memcmpBytes(mine, theirs, count) == 0
     }
 }

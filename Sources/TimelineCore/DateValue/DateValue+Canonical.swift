@@ -18,18 +18,11 @@ extension DateValue {
         let (year, month, day) = CivilCalendar.civilFromDays(days)
         let count = precision == .year ? 4 : precision == .month ? 7 : 10
         let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { bytes in
-            func put(_ value: Int, width: Int, at offset: Int) {
-                var value = value
-                for at in stride(from: offset + width - 1, through: offset, by: -1) {
-                    bytes[at] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-            }
-            put(year, width: 4, at: 0)
+            _ = DecimalDigits.write(year, width: 4, into: bytes, at: 0)
             bytes[4] = UInt8(ascii: "-")
-            put(month, width: 2, at: 5)
+            _ = DecimalDigits.write(month, width: 2, into: bytes, at: 5)
             bytes[7] = UInt8(ascii: "-")
-            put(day, width: 2, at: 8)
+            _ = DecimalDigits.write(day, width: 2, into: bytes, at: 8)
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<count]), as: UTF8.self)
         }
         self.init(text: text, instant: instant, precision: precision)

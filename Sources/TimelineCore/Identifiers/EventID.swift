@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The identifier of a timeline event, unique across all timelines while the event exists.
 ///
 /// Event identifiers order date rows that share an instant; that comparison is by the
@@ -46,13 +54,11 @@ public struct EventID: RawRepresentable, Hashable, Sendable, ExpressibleByString
     }
 }
 
+/// Compares `n` bytes at `a` and `b` with the C library's `memcmp`: negative, zero or
+/// positive as the first differing byte of `a` is less, neither or greater. The one byte
+/// comparison of the project (ids here, titles and date texts through
+/// `UnsafeBufferPointer.hasSameBytes(as:)`).
 @usableFromInline
 func memcmpBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Int {
-    var i = 0
-    while i < n {
-        let x = a[i], y = b[i]
-        if x != y { return Int(x) - Int(y) }
-        i += 1
-    }
-    return 0
+    Int(memcmp(a, b, n))
 }

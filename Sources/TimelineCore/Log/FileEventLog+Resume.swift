@@ -100,11 +100,7 @@ extension FileEventLog {
         /// - Complexity: O(log *n*).
         func candidates(for id: String) -> ArraySlice<Entry> {
             let key = Self.hash(id)
-            var low = 0, high = entries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if entries[middle].hash < key { low = middle + 1 } else { high = middle }
-            }
+            let low = entries.partitioningIndex { $0.hash >= key }
             var end = low
             while end < entries.count, entries[end].hash == key { end += 1 }
             return entries[low..<end]

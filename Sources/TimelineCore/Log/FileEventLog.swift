@@ -44,11 +44,7 @@ public final class FileEventLog: EventLog {
 
         /// The line number of the record at `position` (from 1).
         func lineNumber(ofRecord position: Int) -> Int {
-            var low = 0, high = lineShifts.count
-            while low < high {
-                let middle = (low + high) / 2
-                if lineShifts[middle].position <= position { low = middle + 1 } else { high = middle }
-            }
+            let low = lineShifts.partitioningIndex { $0.position > position }
             return position + (low > 0 ? lineShifts[low - 1].extra : 0)
         }
     }
