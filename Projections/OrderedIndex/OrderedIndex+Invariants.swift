@@ -1,7 +1,8 @@
 extension OrderedIndex {
     /// Describes every broken B-tree invariant: wrong subtree counts, child counts or
     /// marked counts, an internal node without one more child than elements, leaves at different depths,
-    /// a non-root node less than half full, or any node over capacity. Empty when the
+    /// a non-root node less than half full, or any node over capacity (in elements or in
+    /// storage). Empty when the
     /// tree is sound. For tests.
     ///
     /// - Complexity: O(*n*).
@@ -12,6 +13,9 @@ extension OrderedIndex {
             let isRoot = depth == 0
             if node.elements.count > nodeCapacity {
                 violations.append("\(path): \(node.elements.count) elements, over capacity \(nodeCapacity)")
+            }
+            if node.storageCapacity > nodeCapacity {
+                violations.append("\(path): storage for \(node.storageCapacity) elements, over capacity \(nodeCapacity)")
             }
             if !isRoot && node.elements.count < nodeCapacity / 2 {
                 violations.append("\(path): \(node.elements.count) elements, under minimum \(nodeCapacity / 2)")

@@ -33,9 +33,10 @@ extension OrderedIndex {
         }
     }
 
-    /// The first position of a partition of the index, found by `split`, which is handed
-    /// each node's elements along one root-to-leaf path and returns where the partition
-    /// falls among them (as ``partitionIndex(where:)``'s binary search would).
+    /// Walks to the first position of a partition of the index and returns what `body`
+    /// makes of it. `split` is handed each node's elements along one root-to-leaf path
+    /// and returns where the partition falls among them (as ``partitionIndex(where:)``'s
+    /// binary search would).
     ///
     /// The elements are lent from the node's storage, so that a search can read a field
     /// of an element without copying it: a copy of an element that holds a reference

@@ -72,11 +72,13 @@ struct RowOrder: Sendable {
         keys.reserveCapacity(2 * events.count)
         events.forEachSnapshot { slot, snapshot in
             guard includes(snapshot) else { return }
-            keys.append(key(RowEntry(event: snapshot, kind: snapshot.firstRowKind, now: now, placement: placement),
-                            slot: slot))
-            if let kind = snapshot.secondRowKind {
-                keys.append(key(RowEntry(event: snapshot, kind: kind, now: now, placement: placement), slot: slot))
+            // The id's first bytes, read once for both of the event's rows.
+            let prefix = Self.prefix(snapshot.id.rawValue)
+            func row(_ kind: RowKind) -> RowEntry {
+                RowEntry(event: snapshot, kind: kind, now: now, placement: placement, idPrefix: prefix)
             }
+            keys.append(key(row(snapshot.firstRowKind), slot: slot))
+            if let kind = snapshot.secondRowKind { keys.append(key(row(kind), slot: slot)) }
         }
         keys.sort { a, b in
             if a.first != b.first { return a.first < b.first }

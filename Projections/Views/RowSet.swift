@@ -36,7 +36,7 @@ struct RowSet: Sendable {
     /// still holds the previous rows. A large batch keeps the old index instead (an O(1)
     /// copy) and ranks old rows in it at the end.
     private struct Batch {
-        var now: Int64
+        let now: Int64
         var snapshot: OrderedIndex<RowEntry>?
         /// Whether the views noted how their sections stood before the batch (at its first
         /// change: most batches leave most row sets alone).
@@ -243,8 +243,8 @@ struct RowSet: Sendable {
         guard batch != nil, !batch!.touched.contains(id) else { return }
         if !batch!.notedBatchStart {
             batch!.notedBatchStart = true
-            let marked = index.markedCount, now = batch!.now
-            for offset in views.indices { views[offset].noteBatchStart(marked: marked, now: now) }
+            let marked = index.markedCount
+            for offset in views.indices { views[offset].noteBatchStart(marked: marked) }
         }
         var oldIndex: Int?
         if let at, batch!.snapshot == nil, !batch!.overflowed { oldIndex = batch!.originalIndex(at) }

@@ -21,12 +21,11 @@ struct ViewState: Sendable {
     /// The storage of the last batch's changes, emptied, for the next batch's.
     private var spareChanges: [(key: SectionKey, delta: Int)] = []
 
-    /// How a view's sections stood when a batch started.
+    /// How a view's sections stood when a batch started ("now" then is the batch's own,
+    /// which ``endBatch(from:to:now:marked:built:rows:)`` is handed).
     private struct BatchStart {
         /// The rows at now then.
         var marked: Int
-        /// "Now" then, in microseconds.
-        var now: Int64
         /// The counts changed since, in order, while there are at most `changeLimit`.
         var changes: [(key: SectionKey, delta: Int)] = []
         /// The counts when the batch started, made once the changes passed `changeLimit`
@@ -94,8 +93,8 @@ struct ViewState: Sendable {
     /// The sections as they were when the batch started: the counts before the batch's
     /// changes, with the rows at now as they were then.
     /// - Complexity: O(*k* log *s*) for *k* changed counts, plus O(*s*) for *s* sections.
-    private func sectionsAtBatchStart(_ start: BatchStart) -> KeyedSections {
-        ascendingSections(of: countsAtBatchStart(start), marked: start.marked, now: start.now)
+    private func sectionsAtBatchStart(_ start: BatchStart, now: Int64) -> KeyedSections {
+        ascendingSections(of: countsAtBatchStart(start), marked: start.marked, now: now)
     }
 
     /// The section counts when the batch started: the counts now, the changes since undone.
@@ -139,10 +138,10 @@ struct ViewState: Sendable {
         guard hasSections else { return (false, [], []) }
         if let start, start.counts == nil, let balance = balance(of: start.changes), !balance.keysChanged,
            start.marked == marked,
-           start.now == now || nowKey(start.now) == nowKey(now) {
+           batchNow == now || nowKey(batchNow) == nowKey(now) {
             return (balance.changed, [], [])
         }
-        let old = start.map(sectionsAtBatchStart) ?? ascendingSections(marked: marked, now: batchNow)
+        let old = start.map { sectionsAtBatchStart($0, now: batchNow) } ?? ascendingSections(marked: marked, now: batchNow)
         let (removals, insertions) = sectionChanges(old: old, new: new)
         return (old != new, removals, insertions)
     }
@@ -158,9 +157,9 @@ struct ViewState: Sendable {
     }
 
     /// Notes how the sections stand before a batch changes the rows (`marked` of them at now).
-    mutating func noteBatchStart(marked: Int, now: Int64) {
+    mutating func noteBatchStart(marked: Int) {
         guard hasSections else { return }
-        batchStart = BatchStart(marked: marked, now: now, changes: spareChanges)
+        batchStart = BatchStart(marked: marked, changes: spareChanges)
         spareChanges = []
     }
 
@@ -174,7 +173,8 @@ struct ViewState: Sendable {
         let newSections = ascendingSections(marked: marked, now: now)
         let sections = sectionDifference(since: batchStart, batchNow: batchNow, marked: marked, now: now,
                                          new: newSections)
-        if var start = batchStart.take(), start.changes.count <= BatchStart.changeLimit {
+        // A large batch's changes were dropped at the limit: only a small one's storage is kept.
+        if var start = batchStart.take() {
             start.changes.removeAll(keepingCapacity: true)
             swap(&spareChanges, &start.changes)
         }

@@ -34,7 +34,7 @@ import Testing
             return
         }
         #expect(leaves > 100)
-        // Leaves about three quarters full hold four slots more; internal nodes reserve a full node.
+        // Leaves about three quarters full hold four slots more; built internal nodes reserve a full node.
         #expect(Self.reservedRatio(index) < 1.15, "reserved \(Self.reservedRatio(index)) slots per element")
     }
 
