@@ -214,6 +214,19 @@ extension OrderedIndex.Node {
         fields.pointee.elementCount = n + elements.count
     }
 
+    /// Appends all of `source`'s elements after this node's last one: moved out of it
+    /// when `moving` (it must be uniquely referenced; it is left without elements, and
+    /// nothing they refer to is retained), copied otherwise. The subtree totals are the
+    /// caller's to update.
+    func appendElements(of source: OrderedIndex.Node, moving: Bool) {
+        if moving {
+            appendElements(moving: source, 0..<source.elementCount)
+            source.abandonElements()
+        } else {
+            appendElements(copying: UnsafeBufferPointer(source.elements))
+        }
+    }
+
     /// Adds the element count and marked count of `elements` to this node's subtree totals.
     func countIn(_ elements: UnsafeMutableBufferPointer<Element>) {
         var marked = 0
@@ -238,27 +251,21 @@ extension OrderedIndex.Node {
         if n + room > capacity && n + room <= nodeCapacity {
             capacity = Self.grownCapacity(for: n + room, nodeCapacity: nodeCapacity)
         }
-        let buffer = OrderedIndex.Node.create(minimumCapacity: capacity) { _ in
-            OrderedIndex.NodeHeader(elementCount: 0, capacity: capacity, count: count, markedCount: markedCount,
-                                    children: [], childCounts: [])
-        }
-        let copy = unsafeDowncast(buffer, to: OrderedIndex.Node.self)
+        let copy = Self.make(capacity: capacity)
+        copy.count = count
+        copy.markedCount = markedCount
+        copy.appendElements(of: self, moving: moving)
         if moving {
-            copy.appendElements(moving: self, 0..<n)
-            abandonElements()
             swap(&copy.fields.pointee.children, &fields.pointee.children)
             swap(&copy.fields.pointee.childCounts, &fields.pointee.childCounts)
             fields.pointee.count = 0
             fields.pointee.markedCount = 0
-        } else {
-            copy.appendElements(copying: UnsafeBufferPointer(elements))
-            if !isLeaf {
-                let childCapacity = Swift.min(nodeCapacity + 1, Swift.max(children.capacity, children.count))
-                copy.children.reserveCapacity(childCapacity)
-                copy.children.append(contentsOf: children)
-                copy.childCounts.reserveCapacity(childCapacity)
-                copy.childCounts.append(contentsOf: childCounts)
-            }
+        } else if !isLeaf {
+            let childCapacity = Swift.min(nodeCapacity + 1, Swift.max(children.capacity, children.count))
+            copy.children.reserveCapacity(childCapacity)
+            copy.children.append(contentsOf: children)
+            copy.childCounts.reserveCapacity(childCapacity)
+            copy.childCounts.append(contentsOf: childCounts)
         }
         return copy
     }

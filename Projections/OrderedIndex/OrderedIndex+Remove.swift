@@ -139,12 +139,8 @@ extension OrderedIndex.Node {
         var right = children.remove(at: j + 1)
         childCounts.remove(at: j + 1)
         left.appendElement(separator)
-        if isKnownUniquelyReferenced(&right) {
-            left.appendElements(moving: right, 0..<right.elementCount)
-            right.abandonElements()
-        } else {
-            left.appendElements(copying: UnsafeBufferPointer(right.elements))
-        }
+        let rightIsUnique = isKnownUniquelyReferenced(&right)
+        left.appendElements(of: right, moving: rightIsUnique)
         left.children.append(contentsOf: right.children)
         left.childCounts.append(contentsOf: right.childCounts)
         left.count += 1 + right.count
