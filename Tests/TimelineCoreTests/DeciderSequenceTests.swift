@@ -1,5 +1,6 @@
 import Testing
-import TimelineCore
+@testable import TimelineCore
+import TimelineTestSupport
 
 /// Given a state and a sequence of facts (an import), then accepted, or the index of the
 /// first refused fact and the rule it breaks.
@@ -36,6 +37,39 @@ struct DeciderSequenceTests {
         // One command in a collection is decided as it is alone.
         #expect(try Decider.decide([commands[0]], DomainState()) == [expected[0]])
         #expect(try Decider.decide(CollectionOfOne(commands[0]), DomainState()) == [expected[0]])
+    }
+
+    /// An event added with a range is decided without the overlay (its range's fact needs
+    /// only the range rule): the outcome is the overlay's, for events new and existing,
+    /// timelines known and not, titles fine and empty, ranges open, closed and backwards.
+    @Test func anEventAddedWithARangeIsDecidedAsItsFactsAreChecked() throws {
+        var random = SplitMix64(seed: 0xADD5)
+        let state = DeciderTests.state()
+        let ids: [EventID] = ["born", "berlin", "new", "other"]
+        let timelines: [TimelineID] = ["life", "work", "nope"]
+        let titles = ["Trip", "  ", " Padded "]
+        let years = ["1990", "2000", "2000-06", "2001"]
+        var outcomes = Set<String>()
+        for _ in 0..<400 {
+            let start = Self.date(years[random.below(years.count)])
+            let end = random.chance(30) ? nil : Self.date(years[random.below(years.count)])
+            let command = Command.addEvent(ids[random.below(ids.count)], timeline: timelines[random.below(timelines.count)],
+                                           title: titles[random.below(titles.count)],
+                                           dates: .range(start: start, end: end))
+            let proposed = Decider.proposedFacts(for: command)
+            #expect(proposed.count == 2)
+            var expected: Result<[Fact], Rejection> = .success(proposed)
+            do { try Decider.check(proposed, in: state) } catch { expected = .failure(error.rejection) }
+            let decided = Result { () throws(Rejection) in try Decider.decide(command, state) }
+            #expect(decided == expected, "\(command)")
+            switch decided {
+            case .success: outcomes.insert("accepted")
+            case .failure(let rejection): outcomes.insert(Mirror(reflecting: rejection).children.first?.label ?? "?")
+            }
+        }
+        // Every outcome was reached: accepted, an existing event, an unknown timeline, an
+        // empty title, and a range that ends before it starts.
+        #expect(outcomes == ["accepted", "eventExists", "unknownTimeline", "emptyText", "endBeforeStart"])
     }
 
     @Test func factsMayDependOnEarlierFactsOfTheSameSequence() throws {

@@ -337,13 +337,10 @@ public final class FileEventLog: EventLog {
             if let expected = options.expectedPosition, expected != position {
                 return .failure(.conflict(expected: expected, actual: position))
             }
-            var records: [Record] = []
-            records.reserveCapacity(facts.count)
+            let records = Record.batch(of: facts, after: position, options: options)
             state.buffer.removeAll(keepingCapacity: true)
             var lineStarts: [Int] = []
-            for (offset, fact) in facts.enumerated() {
-                let record = Record(position: position + Int64(offset) + 1, fact: fact, recordedAt: options.recordedAt,
-                                    commandID: options.commandID, batchRemainder: facts.count - offset - 1)
+            for record in records {
                 lineStarts.append(state.size + state.buffer.count)
                 let lineStart = state.buffer.count
                 encoder.encode(record, into: &state.buffer)
@@ -352,7 +349,6 @@ public final class FileEventLog: EventLog {
                 if length > LogReader.maximumLineLength {
                     return .failure(.recordTooLong(length: length, limit: LogReader.maximumLineLength))
                 }
-                records.append(record)
             }
             let written = Result { () throws(EventLogError) in
                 try file.write(state.buffer, at: state.size)

@@ -72,12 +72,7 @@ public final class InMemoryEventLog: EventLog {
             if let expected = options.expectedPosition, expected != position {
                 return .failure(.conflict(expected: expected, actual: position))
             }
-            var records: [Record] = []
-            records.reserveCapacity(facts.count)
-            for (offset, fact) in facts.enumerated() {
-                records.append(Record(position: position + Int64(offset) + 1, fact: fact, recordedAt: options.recordedAt,
-                                      commandID: options.commandID, batchRemainder: facts.count - offset - 1))
-            }
+            let records = Record.batch(of: facts, after: position, options: options)
             if let id = options.commandID {
                 state.commands[id] = state.count..<(state.count + records.count)
             }
