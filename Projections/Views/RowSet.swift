@@ -268,7 +268,7 @@ struct RowSet: Sendable {
         guard var batch = self.batch.take() else { return }
         defer {
             if batch.touched.count <= Self.spareRowLimit, batch.operations.count <= 4 * Self.spareRowLimit {
-                batch.operations.removeAll(keepingCapacity: true)
+                batch.operations.removeAllKeepingStorage()
                 batch.touched.removeAll()
                 swap(&batch.operations, &spare.operations)
                 swap(&batch.touched, &spare.touched)
@@ -285,7 +285,7 @@ struct RowSet: Sendable {
         if batch.touched.count <= Self.spareRowLimit { swap(&rows, &spare.described) }
         defer {
             if batch.touched.count <= Self.spareRowLimit {
-                rows.removeAll(keepingCapacity: true)
+                rows.removeAllKeepingStorage()
                 swap(&rows, &spare.described)
             }
         }

@@ -1,3 +1,5 @@
+import TimelineCore
+
 /// The rows a batch touched, in the order first touched: a small array searched linearly
 /// (a batch of one command touches one or two rows), with a dictionary from row id to
 /// place once there are more than a few.
@@ -63,7 +65,7 @@ struct TouchedRows {
 
     /// Forgets every row, keeping the storage for the next batch.
     mutating func removeAll() {
-        rows.removeAll(keepingCapacity: true)
+        rows.removeAllKeepingStorage()
         if !places.isEmpty { places.removeAll(keepingCapacity: true) }
     }
 

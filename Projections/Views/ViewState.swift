@@ -175,7 +175,7 @@ struct ViewState: Sendable {
                                          new: newSections)
         // A large batch's changes were dropped at the limit: only a small one's storage is kept.
         if var start = batchStart.take() {
-            start.changes.removeAll(keepingCapacity: true)
+            start.changes.removeAllKeepingStorage()
             swap(&spareChanges, &start.changes)
         }
         let changeSet = ChangeSet(
