@@ -315,16 +315,23 @@ struct RowSet: Sendable {
     private func describe(_ batch: Batch, now: Int64, into rows: inout [ChangeSetBuilder<RowID>.Touched]) {
         let oldOrder = order(now: batch.now), newOrder = order(now: now)
         rows.reserveCapacity(batch.touched.count)
-        for touch in batch.touched.rows {
-            let old = touch.old.map { entry in
-                batch.snapshot.map { oldOrder.position(of: entry, in: $0) } ?? touch.oldIndex!
+        // Read in place: a copy of each touched row retained its id and both entries.
+        batch.touched.rows.withUnsafeBufferPointer { touches in
+            for touch in touches.indices.lazy.map({ touches.baseAddress! + $0 }) {
+                var old = touch.pointee.oldIndex, new = touch.pointee.newIndex
+                if let snapshot = batch.snapshot {
+                    // A small batch knows where its rows are; a large one looks them up.
+                    old = touch.pointee.old.map { oldOrder.position(of: $0, in: snapshot) }
+                    new = touch.pointee.new.map { newOrder.position(of: $0, in: index) }
+                }
+                assert((old == nil) == (touch.pointee.old == nil) && (new == nil) == (touch.pointee.new == nil),
+                       "a touched row's index is kept exactly when it has an entry")
+                var changed = false
+                if let before = touch.pointee.old, let after = touch.pointee.new {
+                    changed = !before.hasSameContent(as: after)
+                }
+                rows.append(.init(id: touch.pointee.id, old: old, new: new, contentChanged: changed))
             }
-            // A small batch knows where its rows are now; a large one looks them up.
-            let new = touch.new.map { entry in
-                batch.snapshot == nil ? touch.newIndex! : newOrder.position(of: entry, in: index)
-            }
-            let changed = touch.old != nil && touch.new != nil && !touch.old!.hasSameContent(as: touch.new!)
-            rows.append(.init(id: touch.id, old: old, new: new, contentChanged: changed))
         }
     }
 

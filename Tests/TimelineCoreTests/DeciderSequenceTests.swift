@@ -72,6 +72,20 @@ struct DeciderSequenceTests {
         #expect(outcomes == ["accepted", "eventExists", "unknownTimeline", "emptyText", "endBeforeStart"])
     }
 
+    /// The shortcut is for an event added with a range of its own: a range of another
+    /// event, after an event added, is checked through the overlay, which knows no such event.
+    @Test func aRangeOfAnotherEventIsNotTakenForTheAddedOnes() {
+        let added = Fact.eventAdded(event: "x", timeline: "life", title: "X", date: Self.date("2000"))
+        #expect(throws: Rejection.unknownEvent("nope")) {
+            try Decider.decide(proposed: [added, .rangeSet(event: "nope", start: Self.date("2000"), end: nil)],
+                               DeciderTests.state())
+        }
+        #expect(throws: Rejection.endBeforeStart(event: "x", start: Self.date("2001"), end: Self.date("2000"))) {
+            try Decider.decide(proposed: [added, .rangeSet(event: "x", start: Self.date("2001"), end: Self.date("2000"))],
+                               DeciderTests.state())
+        }
+    }
+
     @Test func factsMayDependOnEarlierFactsOfTheSameSequence() throws {
         let facts: [Fact] = [
             .timelineCreated(timeline: "travel", name: "Travel"),

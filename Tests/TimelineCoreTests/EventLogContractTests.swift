@@ -78,20 +78,6 @@ func withLog(_ kind: LogKind, _ body: (LogFixture) throws -> Void) throws {
         }
     }
 
-    /// Both logs number a batch's records with ``Record/batch(of:after:options:)``: a record per
-    /// fact, each with the batch's time and command id, and how many of the batch follow it
-    /// (a batch of one included, whose record keeps the decided list of facts).
-    @Test(arguments: [1, 2, 5])
-    func aBatchHasARecordPerFactWithItsOptions(size: Int) throws {
-        let facts = Array(try storyFacts().prefix(size))
-        let at = try recordedAt()
-        let records = Record.batch(of: facts, after: 41, options: AppendOptions(commandID: "c", recordedAt: at))
-        #expect(records == batch(facts, after: 41, recordedAt: at, commandID: "c"))
-        #expect(records.map(\.position) == Array(42...Int64(41 + size)))
-        #expect(records.last?.batchRemainder == 0 && records.first?.batchRemainder == size - 1)
-        #expect(Record.batch(of: facts, after: 0, options: AppendOptions()) == batch(facts, after: 0))
-    }
-
     @Test(arguments: LogKind.allCases)
     func aConflictAppendsNothing(kind: LogKind) throws {
         try withLog(kind) { fixture in
