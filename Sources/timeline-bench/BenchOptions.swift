@@ -12,12 +12,15 @@ struct BenchOptions {
     var commands = 3_000
     var seed: UInt64 = 42
     var showHelp = false
+    /// Only the pure pieces of measurement 1, synchronously (``CommandProfile``).
+    var profile = false
     /// Set in the child process that measures memory: what to build, and from which log.
     var memoryChild: (subject: String, path: String)?
 
     static let usage = """
     USAGE: timeline-bench [--quick] [--only LIST] [--sizes LIST] [--records N] [--events N]
                           [--commands N] [--seed N]
+           timeline-bench --profile [--sizes LIST] [--commands N] [--seed N]
 
     Measures the timeline core and prints each figure beside a baseline measured in the
     same run, with the ratio, then a summary of the performance targets (PASS/MISS).
@@ -46,6 +49,14 @@ struct BenchOptions {
       --commands N      measured commands per path and size, at most (default 3000;
                         --quick 1000); slow paths stop earlier on a time budget
       --seed N          seed of the random workload (default 42)
+      --profile         only the pure pieces of measurement 1, without the store and the
+                        baselines, at each of --sizes (default 1M): one line each, the
+                        median command and stages. For comparing two builds, alternate
+                        runs of each pinned to one core (taskset -c 1); for callgrind, the
+                        measured loop is the function profiledCommands:
+                          valgrind --tool=callgrind --collect-atstart=no \
+                            --toggle-collect='*profiledCommands*' \
+                            timeline-bench --profile --sizes 100k --commands 500
       -h, --help        show this help
 
     Exit status: 0 when the benchmark ran (missed targets are reported, not failed),
@@ -68,6 +79,7 @@ struct BenchOptions {
             let argument = arguments[index]
             switch argument {
             case "--quick": quick = true
+            case "--profile": profile = true
             case "-h", "--help": showHelp = true
             case "--only":
                 var chosen = Set<Section>()
@@ -94,6 +106,9 @@ struct BenchOptions {
                 throw UsageError(description: "unknown option '\(argument)'")
             }
             index += 1
+        }
+        if profile {
+            commandSizes = [1_000_000]
         }
         if quick {
             commandSizes = [10_000]

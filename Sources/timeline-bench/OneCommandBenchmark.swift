@@ -65,41 +65,23 @@ struct OneCommandBenchmark: Sendable {
     /// Decider + InMemoryEventLog + TimelineProjection.apply, each stage timed.
     private func measurePure(records: [Record], commands: [Command])
         -> (Figure, [(name: String, figure: Figure)], rejected: Int, changeSets: Int) {
-        let eventLog = InMemoryEventLog(records: records)
-        var projection = TimelineProjection(records: records, views: BenchViews.definitions, now: BenchViews.now)
-        // As in a store that nobody follows the summaries of: the three views are measured.
-        projection.tracksSummaryChanges = false
+        var pieces = PurePieces(records: records)
         var session = SamplingSession(pureBudget)
         var stages = Array(repeating: Samples(), count: Self.stageNames.count)
         var rejected = 0, changeSets = 0
         for command in commands {
             let step = session.next()
             if step == .stop { break }
-            let t0 = MonotonicClock.now()
-            let facts: [Fact]
-            // Decided against the projection, as the store does: it holds the events once.
-            do { facts = try Decider.decide(command, projection) } catch {
+            guard let timing = pieces.send(command) else {
                 rejected += 1
                 continue
             }
-            let t1 = MonotonicClock.now()
-            let appended: AppendResult
-            do {
-                appended = try eventLog.append(facts, options: AppendOptions(recordedAt: DateValue(utc: BenchViews.now)))
-            } catch {
-                fatalError("in-memory append failed: \(error)")
-            }
-            let t2 = MonotonicClock.now()
-            let changes = projection.apply(appended.records)
-            let t3 = MonotonicClock.now()
             guard step == .measure else { continue }
-            changeSets += changes.rows.count
-            session.record(nanoseconds: t3 - t0)
-            stages[0].append(nanoseconds: t1 - t0)
-            stages[1].append(nanoseconds: t2 - t1)
-            stages[2].append(nanoseconds: t3 - t2)
+            changeSets += timing.changeSets
+            session.record(nanoseconds: timing.total)
+            timing.record(into: &stages)
         }
-        withExtendedLifetime(projection) {}
+        withExtendedLifetime(pieces) {}
         return (Figure(.duration, session.samples), zip(Self.stageNames, stages).map { ($0, Figure(.duration, $1)) },
                 rejected, changeSets)
     }

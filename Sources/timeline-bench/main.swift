@@ -16,6 +16,13 @@ if options.showHelp {
     exit(0)
 }
 
+if options.profile {
+    for line in CommandProfile.run(sizes: options.commandSizes, commands: options.commands, seed: options.seed) {
+        print(line)
+    }
+    exit(0)
+}
+
 if let child = options.memoryChild {
     guard let subject = MemoryBenchmark.Subject(rawValue: child.subject) else {
         StandardError.write("timeline-bench: unknown memory subject '\(child.subject)'")
