@@ -54,8 +54,8 @@ struct BenchOptions {
                         median command and stages. For comparing two builds, alternate
                         runs of each pinned to one core (taskset -c 1); for callgrind, the
                         measured loop is the function profiledCommands:
-                          valgrind --tool=callgrind --collect-atstart=no \
-                            --toggle-collect='*profiledCommands*' \
+                          valgrind --tool=callgrind --collect-atstart=no \\
+                            --toggle-collect='*profiledCommands*' \\
                             timeline-bench --profile --sizes 100k --commands 500
       -h, --help        show this help
 

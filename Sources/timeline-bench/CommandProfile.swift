@@ -28,7 +28,8 @@ enum CommandProfile {
                 name + " " + Formatting.duration(nanoseconds: samples.median)
             }
             return "\(Formatting.size(rows)) rows: median \(Formatting.duration(nanoseconds: outcome.total.median))"
-                + " over \(outcome.total.count) commands (" + stages.joined(separator: ", ") + ")"
+                + " over \(outcome.total.count) command\(outcome.total.count == 1 ? "" : "s") ("
+                + stages.joined(separator: ", ") + ")"
                 + (outcome.rejected > 0 ? "; \(outcome.rejected) rejected (a workload bug)" : "")
         }
     }
