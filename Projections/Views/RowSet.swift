@@ -317,7 +317,8 @@ struct RowSet: Sendable {
         rows.reserveCapacity(batch.touched.count)
         // Read in place: a copy of each touched row retained its id and both entries.
         batch.touched.rows.withUnsafeBufferPointer { touches in
-            for touch in touches.indices.lazy.map({ touches.baseAddress! + $0 }) {
+            for i in touches.indices {
+                let touch = touches.baseAddress! + i
                 var old = touch.pointee.oldIndex, new = touch.pointee.newIndex
                 if let snapshot = batch.snapshot {
                     // A small batch knows where its rows are; a large one looks them up.

@@ -17,9 +17,8 @@ enum CommandProfile {
     static func run(sizes: [Int], commands count: Int, seed: UInt64) -> [String] {
         let dates = DatePool(seed: seed)
         return sizes.map { rows in
-            var model = WorkloadModel(seed: seed &+ UInt64(rows), dates: dates)
-            let setup = model.createPermanentTimelines() + model.populate(rows: rows)
-            var pieces = PurePieces(records: CommandFacts.records(of: setup))
+            var (model, records) = OneCommandBenchmark.workload(rows: rows, seed: seed, dates: dates)
+            var pieces = PurePieces(records: records)
             let commands = (0..<(warmup + count)).map { _ in model.next(.interactive) }
             for command in commands.prefix(warmup) { _ = pieces.send(command) }
             var outcome = Outcome()

@@ -34,9 +34,7 @@ struct OneCommandBenchmark: Sendable {
     let log: @Sendable (String) -> Void
 
     func run(rows: Int) async throws -> Result {
-        var model = WorkloadModel(seed: seed &+ UInt64(rows), dates: dates)
-        let setup = model.createPermanentTimelines() + model.populate(rows: rows)
-        let records = CommandFacts.records(of: setup)
+        var (model, records) = Self.workload(rows: rows, seed: seed, dates: dates)
         let events = model.eventCount
         // The store runs twice: from the main actor, then from a task, on the commands after.
         let commandCount = max(pureBudget.maximum + pureBudget.warmup,
@@ -60,6 +58,14 @@ struct OneCommandBenchmark: Sendable {
         return Result(rows: rows, events: events, pure: pure, store: store, storeFromTask: storeFromTask,
                       sortedArray: sortedArray,
                       resortDiff: resortDiff, stages: stages, rejected: rejected, changeSets: changeSets)
+    }
+
+    /// The workload of `rows` rows for `seed`: the model, to draw the commands after, and
+    /// the records that made the rows. `--profile` measures the same commands on the same rows.
+    static func workload(rows: Int, seed: UInt64, dates: DatePool) -> (model: WorkloadModel, records: [Record]) {
+        var model = WorkloadModel(seed: seed &+ UInt64(rows), dates: dates)
+        let setup = model.createPermanentTimelines() + model.populate(rows: rows)
+        return (model, CommandFacts.records(of: setup))
     }
 
     /// Decider + InMemoryEventLog + TimelineProjection.apply, each stage timed.
