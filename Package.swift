@@ -30,7 +30,7 @@ let package = Package(
         .testTarget(name: "TimelineKitTests", dependencies: ["TimelineKit", "TimelineTestSupport", "timeline-stress"], path: "Tests/TimelineKitTests"),
         .testTarget(
             name: "TimelineCommandLineTests",
-            dependencies: ["TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress"],
+            dependencies: ["TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress", "timeline-bench"],
             path: "Tests/TimelineCommandLineTests"
         ),
     ]

@@ -10,16 +10,21 @@ struct BenchOptions {
     var records = 1_000_000
     var events = 1_000_000
     var commands = 3_000
+    /// How many times the pure pieces of measurement 1 are measured: once in this
+    /// process, the others in fresh ones (``CommandRepetitions``).
+    var repetitions = 3
     var seed: UInt64 = 42
     var showHelp = false
     /// Only the pure pieces of measurement 1, synchronously (``CommandProfile``).
     var profile = false
     /// Set in the child process that measures memory: what to build, and from which log.
     var memoryChild: (subject: String, path: String)?
+    /// Set in a child process that repeats the pure pieces of measurement 1.
+    var commandChild = false
 
     static let usage = """
     USAGE: timeline-bench [--quick] [--only LIST] [--sizes LIST] [--records N] [--events N]
-                          [--commands N] [--seed N]
+                          [--commands N] [--repetitions N] [--seed N]
            timeline-bench --profile [--sizes LIST] [--commands N] [--seed N]
 
     Measures the timeline core and prints each figure beside a baseline measured in the
@@ -48,6 +53,11 @@ struct BenchOptions {
       --events N        events in the store whose memory is measured (default 1M; --quick 20k)
       --commands N      measured commands per path and size, at most (default 3000;
                         --quick 1000); slow paths stop earlier on a time budget
+      --repetitions N   times the pure pieces of measurement 1 are measured at each size
+                        (default 3; --quick 2): once with the rest of measurement 1, the
+                        others each in a fresh process, between the later measurements.
+                        Neighbours on a shared machine can only slow a repetition down,
+                        so the 1M target is judged on the fastest repetition's median
       --seed N          seed of the random workload (default 42)
       --profile         only the pure pieces of measurement 1, without the store and the
                         baselines, at each of --sizes (default 1M): one line each, the
@@ -69,6 +79,7 @@ struct BenchOptions {
 
     init(arguments: [String]) throws(UsageError) {
         var explicitSizes: [Int]?, explicitRecords: Int?, explicitEvents: Int?, explicitCommands: Int?
+        var explicitRepetitions: Int?
         var index = 0
         func value(_ option: String) throws(UsageError) -> String {
             index += 1
@@ -98,7 +109,9 @@ struct BenchOptions {
             case "--records": explicitRecords = try Self.number(try value(argument), for: argument)
             case "--events": explicitEvents = try Self.number(try value(argument), for: argument)
             case "--commands": explicitCommands = try Self.number(try value(argument), for: argument)
+            case "--repetitions": explicitRepetitions = try Self.number(try value(argument), for: argument)
             case "--seed": seed = UInt64(try Self.number(try value(argument), for: argument))
+            case "--command-child": commandChild = true
             case "--memory-child":
                 let subject = try value(argument)
                 memoryChild = (subject, try value(argument))
@@ -115,11 +128,13 @@ struct BenchOptions {
             records = 20_000
             events = 20_000
             commands = 1_000
+            repetitions = 2
         }
         commandSizes = explicitSizes ?? commandSizes
         records = explicitRecords ?? records
         events = explicitEvents ?? events
         commands = explicitCommands ?? commands
+        repetitions = explicitRepetitions ?? repetitions
     }
 
     /// `20000`, `20k`, `1M`: a positive count.

@@ -29,6 +29,16 @@ struct Figure {
 
     var medianText: String { format(median) }
 
+    /// The best sample: the shortest duration, the highest rate, the fewest bytes. A
+    /// neighbour on a shared machine can only make a run worse, so a target on time is
+    /// judged on the best of its repeated runs.
+    var best: Double {
+        switch kind {
+        case .duration, .bytesPerEvent: samples.minimum
+        case .rate: samples.maximum
+        }
+    }
+
     /// The p99 with 100 samples or more, otherwise min–max, or "1 run".
     var spreadText: String {
         if samples.supportsP99 { return "p99 " + format(samples.percentile(99)) }

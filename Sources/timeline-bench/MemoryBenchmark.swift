@@ -55,39 +55,20 @@ struct MemoryBenchmark {
                       baselineResident: figure(.baseline, \.residentPerEvent))
     }
 
-    struct ChildFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Runs this program again to build `subject` from the log at `path`, and reads its report.
     static func spawn(_ subject: Subject, path: String) throws -> Reading {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--memory-child", subject.rawValue, path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0, let reading = parse(text) else {
-            throw ChildFailure(description: "memory child for \(subject.rawValue) failed "
-                + "(status \(process.terminationStatus)): \(text)")
+        let text = try ChildProcess.run(["--memory-child", subject.rawValue, path], for: "memory of \(subject.rawValue)")
+        guard let reading = parse(text) else {
+            throw ChildProcess.Failure(description: "the memory child for \(subject.rawValue) printed no reading: \(text)")
         }
         return reading
     }
 
     private static func parse(_ text: String) -> Reading? {
-        var fields: [String: Int] = [:]
-        for pair in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
-            let parts = pair.split(separator: "=")
-            if parts.count == 2, let value = Int(parts[1]) { fields[String(parts[0])] = value }
-        }
+        let fields = ChildProcess.fields(of: Substring(text.split(separator: "\n").last ?? ""))
         guard let events = fields["events"], let before = fields["before"], let peak = fields["peak"],
               let after = fields["after"] else { return nil }
-        return Reading(events: events, before: before, peak: peak, after: after)
+        return Reading(events: Int(events), before: Int(before), peak: Int(peak), after: Int(after))
     }
 
     // MARK: In the child
@@ -95,7 +76,7 @@ struct MemoryBenchmark {
     /// Builds `subject` from the log at `path` and prints `events=… before=… peak=… after=…`.
     static func child(_ subject: Subject, path: String) async throws {
         ResidentMemory.resetPeak()
-        guard let before = ResidentMemory.current else { throw ChildFailure(description: "no /proc/self/status") }
+        guard let before = ResidentMemory.current else { throw ChildProcess.Failure(description: "no /proc/self/status") }
         let events: Int
         let keep: Any
         switch subject {

@@ -17,5 +17,10 @@ struct TargetSummary {
         table.add([target, measured, status.rawValue])
     }
 
+    /// Adds the targets of `other` after these.
+    mutating func append(_ other: TargetSummary) {
+        for row in other.table.rows { table.add(row) }
+    }
+
     var rendered: String { table.rendered }
 }

@@ -23,6 +23,14 @@ if options.profile {
     exit(0)
 }
 
+if options.commandChild {
+    for line in CommandRepetitions.child(sizes: options.commandSizes, commands: options.commands,
+                                         quick: options.quick, seed: options.seed) {
+        print(line)
+    }
+    exit(0)
+}
+
 if let child = options.memoryChild {
     guard let subject = MemoryBenchmark.Subject(rawValue: child.subject) else {
         StandardError.write("timeline-bench: unknown memory subject '\(child.subject)'")

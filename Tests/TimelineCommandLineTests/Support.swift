@@ -24,7 +24,8 @@ struct ToolRun: CustomStringConvertible {
 }
 
 struct ToolNotFound: Error, CustomStringConvertible {
-    var description: String { "the timeline executable was not found next to the tests or under .build" }
+    var name = "timeline"
+    var description: String { "the \(name) executable was not found next to the tests or under .build" }
 }
 
 /// Runs the built `timeline` with `arguments` in `directory`, standard input empty,
@@ -32,6 +33,13 @@ struct ToolNotFound: Error, CustomStringConvertible {
 func timeline(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) async throws
     -> ToolRun {
     guard let toolURL else { throw ToolNotFound() }
+    return try await run(toolURL, arguments, in: directory, environment: environment)
+}
+
+/// Runs the executable at `toolURL` with `arguments` in `directory` (a scratch directory
+/// by default), standard input empty, `TIMELINE_LOG` unset unless `environment` sets it.
+func run(_ toolURL: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:])
+    async throws -> ToolRun {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
@@ -66,7 +74,7 @@ func timeline(_ arguments: [String], in directory: URL? = nil, environment: [Str
             continuation.resume(returning: false)
         }
     }
-    guard started else { throw ToolNotFound() }
+    guard started else { throw ToolNotFound(name: toolURL.lastPathComponent) }
     return ToolRun(
         status: process.terminationStatus,
         output: try String(contentsOf: outputURL, encoding: .utf8),

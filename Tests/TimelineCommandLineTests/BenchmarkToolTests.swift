@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TimelineTestSupport
+
+/// The `timeline-bench` executable that `swift test` built next to the tests.
+let benchURL: URL? = builtExecutable(named: "timeline-bench", packageRoot: packageRoot)
+
+/// Runs the built `timeline-bench` with `arguments`.
+func timelineBench(_ arguments: [String]) async throws -> ToolRun {
+    guard let benchURL else { throw ToolNotFound(name: "timeline-bench") }
+    return try await run(benchURL, arguments)
+}
+
+/// `2.84 µs`, `845 ns`, `1.2 ms` as nanoseconds, as the benchmark's tables print them.
+func nanoseconds(_ text: Substring) -> Double? {
+    let parts = text.split(separator: " ")
+    guard parts.count == 2, let value = Double(parts[0].replacingOccurrences(of: ",", with: "")) else { return nil }
+    switch parts[1] {
+    case "ns": return value
+    case "µs": return value * 1e3
+    case "ms": return value * 1e6
+    case "s": return value * 1e9
+    default: return nil
+    }
+}
+
+@Suite("timeline-bench")
+struct BenchmarkToolTests {
+    /// The cells of the row of `table` (its title) that starts with `first`.
+    static func row(_ first: String, of table: String, in output: String) -> [Substring]? {
+        guard let start = output.range(of: "### " + table) else { return nil }
+        for line in output[start.upperBound...].split(separator: "\n") {
+            if line.hasPrefix("### ") { return nil }
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces)[...] }
+            if cells.first == first[...] { return cells }
+        }
+        return nil
+    }
+
+    @Test("The pure pieces of measurement 1 are measured again in fresh processes, and the fastest is named")
+    func repetitions() async throws {
+        let run = try await timelineBench(["--quick", "--only", "command", "--sizes", "2k", "--commands", "40",
+                                           "--repetitions", "3"])
+        try #require(run.status == 0, "\(run)")
+        let cells = try #require(Self.row("2k rows", of: "One command, pure pieces, repeated (medians)", in: run.output),
+                                 "\(run)")
+        try #require(cells.count == 4, "\(cells)")
+        let own = try #require(nanoseconds(cells[1]))
+        let fresh = cells[2].split(separator: ",").map { nanoseconds($0.drop { $0 == " " }) }
+        #expect(fresh.count == 2, "two repetitions in fresh processes: \(cells[2])")
+        let medians = [own] + fresh.compactMap { $0 }
+        #expect(medians.count == 3 && medians.allSatisfy { $0 > 0 })
+        // Each median is printed to three digits; the fastest is the smallest of them.
+        #expect(cells[3] == cells[1...2].flatMap { $0.split(separator: ",") }
+            .map { $0.drop { $0 == " " } }.min { nanoseconds($0)! < nanoseconds($1)! })
+        #expect(run.errors.contains("repetition 3 of 3 (fresh process)"), "\(run)")
+    }
+
+    @Test("One repetition prints no table of repetitions")
+    func oneRepetition() async throws {
+        let run = try await timelineBench(["--quick", "--only", "command", "--sizes", "1k", "--commands", "20",
+                                           "--repetitions", "1"])
+        try #require(run.status == 0, "\(run)")
+        #expect(!run.output.contains("repeated (medians)"))
+        #expect(Self.row("1k rows", of: "Where one command's time goes (pure pieces, medians)", in: run.output) != nil)
+    }
+
+    @Test("A count of repetitions that is not a positive number is a usage error")
+    func badRepetitions() async throws {
+        let run = try await timelineBench(["--repetitions", "0"])
+        #expect(run.status == 2)
+        #expect(run.errors.hasPrefix("timeline-bench: --repetitions expects a positive number such as 20000, 20k or 1M, not '0'"))
+    }
+}
