@@ -17,26 +17,47 @@ struct ChangeSetBuilder<ID: Hashable> {
         var insertions: [Int] = []
         var moves: [ChangeSet.Move] = []
         var updates: [ID] = []
+
+        /// Removes every index and id, keeping the storage of each list that no change set
+        /// holds any more (``Swift/Array/removeAllKeepingStorage()``).
+        @inline(__always)
+        mutating func removeAll() {
+            removals.removeAllKeepingStorage()
+            insertions.removeAllKeepingStorage()
+            moves.removeAllKeepingStorage()
+            updates.removeAllKeepingStorage()
+        }
     }
 
     /// - Complexity: O(*k* log *k*) for *k* touched rows.
     static func build(_ touched: [Touched]) -> Result {
         var result = Result()
+        build(touched, into: &result)
+        return result
+    }
+
+    /// ``build(_:)`` into the lists of `result`, emptied first: a row set passes the lists
+    /// of its last batch, which are storage of its own again once the change sets made
+    /// from them are dropped (one allocation per list otherwise, and one free).
+    /// - Complexity: O(*k* log *k*) for *k* touched rows.
+    static func build(_ touched: [Touched], into result: inout Result) {
+        result.removeAll()
         if touched.count == 1 {
             // One row (most commands): it stays, moves, comes or goes; no sorting needed.
             let row = touched[0]
             switch (row.old, row.new) {
-            case (let old?, nil): result.removals = [old]
-            case (nil, let new?): result.insertions = [new]
+            case (let old?, nil): result.removals.append(old)
+            case (nil, let new?): result.insertions.append(new)
             case (let old?, let new?):
-                if old != new { result.moves = [ChangeSet.Move(from: old, to: new)] }
-                if row.contentChanged { result.updates = [row.id] }
+                if old != new { result.moves.append(ChangeSet.Move(from: old, to: new)) }
+                if row.contentChanged { result.updates.append(row.id) }
             case (nil, nil): break
             }
-            return result
+        } else if touched.count == 2 {
+            buildPair(touched[0], touched[1], into: &result)
+        } else {
+            result = buildAny(touched)
         }
-        if touched.count == 2 { return buildPair(touched[0], touched[1]) }
-        return buildAny(touched)
     }
 
     /// ``build(_:)`` for any number of rows: the definition the others follow.
@@ -88,6 +109,12 @@ struct ChangeSetBuilder<ID: Hashable> {
     /// was an allocation, and the builder was a fifth of ending a view's batch.
     static func buildPair(_ first: Touched, _ second: Touched) -> Result {
         var result = Result()
+        buildPair(first, second, into: &result)
+        return result
+    }
+
+    /// ``buildPair(_:_:)`` appending to the lists of `result`, which start empty.
+    private static func buildPair(_ first: Touched, _ second: Touched, into result: inout Result) {
         func appendAscending(_ a: Int?, _ b: Int?, to list: inout [Int]) {
             switch (a, b) {
             case (let a?, let b?):
@@ -123,7 +150,6 @@ struct ChangeSetBuilder<ID: Hashable> {
         } else if secondInBoth {
             if !mayStay(second) { move(second) }
         }
-        return result
     }
 
     /// The number of elements of the ascending array `sorted` that are less than `value`.
@@ -153,3 +179,4 @@ struct ChangeSetBuilder<ID: Hashable> {
 }
 
 extension ChangeSetBuilder.Touched: Sendable where ID: Sendable {}
+extension ChangeSetBuilder.Result: Sendable where ID: Sendable {}

@@ -20,7 +20,15 @@ struct RowSet: Sendable {
     /// The last batch's working storage, emptied, for the next batch: two allocations
     /// per command otherwise. Only a small batch's storage is kept, so that one large
     /// batch (a timeline's removal) does not hold its arrays for good.
-    private var spare = (operations: [Int](), touched: TouchedRows(), described: [ChangeSetBuilder<RowID>.Touched]())
+    ///
+    /// The index lists built for each order the views read the rows in are kept too,
+    /// although the change sets made from them share their storage: once a subscriber
+    /// drops those change sets, the lists are the row set's own again, and the next batch
+    /// builds into them (callgrind, 500 commands at 100k rows: two allocations fewer per
+    /// command, 10.20M instructions down to 9.87M). A change set that is still held keeps
+    /// its lists: the next batch's get storage of their own.
+    private var spare = (operations: [Int](), touched: TouchedRows(), described: [ChangeSetBuilder<RowID>.Touched](),
+                         ascending: ChangeSetBuilder<RowID>.Result(), descending: ChangeSetBuilder<RowID>.Result())
 
     /// The most rows a batch may have touched for its storage to be kept for the next.
     static let spareRowLimit = 16
@@ -266,8 +274,11 @@ struct RowSet: Sendable {
     /// gives resets.
     mutating func endBatch(to: Int64, now: Int64, resetThreshold: Int, into changes: inout [ChangeSet]) {
         guard var batch = self.batch.take() else { return }
+        // Read once, here: read again after the views' loop below, `batch.touched` was
+        // copied (callgrind: 220 instructions a command).
+        let isSmall = batch.touched.count <= Self.spareRowLimit
         defer {
-            if batch.touched.count <= Self.spareRowLimit, batch.operations.count <= 4 * Self.spareRowLimit {
+            if isSmall, batch.operations.count <= 4 * Self.spareRowLimit {
                 batch.operations.removeAllKeepingStorage()
                 batch.touched.removeAll()
                 swap(&batch.operations, &spare.operations)
@@ -282,9 +293,9 @@ struct RowSet: Sendable {
         }
         // The rows' old and new indices ascending, in the storage the last small batch left.
         var rows = [ChangeSetBuilder<RowID>.Touched]()
-        if batch.touched.count <= Self.spareRowLimit { swap(&rows, &spare.described) }
+        if isSmall { swap(&rows, &spare.described) }
         defer {
-            if batch.touched.count <= Self.spareRowLimit {
+            if isSmall {
                 rows.removeAllKeepingStorage()
                 swap(&rows, &spare.described)
             }
@@ -292,22 +303,37 @@ struct RowSet: Sendable {
         describe(batch, now: now, into: &rows)
         let newCount = index.count
         let oldCount = batch.snapshot?.count ?? (newCount - batch.operations.reduce(0) { $0 + ($1 > 0 ? 1 : -1) })
-        // Built once for each order the views read the rows in.
+        // Built once for each order the views read the rows in, into the last small batch's lists.
         var ascending: ChangeSetBuilder<RowID>.Result?, descending: ChangeSetBuilder<RowID>.Result?
         for offset in views.indices {
             let isDescending = views[offset].definition.order == .descending
-            let built: ChangeSetBuilder<RowID>.Result
+            let lists: ChangeSetBuilder<RowID>.Result
             if isDescending {
-                if descending == nil { descending = ChangeSetBuilder.build(Self.reversed(rows, oldCount, newCount)) }
-                built = descending!
+                if descending == nil {
+                    var built = ChangeSetBuilder<RowID>.Result()
+                    swap(&built, &spare.descending)
+                    ChangeSetBuilder.build(Self.reversed(rows, oldCount, newCount), into: &built)
+                    descending = built
+                }
+                lists = descending!
             } else {
-                if ascending == nil { ascending = ChangeSetBuilder.build(rows) }
-                built = ascending!
+                if ascending == nil {
+                    var built = ChangeSetBuilder<RowID>.Result()
+                    swap(&built, &spare.ascending)
+                    ChangeSetBuilder.build(rows, into: &built)
+                    ascending = built
+                }
+                lists = ascending!
             }
-            if let changeSet = views[offset].endBatch(from: batch.now, to: to, now: now, marked: marked, built: built,
+            if let changeSet = views[offset].endBatch(from: batch.now, to: to, now: now, marked: marked, built: lists,
                                                       rows: self.rows(descending: isDescending)) {
                 changes.append(changeSet)
             }
+        }
+        // A large batch's lists go with its change sets: the next batch starts new ones.
+        if isSmall {
+            if let ascending { spare.ascending = ascending }
+            if let descending { spare.descending = descending }
         }
     }
 
