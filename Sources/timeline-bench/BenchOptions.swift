@@ -10,8 +10,9 @@ struct BenchOptions {
     var records = 1_000_000
     var events = 1_000_000
     var commands = 3_000
-    /// How many times the pure pieces of measurement 1 are measured: once in this
-    /// process, the others in fresh ones (``CommandRepetitions``).
+    /// How many times each time target is measured apart: the pure pieces of measurement 1
+    /// once in this process, the others in fresh ones (``CommandRepetitions``); the
+    /// rebuild and the opening from a checkpoint again later in the run.
     var repetitions = 3
     var seed: UInt64 = 42
     var showHelp = false
@@ -53,11 +54,12 @@ struct BenchOptions {
       --events N        events in the store whose memory is measured (default 1M; --quick 20k)
       --commands N      measured commands per path and size, at most (default 3000;
                         --quick 1000); slow paths stop earlier on a time budget
-      --repetitions N   times the pure pieces of measurement 1 are measured at each size
-                        (default 3; --quick 2): once with the rest of measurement 1, the
-                        others each in a fresh process, between the later measurements.
-                        Neighbours on a shared machine can only slow a repetition down,
-                        so the 1M target is judged on the fastest repetition's median
+      --repetitions N   times each time target is measured apart (default 3; --quick 2):
+                        one command's pure pieces with the rest of measurement 1, then
+                        again in a fresh process after each later measurement; the
+                        rebuild and the opening from a checkpoint again after a later
+                        one. Neighbours on a shared machine can only slow a run down,
+                        so a time target is judged on its fastest run; all are printed
       --seed N          seed of the random workload (default 42)
       --profile         only the pure pieces of measurement 1, without the store and the
                         baselines, at each of --sizes (default 1M): one line each, the

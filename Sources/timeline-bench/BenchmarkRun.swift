@@ -23,9 +23,6 @@ struct BenchmarkRun {
         var comparison = ComparisonTable()
         var stages = ReportTable(title: "Where one command's time goes (pure pieces, medians)", header:
             ["rows"] + OneCommandBenchmark.stageNames + ["total (median)", "change sets per command"])
-        // The targets of measurements 2–5; those of measurement 1 go first, once its
-        // repetitions are done.
-        var summary = TargetSummary()
         var notes: [String] = []
 
         // 1. One command.
@@ -60,21 +57,34 @@ struct BenchmarkRun {
                 if result.rejected > 0 { notes.append("\(result.rejected) commands were rejected at \(label) (a workload bug)") }
             }
         }
-        // The pure pieces again, each time in a fresh process, between the later measurements.
+        // Measurements of the time targets repeated later in the run (one command's pure
+        // pieces in a fresh process each time), so that one noisy spell does not decide them.
         var repetitions = CommandRepetitions()
         repetitions.add(commandResults.mapValues(\.pure.median))
-        var repetitionsLeft = commandResults.isEmpty ? 0 : options.repetitions - 1
-        func repeatCommands() throws {
-            guard repetitionsLeft > 0 else { return }
-            let sizes = options.commandSizes
-            progress("one command, pure pieces: repetition \(repetitions.count(of: sizes[0]) + 1) of "
-                + "\(options.repetitions) (fresh process)")
-            try repetitions.repeatInChild(sizes: sizes, commands: options.commands, quick: quick, seed: options.seed)
-            repetitionsLeft -= 1
+        var later = LaterRuns(commands: commandResults.isEmpty ? 0 : options.repetitions - 1)
+        let storeLog = directory.file("store.jsonl"), handLog = directory.file("hand-written.jsonl")
+        func repeatLater(after section: BenchOptions.Section) throws {
+            if later.commands > 0 {
+                let sizes = options.commandSizes
+                progress("one command, pure pieces: repetition \(repetitions.count(of: sizes[0]) + 1) of "
+                    + "\(options.repetitions) (fresh process)")
+                try repetitions.repeatInChild(sizes: sizes, commands: options.commands, quick: quick, seed: options.seed)
+                later.commands -= 1
+            }
+            // Not straight after the section that measured it: its own runs were just taken.
+            if later.rebuilds > 0, section != .replay {
+                progress("replay: LogReader + three views, once more")
+                later.rebuildTimes.append(nanoseconds: try ReplayBenchmark.rebuildOnce(storePath: storeLog))
+                later.rebuilds -= 1
+            }
+            if later.openings > 0, section != .replay, section != .open, let opener = OpenStoreBenchmark.openers.last {
+                progress("open: \(opener.name), once more")
+                later.openingTimes.append(nanoseconds: try OpenStoreBenchmark.openOnce(storeLog, with: opener))
+                later.openings -= 1
+            }
         }
 
         // 2. Replay and rebuild.
-        let storeLog = directory.file("store.jsonl"), handLog = directory.file("hand-written.jsonl")
         var generated: GeneratedLog?
         func generateHistory() -> GeneratedLog {
             if let generated { return generated }
@@ -88,6 +98,7 @@ struct BenchmarkRun {
             return log
         }
         var jsonDecoderTimes: Figure?
+        var replay: ReplayBenchmark.Result?
         let recordsLabel = Formatting.size(options.records) + " records"
         if options.sections.contains(.replay) {
             let log = generateHistory()
@@ -102,23 +113,14 @@ struct BenchmarkRun {
             comparison.add("2", "parse, hand-written layout (general path)", size: recordsLabel, result.handWrittenParse,
                            baseline: "JSONDecoder, line by line", result.handWrittenJSONDecoder)
             jsonDecoderTimes = Figure(.duration, Samples(result.jsonDecoder.samples.values.map { Double(log.records) / $0 * 1e9 }))
-            let isMillion = result.records >= 1_000_000
-            let seconds = result.rebuildSeconds
-            summary.add("rebuild of 1M records < 1.5 s (≥ 650k records/s)",
-                        measured: seconds.format(seconds.best) + ", " + result.rebuild.format(result.rebuild.best)
-                            + Self.fastest(of: seconds) + (isMillion ? "" : " (at \(recordsLabel))"),
-                        met: result.rebuild.best >= 650_000 && (!isMillion || seconds.best < 1.5e9))
-            let factor = result.rebuild.advantage(over: result.jsonDecoder)
-            summary.add("rebuild ≥ 5× JSONDecoder", measured: Formatting.factor(factor) + " (parse alone "
-                + Formatting.factor(result.parse.advantage(over: result.jsonDecoder)) + ")", met: factor >= 5)
-        } else {
-            summary.add("rebuild of 1M records < 1.5 s (≥ 650k records/s)", measured: "—", met: nil)
-            summary.add("rebuild ≥ 5× JSONDecoder", measured: "—", met: nil)
+            replay = result
+            later.rebuilds = options.repetitions - 1
         }
 
-        try repeatCommands()
+        try repeatLater(after: .replay)
 
         // 3. Opening a store.
+        var withCheckpoints: Figure?
         if options.sections.contains(.open) {
             _ = generateHistory()
             if jsonDecoderTimes == nil {
@@ -140,14 +142,11 @@ struct BenchmarkRun {
                                    baseline: "open store: full replay", fullReplay)
                 }
             }
-            if let withCheckpoints = openings.last?.figure, openings.count > 1 {
-                summary.add("open a store of \(recordsLabel) with checkpoints < 200 ms",
-                            measured: withCheckpoints.format(withCheckpoints.best) + Self.fastest(of: withCheckpoints),
-                            met: withCheckpoints.best < 200_000_000)
-            }
+            withCheckpoints = openings.count > 1 ? openings.last?.figure : nil
+            if withCheckpoints != nil { later.openings = options.repetitions - 1 }
         }
 
-        try repeatCommands()
+        try repeatLater(after: .open)
 
         // 4. Memory.
         var memory: MemoryBenchmark.Result?
@@ -166,15 +165,7 @@ struct BenchmarkRun {
             comparison.add("4", "store + 3 views: resident once open", size: label, result.storeResident,
                            baseline: "sorted arrays of row structs: resident", result.baselineResident)
         }
-        if let memory {
-            summary.add("peak memory < 250 B/event", measured: memory.storePeak.medianText + " peak at "
-                + Formatting.size(options.events) + " events (" + memory.storeResident.medianText + " resident)",
-                met: memory.storePeak.median < 250)
-        } else {
-            summary.add("peak memory < 250 B/event", measured: "—", met: nil)
-        }
-
-        try repeatCommands()
+        try repeatLater(after: .memory)
 
         // 5. Durable appends.
         if options.sections.contains(.append) {
@@ -187,9 +178,11 @@ struct BenchmarkRun {
                            baseline: "raw write + fsync, same bytes", result.batchRaw)
         }
 
-        while repetitionsLeft > 0 { try repeatCommands() }
+        try repeatLater(after: .append)
+        while later.anyLeft { try repeatLater(after: .append) }
         var targets = Self.commandTargets(commandResults, repetitions)
-        targets.append(summary)
+        targets.append(Self.laterTargets(replay: replay, withCheckpoints: withCheckpoints, later: later,
+                                         memory: memory, records: options.records, events: options.events))
 
         print(comparison.rendered)
         if !stages.rows.isEmpty { print(stages.rendered) }
@@ -222,10 +215,61 @@ struct BenchmarkRun {
         return targets
     }
 
-    /// ` (fastest of 3 runs; median 1.15 s)` for a figure of repeated runs, judged on its
-    /// best run (``Figure/best``); nothing for one run.
-    private static func fastest(of figure: Figure) -> String {
+    /// The measurements of the time targets still to repeat later in the run, and the
+    /// times of those repeated so far.
+    struct LaterRuns {
+        var commands: Int
+        var rebuilds = 0
+        var openings = 0
+        var rebuildTimes = Samples()
+        var openingTimes = Samples()
+
+        var anyLeft: Bool { commands > 0 || rebuilds > 0 || openings > 0 }
+    }
+
+    /// The targets of measurements 2–4, each time target judged on its fastest run of
+    /// those of its section and those repeated later (``Figure/best``).
+    private static func laterTargets(replay: ReplayBenchmark.Result?, withCheckpoints: Figure?, later: LaterRuns,
+                                     memory: MemoryBenchmark.Result?, records: Int, events: Int) -> TargetSummary {
+        var targets = TargetSummary()
+        if let replay {
+            let isMillion = replay.records >= 1_000_000
+            let times = Figure(.duration, Samples(replay.rebuildSeconds.samples.values + later.rebuildTimes.values))
+            let best = times.best
+            targets.add("rebuild of 1M records < 1.5 s (≥ 650k records/s)",
+                        measured: times.format(best) + ", " + Formatting.rate(perSecond: Double(replay.records) / best * 1e9)
+                            + fastest(of: times, later: later.rebuildTimes.count)
+                            + (isMillion ? "" : " (at \(Formatting.size(records)) records)"),
+                        met: Double(replay.records) / best * 1e9 >= 650_000 && (!isMillion || best < 1.5e9))
+            let factor = replay.rebuild.advantage(over: replay.jsonDecoder)
+            targets.add("rebuild ≥ 5× JSONDecoder", measured: Formatting.factor(factor) + " (parse alone "
+                + Formatting.factor(replay.parse.advantage(over: replay.jsonDecoder)) + ")", met: factor >= 5)
+        } else {
+            targets.add("rebuild of 1M records < 1.5 s (≥ 650k records/s)", measured: "—", met: nil)
+            targets.add("rebuild ≥ 5× JSONDecoder", measured: "—", met: nil)
+        }
+        if let withCheckpoints {
+            let times = Figure(.duration, Samples(withCheckpoints.samples.values + later.openingTimes.values))
+            targets.add("open a store of \(Formatting.size(records)) records with checkpoints < 200 ms",
+                        measured: times.format(times.best) + fastest(of: times, later: later.openingTimes.count),
+                        met: times.best < 200_000_000)
+        }
+        if let memory {
+            targets.add("peak memory < 250 B/event", measured: memory.storePeak.medianText + " peak at "
+                + Formatting.size(events) + " events (" + memory.storeResident.medianText + " resident)",
+                met: memory.storePeak.median < 250)
+        } else {
+            targets.add("peak memory < 250 B/event", measured: "—", met: nil)
+        }
+        return targets
+    }
+
+    /// ` (fastest of 5 runs, 2 of them later in the run; median 1.15 s)` for a figure of
+    /// repeated runs, judged on its best run; nothing for one run.
+    private static func fastest(of figure: Figure, later: Int) -> String {
         let runs = figure.samples.count
-        return runs > 1 ? " (fastest of \(runs) runs; median " + figure.medianText + ")" : ""
+        guard runs > 1 else { return "" }
+        return " (fastest of \(runs) runs" + (later > 0 ? ", \(later) of them later in the run" : "")
+            + "; median " + figure.medianText + ")"
     }
 }

@@ -71,6 +71,15 @@ struct OpenStoreBenchmark {
     let runs: SampleBudget
     let log: @Sendable (String) -> Void
 
+    /// One more opening with `opener` (already prepared by ``run()``), for a repetition
+    /// later in the run: its nanoseconds.
+    static func openOnce(_ path: String, with opener: Opener) throws -> UInt64 {
+        guard let open = opener.open else { return 0 }
+        let (nanoseconds, opened) = try MonotonicClock.measure { try open(path) }
+        opened.close()
+        return nanoseconds
+    }
+
     /// Seconds to open, per opener (nil for one that does not exist yet), in `openers` order.
     func run() throws -> [(name: String, figure: Figure?)] {
         try Self.openers.map { opener in

@@ -50,6 +50,20 @@ struct ReplayBenchmark {
                       jsonDecoder: jsonDecoder, handWrittenParse: handParse, handWrittenJSONDecoder: handJSONDecoder)
     }
 
+    /// One more rebuild of the store's log (reading it and building the three views), for
+    /// a repetition later in the run: its nanoseconds.
+    static func rebuildOnce(storePath: String) throws -> UInt64 {
+        let bytes = FileWriter.readAll(storePath)
+        let (nanoseconds, rebuilt) = try MonotonicClock.measure { () throws(LogReader.Failure) in
+            let contents = try LogReader().read(bytes)
+            return Rebuilt(contents: contents,
+                           projection: TimelineProjection(records: contents.records, views: BenchViews.definitions,
+                                                          now: BenchViews.now))
+        }
+        withExtendedLifetime(rebuilt) {}
+        return nanoseconds
+    }
+
     /// Records per second over the runs `runs` allows of `body`, which returns what it
     /// read; the result is freed after the clock stops (a replay keeps what it builds).
     private func rate<T: RecordCount, E: Error>(runs: SampleBudget, _ body: () throws(E) -> T) throws(E) -> Figure {
