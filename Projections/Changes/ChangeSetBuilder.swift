@@ -17,47 +17,91 @@ struct ChangeSetBuilder<ID: Hashable> {
         var insertions: [Int] = []
         var moves: [ChangeSet.Move] = []
         var updates: [ID] = []
+    }
 
-        /// Removes every index and id, keeping the storage of each list that no change set
-        /// holds any more (``Swift/Array/removeAllKeepingStorage()``).
+    /// The lists a row set keeps from one batch to the next, for the next batch of one or
+    /// two rows to build into (``build(_:reusing:)``): one allocation per list a batch
+    /// needs otherwise, and one free.
+    ///
+    /// The lists a batch's change sets were given stay here too; once the change sets are
+    /// dropped, they are the row set's own again, and the next batch that needs a list of
+    /// that kind empties it and appends to it, in the same storage. A list a batch does
+    /// not need is left as it was, unseen, so that a change set still held is not copied
+    /// for nothing; one that a batch needs while a held change set shares it is copied
+    /// first, as any array would be.
+    struct Storage {
+        fileprivate var lists = Result()
+        /// Which lists the batch being built uses: bits for removals, insertions, moves, updates.
+        fileprivate var used: UInt8 = 0
+
+        init() {}
+
+        /// Empties `list` at the batch's first use of it (bit `bit` of `used`).
         @inline(__always)
-        mutating func removeAll() {
-            removals.removeAllKeepingStorage()
-            insertions.removeAllKeepingStorage()
-            moves.removeAllKeepingStorage()
-            updates.removeAllKeepingStorage()
+        private static func use<T>(_ list: inout [T], _ bit: UInt8, _ used: inout UInt8) {
+            if used & bit == 0 {
+                used |= bit
+                list.removeAllKeepingStorage()
+            }
+        }
+
+        fileprivate mutating func appendRemoval(_ index: Int) {
+            Self.use(&lists.removals, 1, &used)
+            lists.removals.append(index)
+        }
+
+        fileprivate mutating func appendInsertion(_ index: Int) {
+            Self.use(&lists.insertions, 2, &used)
+            lists.insertions.append(index)
+        }
+
+        fileprivate mutating func appendMove(_ move: ChangeSet.Move) {
+            Self.use(&lists.moves, 4, &used)
+            lists.moves.append(move)
+        }
+
+        fileprivate mutating func appendUpdate(_ id: ID) {
+            Self.use(&lists.updates, 8, &used)
+            lists.updates.append(id)
+        }
+
+        /// The batch's lists: those it used, sharing their storage, and empty ones.
+        fileprivate var result: Result {
+            Result(removals: used & 1 != 0 ? lists.removals : [], insertions: used & 2 != 0 ? lists.insertions : [],
+                   moves: used & 4 != 0 ? lists.moves : [], updates: used & 8 != 0 ? lists.updates : [])
         }
     }
 
     /// - Complexity: O(*k* log *k*) for *k* touched rows.
     static func build(_ touched: [Touched]) -> Result {
-        var result = Result()
-        build(touched, into: &result)
-        return result
+        var storage = Storage()
+        return build(touched, reusing: &storage)
     }
 
-    /// ``build(_:)`` into the lists of `result`, emptied first: a row set passes the lists
-    /// of its last batch, which are storage of its own again once the change sets made
-    /// from them are dropped (one allocation per list otherwise, and one free).
+    /// ``build(_:)``, building a batch of one or two rows (most batches) into the lists of
+    /// `storage`, which it keeps for the next (see ``Storage``); a larger batch's lists
+    /// are new, and `storage` is left as it was.
     /// - Complexity: O(*k* log *k*) for *k* touched rows.
-    static func build(_ touched: [Touched], into result: inout Result) {
-        result.removeAll()
+    static func build(_ touched: [Touched], reusing storage: inout Storage) -> Result {
+        storage.used = 0
         if touched.count == 1 {
             // One row (most commands): it stays, moves, comes or goes; no sorting needed.
             let row = touched[0]
             switch (row.old, row.new) {
-            case (let old?, nil): result.removals.append(old)
-            case (nil, let new?): result.insertions.append(new)
+            case (let old?, nil): storage.appendRemoval(old)
+            case (nil, let new?): storage.appendInsertion(new)
             case (let old?, let new?):
-                if old != new { result.moves.append(ChangeSet.Move(from: old, to: new)) }
-                if row.contentChanged { result.updates.append(row.id) }
+                if old != new { storage.appendMove(ChangeSet.Move(from: old, to: new)) }
+                if row.contentChanged { storage.appendUpdate(row.id) }
             case (nil, nil): break
             }
-        } else if touched.count == 2 {
-            buildPair(touched[0], touched[1], into: &result)
-        } else {
-            result = buildAny(touched)
+            return storage.result
         }
+        if touched.count == 2 {
+            buildPair(touched[0], touched[1], into: &storage)
+            return storage.result
+        }
+        return buildAny(touched)
     }
 
     /// ``build(_:)`` for any number of rows: the definition the others follow.
@@ -108,29 +152,29 @@ struct ChangeSetBuilder<ID: Hashable> {
     /// half of all change sets), without its working arrays, sort and set: each of them
     /// was an allocation, and the builder was a fifth of ending a view's batch.
     static func buildPair(_ first: Touched, _ second: Touched) -> Result {
-        var result = Result()
-        buildPair(first, second, into: &result)
-        return result
+        var storage = Storage()
+        buildPair(first, second, into: &storage)
+        return storage.result
     }
 
-    /// ``buildPair(_:_:)`` appending to the lists of `result`, which start empty.
-    private static func buildPair(_ first: Touched, _ second: Touched, into result: inout Result) {
-        func appendAscending(_ a: Int?, _ b: Int?, to list: inout [Int]) {
+    /// ``buildPair(_:_:)`` appending to the lists of `storage`.
+    private static func buildPair(_ first: Touched, _ second: Touched, into storage: inout Storage) {
+        func appendAscending(_ a: Int?, _ b: Int?, _ append: (inout Storage, Int) -> Void) {
             switch (a, b) {
             case (let a?, let b?):
-                list.append(min(a, b))
-                list.append(max(a, b))
-            case (let a?, nil), (nil, let a?): list.append(a)
+                append(&storage, min(a, b))
+                append(&storage, max(a, b))
+            case (let a?, nil), (nil, let a?): append(&storage, a)
             case (nil, nil): break
             }
         }
         func ifOnly(_ kept: Int?, _ absent: Int?) -> Int? { absent == nil ? kept : nil }
-        appendAscending(ifOnly(first.old, first.new), ifOnly(second.old, second.new), to: &result.removals)
-        appendAscending(ifOnly(first.new, first.old), ifOnly(second.new, second.old), to: &result.insertions)
+        appendAscending(ifOnly(first.old, first.new), ifOnly(second.old, second.new)) { $0.appendRemoval($1) }
+        appendAscending(ifOnly(first.new, first.old), ifOnly(second.new, second.old)) { $0.appendInsertion($1) }
         let firstInBoth = first.old != nil && first.new != nil
         let secondInBoth = second.old != nil && second.new != nil
-        if firstInBoth && first.contentChanged { result.updates.append(first.id) }
-        if secondInBoth && second.contentChanged { result.updates.append(second.id) }
+        if firstInBoth && first.contentChanged { storage.appendUpdate(first.id) }
+        if secondInBoth && second.contentChanged { storage.appendUpdate(second.id) }
         // A row in both lists may stay when as many affected rows precede it in each.
         func below(_ value: Int, _ a: Int?, _ b: Int?) -> Int {
             (a.map { $0 < value ? 1 : 0 } ?? 0) + (b.map { $0 < value ? 1 : 0 } ?? 0)
@@ -138,7 +182,7 @@ struct ChangeSetBuilder<ID: Hashable> {
         func mayStay(_ row: Touched) -> Bool {
             row.old! - below(row.old!, first.old, second.old) == row.new! - below(row.new!, first.new, second.new)
         }
-        func move(_ row: Touched) { result.moves.append(ChangeSet.Move(from: row.old!, to: row.new!)) }
+        func move(_ row: Touched) { storage.appendMove(ChangeSet.Move(from: row.old!, to: row.new!)) }
         if firstInBoth && secondInBoth {
             let (p, q) = first.old! <= second.old! ? (first, second) : (second, first)
             // Of two that may stay, both do when in order; out of order, the later one does.
@@ -180,3 +224,4 @@ struct ChangeSetBuilder<ID: Hashable> {
 
 extension ChangeSetBuilder.Touched: Sendable where ID: Sendable {}
 extension ChangeSetBuilder.Result: Sendable where ID: Sendable {}
+extension ChangeSetBuilder.Storage: Sendable where ID: Sendable {}

@@ -29,18 +29,18 @@ struct ChangeSetBuilderTests {
         }
     }
 
-    /// Lists built into the storage of an earlier result hold this batch's changes only,
-    /// for one row, two and more, whatever the earlier result held.
+    /// A batch built into the lists kept from earlier batches holds its own changes only,
+    /// for one row, two and more, whatever the lists held before (a list it does not use
+    /// keeps what it held, unseen).
     @Test func buildingIntoEarlierListsGivesAFreshBuild() {
         var rng = SplitMix64(seed: 0x11575)
-        var lists = Builder.Result()
+        var storage = Builder.Storage()
         for _ in 0..<5_000 {
             func index() -> Int? { rng.chance(20) ? nil : rng.below(8) }
             let touched = (0..<(1 + rng.below(4))).map { id in
                 Builder.Touched(id: id, old: index(), new: index(), contentChanged: rng.chance(50))
             }
-            Builder.build(touched, into: &lists)
-            Self.expectSame(lists, Builder.buildAny(touched), "\(touched)")
+            Self.expectSame(Builder.build(touched, reusing: &storage), Builder.buildAny(touched), "\(touched)")
         }
     }
 }

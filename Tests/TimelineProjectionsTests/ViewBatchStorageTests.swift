@@ -47,7 +47,11 @@ struct ChangeSetListStorageTests {
     @Test func theListsOfDroppedChangeSetsAreBuiltInto() {
         var projection = Self.projection()
         let first = Self.storage(Self.add("a", "2019", at: 2, to: &projection))
+        // Lists of the same size, alive across the next batch: without reuse, the
+        // allocator would hand it the blocks the first batch's lists freed.
+        let decoys = (0..<8).map { [$0] }
         let second = Self.add("b", "2020", at: 3, to: &projection)
+        withExtendedLifetime(decoys) {}
         #expect(second.rows.map(\.insertions) == [[1], [0]])
         #expect(Self.storage(second) == first, "each order's insertions in the storage of the batch before")
         #expect(first.allSatisfy { $0 != nil })
