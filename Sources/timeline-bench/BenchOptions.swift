@@ -54,12 +54,14 @@ struct BenchOptions {
       --events N        events in the store whose memory is measured (default 1M; --quick 20k)
       --commands N      measured commands per path and size, at most (default 3000;
                         --quick 1000); slow paths stop earlier on a time budget
-      --repetitions N   times each time target is measured apart (default 3; --quick 2):
-                        one command's pure pieces with the rest of measurement 1, then
-                        again in a fresh process after each later measurement; the
-                        rebuild and the opening from a checkpoint again after a later
-                        one. Neighbours on a shared machine can only slow a run down,
-                        so a time target is judged on its fastest run; all are printed
+      --repetitions N   times each time target is measured (default 3; --quick 2; at
+                        most 20): one command's pure pieces with the rest of measurement
+                        1, then in a fresh process after each later section; the rebuild
+                        and the opening from a checkpoint with their sections, then once
+                        after each section after theirs (any left over run at the end,
+                        one after another). Neighbours on a shared machine can only slow
+                        a run down, so a time target is judged on its fastest run; every
+                        run is counted in the output
       --seed N          seed of the random workload (default 42)
       --profile         only the pure pieces of measurement 1, without the store and the
                         baselines, at each of --sizes (default 1M): one line each, the
@@ -137,7 +139,13 @@ struct BenchOptions {
         events = explicitEvents ?? events
         commands = explicitCommands ?? commands
         repetitions = explicitRepetitions ?? repetitions
+        guard repetitions <= Self.maximumRepetitions else {
+            throw UsageError(description: "--repetitions is at most \(Self.maximumRepetitions), not \(repetitions)")
+        }
     }
+
+    /// The most repetitions: each takes seconds at the default sizes.
+    static let maximumRepetitions = 20
 
     /// `20000`, `20k`, `1M`: a positive count.
     static func number(_ text: String, for option: String) throws(UsageError) -> Int {

@@ -68,8 +68,14 @@ struct BenchmarkRun {
                 let sizes = options.commandSizes
                 progress("one command, pure pieces: repetition \(repetitions.count(of: sizes[0]) + 1) of "
                     + "\(options.repetitions) (fresh process)")
-                try repetitions.repeatInChild(sizes: sizes, commands: options.commands, quick: quick, seed: options.seed)
                 later.commands -= 1
+                do {
+                    try repetitions.repeatInChild(sizes: sizes, commands: options.commands, quick: quick, seed: options.seed)
+                } catch {
+                    // The runs taken so far still decide; the notes say what is missing.
+                    notes.append("One command's repetitions stopped: \(error)")
+                    later.commands = 0
+                }
             }
             // Not straight after the section that measured it: its own runs were just taken.
             if later.rebuilds > 0, section != .replay {
@@ -77,9 +83,9 @@ struct BenchmarkRun {
                 later.rebuildTimes.append(nanoseconds: try ReplayBenchmark.rebuildOnce(storePath: storeLog))
                 later.rebuilds -= 1
             }
-            if later.openings > 0, section != .replay, section != .open, let opener = OpenStoreBenchmark.openers.last {
+            if later.openings > 0, section != .replay, section != .open, let opener = later.opener, let open = opener.open {
                 progress("open: \(opener.name), once more")
-                later.openingTimes.append(nanoseconds: try OpenStoreBenchmark.openOnce(storeLog, with: opener))
+                later.openingTimes.append(nanoseconds: try OpenStoreBenchmark.timeOpening(storeLog, with: open))
                 later.openings -= 1
             }
         }
@@ -143,7 +149,10 @@ struct BenchmarkRun {
                 }
             }
             withCheckpoints = openings.count > 1 ? openings.last?.figure : nil
-            if withCheckpoints != nil { later.openings = options.repetitions - 1 }
+            if withCheckpoints != nil, let opener = OpenStoreBenchmark.openers.last, opener.open != nil {
+                later.opener = opener
+                later.openings = options.repetitions - 1
+            }
         }
 
         try repeatLater(after: .open)
@@ -193,7 +202,7 @@ struct BenchmarkRun {
 
     /// The targets of measurement 1: the 1M figure from its fastest repetition, the 100k
     /// ratio from the run's own measurement, beside its baseline.
-    private static func commandTargets(_ results: [Int: OneCommandBenchmark.Result],
+    static func commandTargets(_ results: [Int: OneCommandBenchmark.Result],
                                        _ repetitions: CommandRepetitions) -> TargetSummary {
         var targets = TargetSummary()
         if let million = results[1_000_000], let best = repetitions.best(of: 1_000_000) {
@@ -221,6 +230,8 @@ struct BenchmarkRun {
         var commands: Int
         var rebuilds = 0
         var openings = 0
+        /// The way of opening whose target is on time: from a checkpoint.
+        var opener: OpenStoreBenchmark.Opener?
         var rebuildTimes = Samples()
         var openingTimes = Samples()
 
@@ -229,7 +240,7 @@ struct BenchmarkRun {
 
     /// The targets of measurements 2–4, each time target judged on its fastest run of
     /// those of its section and those repeated later (``Figure/best``).
-    private static func laterTargets(replay: ReplayBenchmark.Result?, withCheckpoints: Figure?, later: LaterRuns,
+    static func laterTargets(replay: ReplayBenchmark.Result?, withCheckpoints: Figure?, later: LaterRuns,
                                      memory: MemoryBenchmark.Result?, records: Int, events: Int) -> TargetSummary {
         var targets = TargetSummary()
         if let replay {

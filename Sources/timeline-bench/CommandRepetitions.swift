@@ -3,10 +3,11 @@
 /// time would otherwise decide a target from one window of a few milliseconds.
 ///
 /// A repetition sends the same commands to the same rows as the run's own measurement
-/// (``OneCommandBenchmark/measurePure(rows:seed:dates:budget:)``), in a
-/// child process (``ChildProcess``), so that it starts from the same state whatever the
-/// run did before it. Neighbours can only slow a repetition down, so a target is judged
-/// on the fastest repetition's median; every repetition's median is printed beside it.
+/// (``OneCommandBenchmark/measurePure(rows:seed:dates:budget:)``), in a child process
+/// (``ChildProcess``), so that every repetition starts from the same state whatever the
+/// run did before it (the run's own measurement comes after the smaller sizes' and the
+/// baselines'). Neighbours can only slow a repetition down, so a target is judged on the
+/// fastest repetition's median; every repetition's median is printed beside it.
 struct CommandRepetitions {
     /// Each size's median command, one per repetition, the run's own first.
     private(set) var medians: [Int: [Double]] = [:]

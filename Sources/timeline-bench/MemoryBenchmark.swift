@@ -66,9 +66,10 @@ struct MemoryBenchmark {
 
     private static func parse(_ text: String) -> Reading? {
         let fields = ChildProcess.fields(of: Substring(text.split(separator: "\n").last ?? ""))
-        guard let events = fields["events"], let before = fields["before"], let peak = fields["peak"],
-              let after = fields["after"] else { return nil }
-        return Reading(events: Int(events), before: Int(before), peak: Int(peak), after: Int(after))
+        func integer(_ name: String) -> Int? { fields[name].flatMap { Int(exactly: $0) } }
+        guard let events = integer("events"), let before = integer("before"), let peak = integer("peak"),
+              let after = integer("after") else { return nil }
+        return Reading(events: events, before: before, peak: peak, after: after)
     }
 
     // MARK: In the child

@@ -71,10 +71,9 @@ struct OpenStoreBenchmark {
     let runs: SampleBudget
     let log: @Sendable (String) -> Void
 
-    /// One more opening with `opener` (already prepared by ``run()``), for a repetition
-    /// later in the run: its nanoseconds.
-    static func openOnce(_ path: String, with opener: Opener) throws -> UInt64 {
-        guard let open = opener.open else { return 0 }
+    /// Times one opening of the store on the log at `path` with `open` (a way of opening
+    /// prepared by ``run()``), and closes it after the clock stops: its nanoseconds.
+    static func timeOpening(_ path: String, with open: (String) throws -> OpenedStore) throws -> UInt64 {
         let (nanoseconds, opened) = try MonotonicClock.measure { try open(path) }
         opened.close()
         return nanoseconds
@@ -89,9 +88,7 @@ struct OpenStoreBenchmark {
             var times = Samples()
             let start = MonotonicClock.now()
             while runs.allowsAnother(taken: times.count, since: start) {
-                let (nanoseconds, opened) = try MonotonicClock.measure { try open(path) }
-                times.append(nanoseconds: nanoseconds)
-                opened.close()
+                times.append(nanoseconds: try Self.timeOpening(path, with: open))
             }
             return (opener.name, Figure(.duration, times))
         }

@@ -31,12 +31,7 @@ struct ReplayBenchmark {
         let parse = try rate(runs: runs) { () throws(LogReader.Failure) in try LogReader().read(bytes) }
         log("replay: LogReader + three views")
         var rebuildTimes = Samples()
-        let rebuild = try rate(runs: runs, times: &rebuildTimes) { () throws(LogReader.Failure) in
-            let contents = try LogReader().read(bytes)
-            return Rebuilt(contents: contents,
-                           projection: TimelineProjection(records: contents.records, views: BenchViews.definitions,
-                                                          now: BenchViews.now))
-        }
+        let rebuild = try rate(runs: runs, times: &rebuildTimes) { () throws(LogReader.Failure) in try Self.rebuild(bytes) }
         log("replay: JSONDecoder baseline")
         let jsonDecoder = try rate(runs: baselineRuns) { () throws in try JSONDecoderBaseline.decodeLines(bytes) }
         let records = try LogReader().read(bytes).records.count
@@ -50,16 +45,19 @@ struct ReplayBenchmark {
                       jsonDecoder: jsonDecoder, handWrittenParse: handParse, handWrittenJSONDecoder: handJSONDecoder)
     }
 
-    /// One more rebuild of the store's log (reading it and building the three views), for
-    /// a repetition later in the run: its nanoseconds.
+    /// What a rebuild makes of a log's bytes: the records read, and the three views.
+    static func rebuild(_ bytes: [UInt8]) throws(LogReader.Failure) -> Rebuilt {
+        let contents = try LogReader().read(bytes)
+        return Rebuilt(contents: contents,
+                       projection: TimelineProjection(records: contents.records, views: BenchViews.definitions,
+                                                      now: BenchViews.now))
+    }
+
+    /// One more rebuild of the store's log, for a run later in the benchmark: its
+    /// nanoseconds (reading the file and freeing what was built are not timed).
     static func rebuildOnce(storePath: String) throws -> UInt64 {
         let bytes = FileWriter.readAll(storePath)
-        let (nanoseconds, rebuilt) = try MonotonicClock.measure { () throws(LogReader.Failure) in
-            let contents = try LogReader().read(bytes)
-            return Rebuilt(contents: contents,
-                           projection: TimelineProjection(records: contents.records, views: BenchViews.definitions,
-                                                          now: BenchViews.now))
-        }
+        let (nanoseconds, rebuilt) = try MonotonicClock.measure { () throws(LogReader.Failure) in try rebuild(bytes) }
         withExtendedLifetime(rebuilt) {}
         return nanoseconds
     }

@@ -85,10 +85,13 @@ struct BenchmarkToolTests {
         #expect(Self.row("1k rows", of: "Where one command's time goes (pure pieces, medians)", in: run.output) != nil)
     }
 
-    @Test("A count of repetitions that is not a positive number is a usage error")
+    @Test("A count of repetitions that is not a positive number, or over 20, is a usage error")
     func badRepetitions() async throws {
-        let run = try await timelineBench(["--repetitions", "0"])
-        #expect(run.status == 2)
-        #expect(run.errors.hasPrefix("timeline-bench: --repetitions expects a positive number such as 20000, 20k or 1M, not '0'"))
+        let zero = try await timelineBench(["--repetitions", "0"])
+        #expect(zero.status == 2)
+        #expect(zero.errors.hasPrefix("timeline-bench: --repetitions expects a positive number such as 20000, 20k or 1M, not '0'"))
+        let many = try await timelineBench(["--repetitions", "1k"])
+        #expect(many.status == 2)
+        #expect(many.errors.hasPrefix("timeline-bench: --repetitions is at most 20, not 1000"))
     }
 }
