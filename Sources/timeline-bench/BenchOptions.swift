@@ -67,7 +67,9 @@ struct BenchOptions {
                         baselines, at each of --sizes (default 1M): one line each, the
                         median command and stages. For comparing two builds, alternate
                         runs of each pinned to one core (taskset -c 1); for callgrind, the
-                        measured loop is the function profiledCommands:
+                        measured loop is the function profiledCommands, and fixed hash
+                        seeds make the count repeat from run to run:
+                          SWIFT_DETERMINISTIC_HASHING=1 \\
                           valgrind --tool=callgrind --collect-atstart=no \\
                             --toggle-collect='*profiledCommands*' \\
                             timeline-bench --profile --sizes 100k --commands 500

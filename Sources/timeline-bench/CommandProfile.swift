@@ -5,10 +5,11 @@ import TimelineCore
 ///
 /// On a shared machine, the reliable comparison of two builds is alternating runs of each,
 /// pinned to one core (`taskset -c 1 timeline-bench --profile --sizes 1M`), a few pairs.
-/// callgrind counts instructions repeatably; with collection on only in
-/// ``profiledCommands(_:through:into:)``, the count is the measured commands' alone:
-/// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*profiledCommands*'
-/// timeline-bench --profile --sizes 100k --commands 500`.
+/// callgrind counts instructions repeatably (with `SWIFT_DETERMINISTIC_HASHING=1`: a
+/// dictionary's random seed otherwise moves the count by up to 1 %); with collection on
+/// only in ``profiledCommands(_:through:into:)``, the count is the measured commands' alone:
+/// `SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --collect-atstart=no
+/// --toggle-collect='*profiledCommands*' timeline-bench --profile --sizes 100k --commands 500`.
 enum CommandProfile {
     /// Commands sent before the measured ones, unmeasured.
     static let warmup = 200
