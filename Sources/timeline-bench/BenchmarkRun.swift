@@ -70,7 +70,7 @@ struct BenchmarkRun {
                     + "\(options.repetitions) (fresh process)")
                 later.commands -= 1
                 do {
-                    try repetitions.repeatInChild(sizes: sizes, commands: options.commands, quick: quick, seed: options.seed)
+                    try repetitions.repeatInChild(sizes: sizes, commands: options.commands, seed: options.seed)
                 } catch {
                     // The runs taken so far still decide; the notes say what is missing.
                     notes.append("One command's repetitions stopped: \(error)")

@@ -18,12 +18,7 @@ enum CommandProfile {
     static func run(sizes: [Int], commands count: Int, seed: UInt64) -> [String] {
         let dates = DatePool(seed: seed)
         return sizes.map { rows in
-            var (model, records) = OneCommandBenchmark.workload(rows: rows, seed: seed, dates: dates)
-            var pieces = PurePieces(records: records)
-            let commands = (0..<(warmup + count)).map { _ in model.next(.interactive) }
-            for command in commands.prefix(warmup) { _ = pieces.send(command) }
-            var outcome = Outcome()
-            profiledCommands(commands.dropFirst(warmup), through: &pieces, into: &outcome)
+            let outcome = measure(rows: rows, commands: count, warmup: warmup, seed: seed, dates: dates)
             let stages = zip(OneCommandBenchmark.stageNames, outcome.stages).map { name, samples in
                 name + " " + Formatting.duration(nanoseconds: samples.median)
             }
@@ -32,6 +27,18 @@ enum CommandProfile {
                 + stages.joined(separator: ", ") + ")"
                 + (outcome.rejected > 0 ? "; \(outcome.rejected) rejected (a workload bug)" : "")
         }
+    }
+
+    /// The pure pieces alone with `rows` rows present: the commands measurement 1 sends
+    /// them, `count` measured after `warmup` unmeasured.
+    static func measure(rows: Int, commands count: Int, warmup: Int, seed: UInt64, dates: DatePool) -> Outcome {
+        var (model, records) = OneCommandBenchmark.workload(rows: rows, seed: seed, dates: dates)
+        var pieces = PurePieces(records: records)
+        let commands = (0..<(warmup + count)).map { _ in model.next(.interactive) }
+        for command in commands.prefix(warmup) { _ = pieces.send(command) }
+        var outcome = Outcome()
+        profiledCommands(commands.dropFirst(warmup), through: &pieces, into: &outcome)
+        return outcome
     }
 
     /// The measured commands' timings.

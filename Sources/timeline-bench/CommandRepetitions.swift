@@ -2,8 +2,8 @@
 /// other moments of the run: a machine whose neighbours slow it down for seconds at a
 /// time would otherwise decide a target from one window of a few milliseconds.
 ///
-/// A repetition sends the same commands to the same rows as the run's own measurement
-/// (``OneCommandBenchmark/measurePure(rows:seed:dates:budget:)``), in a child process
+/// A repetition sends the same commands to the same rows as the run's own measurement,
+/// after as many unmeasured ones (``CommandProfile/measure(rows:commands:warmup:seed:dates:)``), in a child process
 /// (``ChildProcess``), so that every repetition starts from the same state whatever the
 /// run did before it (the run's own measurement comes after the smaller sizes' and the
 /// baselines'). Neighbours can only slow a repetition down, so a target is judged on the
@@ -37,10 +37,9 @@ struct CommandRepetitions {
     }
 
     /// Measures every size of `sizes` once more, in a child process.
-    mutating func repeatInChild(sizes: [Int], commands: Int, quick: Bool, seed: UInt64) throws {
-        var arguments = ["--command-child", "--sizes", sizes.map(String.init).joined(separator: ","),
+    mutating func repeatInChild(sizes: [Int], commands: Int, seed: UInt64) throws {
+        let arguments = ["--command-child", "--sizes", sizes.map(String.init).joined(separator: ","),
                          "--commands", String(commands), "--seed", String(seed)]
-        if quick { arguments.append("--quick") }
         let text = try ChildProcess.run(arguments, for: "a repetition of measurement 1")
         guard let measured = Self.parse(text), Set(measured.keys) == Set(sizes) else {
             throw ChildProcess.Failure(description: "a repetition of measurement 1 printed no median for every size: \(text)")
@@ -60,12 +59,12 @@ struct CommandRepetitions {
     }
 
     /// In the child: the report of one repetition at each of `sizes`.
-    static func child(sizes: [Int], commands: Int, quick: Bool, seed: UInt64) -> [String] {
+    static func child(sizes: [Int], commands: Int, seed: UInt64) -> [String] {
         let dates = DatePool(seed: seed)
-        let budget = OneCommandBenchmark.pureBudget(commands: commands, quick: quick)
         return sizes.map { rows in
-            let figure = OneCommandBenchmark.measurePure(rows: rows, seed: seed, dates: dates, budget: budget)
-            return "rows=\(rows) median=\(figure.median)"
+            let outcome = CommandProfile.measure(rows: rows, commands: commands, warmup: OneCommandBenchmark.pureWarmup,
+                                                 seed: seed, dates: dates)
+            return "rows=\(rows) median=\(outcome.total.median)"
         }
     }
 }

@@ -44,7 +44,7 @@ struct OneCommandBenchmark: Sendable {
         let commands = (0..<commandCount).map { _ in model.next(.interactive) }
         log("one command, \(Formatting.size(rows)) rows (\(Formatting.count(events)) events): pure pieces")
 
-        let (pure, stages, rejected, changeSets) = Self.measurePure(records: records, commands: commands, budget: pureBudget)
+        let (pure, stages, rejected, changeSets) = measurePure(records: records, commands: commands)
         log("one command, \(Formatting.size(rows)) rows: TimelineStore actor")
         let (store, storeFromTask) = try await measureStore(records: records, commands: commands)
         log("one command, \(Formatting.size(rows)) rows: baseline (a) sorted arrays")
@@ -68,25 +68,20 @@ struct OneCommandBenchmark: Sendable {
         return (model, CommandFacts.records(of: setup))
     }
 
-    /// The budget of the pure pieces: `commands` measured at most, after 50 unmeasured.
-    static func pureBudget(commands: Int, quick: Bool) -> SampleBudget {
-        SampleBudget(maximum: commands, minimum: 20, seconds: quick ? 2 : 8, warmup: 50)
-    }
+    /// The pure pieces' unmeasured commands, before the measured ones.
+    static let pureWarmup = 50
 
-    /// The pure pieces alone, as ``run(rows:)`` measures them: the same rows and the same
-    /// commands, for a repetition in another process (``CommandRepetitions``).
-    static func measurePure(rows: Int, seed: UInt64, dates: DatePool, budget: SampleBudget) -> Figure {
-        var (model, records) = workload(rows: rows, seed: seed, dates: dates)
-        let commands = (0..<(budget.maximum + budget.warmup)).map { _ in model.next(.interactive) }
-        return measurePure(records: records, commands: commands, budget: budget).0
+    /// The budget of the pure pieces: `commands` measured at most, after ``pureWarmup``.
+    static func pureBudget(commands: Int, quick: Bool) -> SampleBudget {
+        SampleBudget(maximum: commands, minimum: 20, seconds: quick ? 2 : 8, warmup: pureWarmup)
     }
 
     /// Decider + InMemoryEventLog + TimelineProjection.apply, each stage timed.
-    private static func measurePure(records: [Record], commands: [Command], budget: SampleBudget)
+    private func measurePure(records: [Record], commands: [Command])
         -> (Figure, [(name: String, figure: Figure)], rejected: Int, changeSets: Int) {
         var pieces = PurePieces(records: records)
-        var session = SamplingSession(budget)
-        var stages = Array(repeating: Samples(), count: stageNames.count)
+        var session = SamplingSession(pureBudget)
+        var stages = Array(repeating: Samples(), count: Self.stageNames.count)
         var rejected = 0, changeSets = 0
         for command in commands {
             let step = session.next()
@@ -101,7 +96,7 @@ struct OneCommandBenchmark: Sendable {
             timing.record(into: &stages)
         }
         withExtendedLifetime(pieces) {}
-        return (Figure(.duration, session.samples), zip(stageNames, stages).map { ($0, Figure(.duration, $1)) },
+        return (Figure(.duration, session.samples), zip(Self.stageNames, stages).map { ($0, Figure(.duration, $1)) },
                 rejected, changeSets)
     }
 

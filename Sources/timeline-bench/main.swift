@@ -24,8 +24,7 @@ if options.profile {
 }
 
 if options.commandChild {
-    for line in CommandRepetitions.child(sizes: options.commandSizes, commands: options.commands,
-                                         quick: options.quick, seed: options.seed) {
+    for line in CommandRepetitions.child(sizes: options.commandSizes, commands: options.commands, seed: options.seed) {
         print(line)
     }
     exit(0)
