@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The identifier of a timeline event, unique across all timelines while the event exists.
 ///
 /// Event identifiers order date rows that share an instant; that comparison is by the
@@ -52,13 +44,4 @@ public struct EventID: RawRepresentable, Hashable, Sendable, ExpressibleByString
             }
         }
     }
-}
-
-/// Compares `n` bytes at `a` and `b` with the C library's `memcmp`: negative, zero or
-/// positive as the first differing byte of `a` is less, neither or greater. The one byte
-/// comparison of the project (ids here, titles and date texts through
-/// `UnsafeBufferPointer.hasSameBytes(as:)`).
-@usableFromInline
-func memcmpBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Int {
-    Int(memcmp(a, b, n))
 }
