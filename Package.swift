@@ -1,6 +1,14 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // Timeline: an event-sourced domain core for apps that keep timelines of life events.
+//
+// tools-version 6.2: package traits need 6.1, and `isolated deinit` (the view model) the
+// 6.2 compiler.
 import PackageDescription
+
+/// Settings every target shares, so that a target added later cannot quietly differ.
+let shared: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
 
 let package = Package(
     name: "Timeline",
@@ -10,28 +18,48 @@ let package = Package(
         .library(name: "TimelineProjections", targets: ["TimelineProjections"]),
         .library(name: "TimelineKit", targets: ["TimelineKit"]),
         .executable(name: "timeline", targets: ["timeline"]),
-        .executable(name: "timeline-bench", targets: ["timeline-bench"]),
         .executable(name: "timeline-live", targets: ["TerminalFrontEnd"]),
-        .executable(name: "timeline-stress", targets: ["timeline-stress"]),
+    ],
+    traits: [
+        .trait(name: "PostgreSQL", description: "The event log on PostgreSQL (links libpq from the system's packages)."),
     ],
     targets: [
-        .target(name: "TimelineCore", path: "Sources/TimelineCore"),
-        .target(name: "TimelineProjections", dependencies: ["TimelineCore"], path: "Projections"),
-        .target(name: "TimelineKit", dependencies: ["TimelineCore", "TimelineProjections"], path: "Sources/TimelineKit"),
-        .target(name: "TimelineCommandLine", dependencies: ["TimelineKit"], path: "Sources/TimelineCommandLine"),
-        .executableTarget(name: "timeline", dependencies: ["TimelineCommandLine"], path: "Sources/timeline"),
-        .executableTarget(name: "timeline-bench", dependencies: ["TimelineKit", "TimelineTestSupport"], path: "Sources/timeline-bench"),
-        .executableTarget(name: "timeline-stress", dependencies: ["TimelineKit", "TimelineTestSupport"], path: "Sources/timeline-stress"),
-        .executableTarget(name: "TerminalFrontEnd", dependencies: ["TimelineKit"], path: "Examples/TerminalFrontEnd"),
-        .target(name: "SwiftUISketch", dependencies: ["TimelineKit"], path: "Examples/SwiftUISketch"),
-        .target(name: "TimelineTestSupport", path: "Sources/TimelineTestSupport"),
-        .testTarget(name: "TimelineCoreTests", dependencies: ["TimelineCore", "TimelineTestSupport"], path: "Tests/TimelineCoreTests"),
-        .testTarget(name: "TimelineProjectionsTests", dependencies: ["TimelineProjections", "TimelineTestSupport"], path: "Tests/TimelineProjectionsTests"),
-        .testTarget(name: "TimelineKitTests", dependencies: ["TimelineKit", "TimelineTestSupport", "timeline-stress"], path: "Tests/TimelineKitTests"),
+        .target(name: "TimelineCore", path: "Sources/TimelineCore", swiftSettings: shared),
+        .target(name: "TimelineProjections", dependencies: ["TimelineCore"], path: "Projections", swiftSettings: shared),
+        .target(
+            name: "TimelineKit", dependencies: ["TimelineCore", "TimelineProjections"], path: "Sources/TimelineKit",
+            swiftSettings: shared),
+        .target(
+            name: "TimelineCommandLine", dependencies: ["TimelineKit"], path: "Sources/TimelineCommandLine",
+            swiftSettings: shared),
+        .executableTarget(
+            name: "timeline", dependencies: ["TimelineCommandLine"], path: "Sources/timeline", swiftSettings: shared),
+        // The benchmark is a target CI runs (`swift run -c release timeline-bench`), not a product.
+        .executableTarget(
+            name: "timeline-bench", dependencies: ["TimelineKit", "TimelineTestSupport"], path: "Sources/timeline-bench",
+            swiftSettings: shared),
+        .executableTarget(
+            name: "timeline-stress", dependencies: ["TimelineKit", "TimelineTestSupport"],
+            path: "Sources/timeline-stress", swiftSettings: shared),
+        .executableTarget(
+            name: "TerminalFrontEnd", dependencies: ["TimelineKit"], path: "Examples/TerminalFrontEnd",
+            swiftSettings: shared),
+        .target(
+            name: "SwiftUISketch", dependencies: ["TimelineKit"], path: "Examples/SwiftUISketch", swiftSettings: shared),
+        .target(name: "TimelineTestSupport", path: "Sources/TimelineTestSupport", swiftSettings: shared),
+        .testTarget(
+            name: "TimelineCoreTests", dependencies: ["TimelineCore", "TimelineTestSupport"],
+            path: "Tests/TimelineCoreTests", swiftSettings: shared),
+        .testTarget(
+            name: "TimelineProjectionsTests", dependencies: ["TimelineProjections", "TimelineTestSupport"],
+            path: "Tests/TimelineProjectionsTests", swiftSettings: shared),
+        .testTarget(
+            name: "TimelineKitTests", dependencies: ["TimelineKit", "TimelineTestSupport", "timeline-stress"],
+            path: "Tests/TimelineKitTests", swiftSettings: shared),
         .testTarget(
             name: "TimelineCommandLineTests",
             dependencies: ["TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress", "timeline-bench"],
-            path: "Tests/TimelineCommandLineTests"
+            path: "Tests/TimelineCommandLineTests", swiftSettings: shared
         ),
     ]
 )

@@ -156,7 +156,7 @@ extension Checkpoint {
             }
             var views: [(definition: ViewDefinition, position: Int64)] = []
             for _ in 0..<(try reader.readCount(minimumSize: 10)) {
-                let order = try element(SortOrder.allCases, reader.read(UInt8.self))
+                let order = try element(ViewOrder.allCases, reader.read(UInt8.self))
                 let sections = try element(Sectioning.allCases, reader.read(UInt8.self))
                 let definition = ViewDefinition(filter: filter, placement: placement, order: order, sections: sections)
                 guard savedDefinitions.insert(definition).inserted else { throw Failure.damaged("a view saved twice") }

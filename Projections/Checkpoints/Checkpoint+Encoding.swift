@@ -96,7 +96,7 @@ extension Checkpoint {
             writer.write(UInt8(OngoingPlacement.allCases.firstIndex(of: rowSet.placement)!))
             writer.write(UInt32(rowSet.views.count))
             for view in rowSet.views {
-                writer.write(UInt8(SortOrder.allCases.firstIndex(of: view.definition.order)!))
+                writer.write(UInt8(ViewOrder.allCases.firstIndex(of: view.definition.order)!))
                 writer.write(UInt8(Sectioning.allCases.firstIndex(of: view.definition.sections)!))
                 writer.write(view.position)
             }

@@ -1,16 +1,19 @@
 import TimelineCore
 
 /// A section of a view: a run of rows that share a year, a month or a decade.
-public struct Section: Hashable, Sendable, Identifiable {
-    /// The section's name and identity: `2019`, `2019-03`, `2010s`, or `ongoing` for the
+public struct RowSection: Hashable, Sendable, Identifiable {
+    /// The section's display name: `2019`, `2019-03`, `2010s`, or `ongoing` for the
     /// ongoing rows of a view that places them first or last.
-    public var id: String
+    public var title: String
     /// How many rows the section holds.
     public var count: Int
 
+    /// The section's identity within its view (its title, which is unique per view).
+    public var id: String { title }
+
     /// Creates a section.
-    public init(id: String, count: Int) {
-        self.id = id
+    public init(title: String, count: Int) {
+        self.title = title
         self.count = count
     }
 }
@@ -170,7 +173,7 @@ struct KeyedSections: Sendable, Equatable {
     }
 }
 
-/// The sections of a view in list order; each ``Section`` (and its name) is made on access.
+/// The sections of a view in list order; each ``RowSection`` (and its name) is made on access.
 public struct SectionList: RandomAccessCollection, Sendable, Equatable {
     let keyed: KeyedSections
     let sectioning: Sectioning
@@ -192,9 +195,9 @@ public struct SectionList: RandomAccessCollection, Sendable, Equatable {
 
     /// The section at `position` in list order.
     /// - Complexity: O(1).
-    public subscript(position: Int) -> Section {
+    public subscript(position: Int) -> RowSection {
         let index = descending ? keyed.count - 1 - position : position
-        return Section(id: keyed.key(at: index).name(sectioning), count: keyed.count(at: index))
+        return RowSection(title: keyed.key(at: index).name(sectioning), count: keyed.count(at: index))
     }
 
     /// The index of the section that holds the row at `row` (a row index in list order).

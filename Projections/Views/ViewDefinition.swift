@@ -11,7 +11,7 @@ public enum OngoingPlacement: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Ascending (earliest first) or descending (the exact reverse).
-public enum SortOrder: String, Hashable, Sendable, CaseIterable {
+public enum ViewOrder: String, Hashable, Sendable, CaseIterable {
     /// Earliest first.
     case ascending = "asc"
     /// Latest first: the exact reverse of ascending.
@@ -54,7 +54,7 @@ public struct ViewDefinition: Hashable, Sendable {
     /// Where ongoing rows sort.
     public var placement: OngoingPlacement
     /// Ascending or descending.
-    public var order: SortOrder
+    public var order: ViewOrder
     /// How rows are grouped into sections.
     public var sections: Sectioning
 
@@ -62,7 +62,7 @@ public struct ViewDefinition: Hashable, Sendable {
     public init(
         filter: RowFilter = .all,
         placement: OngoingPlacement = .now,
-        order: SortOrder = .ascending,
+        order: ViewOrder = .ascending,
         sections: Sectioning = .none
     ) {
         self.filter = filter

@@ -49,7 +49,7 @@ extension Runner {
         let view = ViewDefinition(
             filter: arguments.value("--timeline").map { .timeline(TimelineID($0)) } ?? .all,
             placement: try arguments.choice("--ongoing", as: OngoingPlacement.self) ?? .now,
-            order: try arguments.choice("--order", as: TimelineProjections.SortOrder.self) ?? .ascending,
+            order: try arguments.choice("--order", as: TimelineProjections.ViewOrder.self) ?? .ascending,
             sections: try arguments.choice("--sections", as: Sectioning.self) ?? .none)
         let now = try now(arguments)
         _ = try arguments.nonNegativeInteger("--upto")

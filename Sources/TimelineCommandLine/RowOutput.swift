@@ -95,7 +95,7 @@ struct TextTable {
 struct RowPrinter {
     var rows: RowList
     /// The sections, in list order, or empty for a view without sections.
-    var sections: [Section]
+    var sections: [RowSection]
 
     /// One JSON object per row, the contract's members in the contract's order.
     func json() -> String {
@@ -129,7 +129,7 @@ struct RowPrinter {
             // The counts always cover the rows; should they not, the last section takes the rest.
             let end = number == sections.count - 1 ? table.rows.count : min(table.rows.count, next + section.count)
             guard next < end else { continue }
-            text += "\(section.id) (\(end - next) \(end - next == 1 ? "row" : "rows"))\n"
+            text += "\(section.title) (\(end - next) \(end - next == 1 ? "row" : "rows"))\n"
             for cells in table.rows[next..<end] { text += table.line(cells, widths: widths, indent: "  ") }
             next = end
         }
@@ -142,10 +142,10 @@ struct RowPrinter {
         var names: [String] = []
         names.reserveCapacity(rows.count)
         for section in sections {
-            names += repeatElement(section.id, count: section.count)
+            names += repeatElement(section.title, count: section.count)
         }
         // The counts always cover the rows; should they not, the last section takes the rest.
-        while names.count < rows.count { names.append(sections.last?.id ?? "") }
+        while names.count < rows.count { names.append(sections.last?.title ?? "") }
         return Array(names.prefix(rows.count))
     }
 }

@@ -68,7 +68,7 @@ struct ArgumentParserTests {
         ])
         #expect(parsed.positionals == ["log.jsonl"])
         #expect(parsed.value("--timeline") == "work")
-        #expect(try parsed.choice("--order", as: TimelineProjections.SortOrder.self) == .descending)
+        #expect(try parsed.choice("--order", as: TimelineProjections.ViewOrder.self) == .descending)
         #expect(try parsed.choice("--ongoing", as: OngoingPlacement.self) == .last)
         #expect(try parsed.choice("--sections", as: Sectioning.self) == .month)
         #expect(try parsed.date("--now")?.text == "2026-11-29")
@@ -78,7 +78,7 @@ struct ArgumentParserTests {
 
     @Test func defaultsAreAbsent() throws {
         let parsed = try parse(["log.jsonl"])
-        #expect(try parsed.choice("--order", as: TimelineProjections.SortOrder.self) == nil)
+        #expect(try parsed.choice("--order", as: TimelineProjections.ViewOrder.self) == nil)
         #expect(try parsed.date("--now") == nil)
         #expect(try parsed.nonNegativeInteger("--upto") == nil)
         #expect(!parsed.flag("--json"))

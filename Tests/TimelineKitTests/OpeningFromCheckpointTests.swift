@@ -18,12 +18,12 @@ struct OpeningFromCheckpointTests {
             let commandID: String? = i % 3 == 0 ? "\(prefix)-\(i)" : nil
             switch i % 4 {
             case 0: try await store.send(.addEvent(id, timeline: "home", title: "Home \(i)", dates: .single(date("\(1980 + i % 40)"))),
-                                         id: commandID)
+                                         commandID: commandID)
             case 1: try await store.send(.addEvent(id, timeline: "work", title: "Job \(i)",
-                                                   dates: .range(start: date("\(1990 + i % 30)-03"), end: nil)), id: commandID)
+                                                   dates: .range(start: date("\(1990 + i % 30)-03"), end: nil)), commandID: commandID)
             case 2: try await store.send([.addEvent(id, timeline: "work", title: "Trip \(i)", dates: .single(date("2001-02-03"))),
-                                          .retitleEvent(id, title: "Trip \(i) ✈︎")], id: commandID)
-            default: try await store.send(.closeRange(EventID("e\(i - 2)"), end: date("2024-0\(1 + i % 9)")), id: commandID)
+                                          .retitleEvent(id, title: "Trip \(i) ✈︎")], commandID: commandID)
+            default: try await store.send(.closeRange(EventID("e\(i - 2)"), end: date("2024-0\(1 + i % 9)")), commandID: commandID)
             }
         }
     }
@@ -109,19 +109,19 @@ struct OpeningFromCheckpointTests {
         for i in [0, 3, 6, 21, 24] {
             let id = "c-\(i)"
             // The same id with another command returns what the first one recorded.
-            let again = try await store.send(.createTimeline("other", name: "Other"), id: id)
+            let again = try await store.send(.createTimeline("other", name: "Other"), commandID: id)
             #expect(again == all.filter { $0.commandID == id }, "\(id)")
             #expect(!again.isEmpty)
         }
         #expect(await store.position == before)
         // After a later checkpoint (the table carried over) the ids still answer.
-        try await store.send(.createTimeline("later", name: "Later"), id: "late")
+        try await store.send(.createTimeline("later", name: "Later"), commandID: "late")
         try await store.close()
         let reopened = try Self.open(path)
         defer { (reopened.log as? FileEventLog)?.close() }
         #expect(reopened.openingReport.replayedRecords == 0)
         for id in ["c-0", "c-24", "late"] {
-            #expect(try await reopened.send(.createTimeline("x", name: "X"), id: id).first?.commandID == id)
+            #expect(try await reopened.send(.createTimeline("x", name: "X"), commandID: id).first?.commandID == id)
         }
         #expect(await reopened.position == before + 1)
     }

@@ -62,8 +62,8 @@ struct TimelineStoreTests {
 
     @Test func aResentCommandIDAppendsOnce() async throws {
         let store = try makeStore()
-        let first = try await store.send(.createTimeline("life", name: "My life"), id: "cmd-1")
-        let again = try await store.send(.createTimeline("life", name: "My life"), id: "cmd-1")
+        let first = try await store.send(.createTimeline("life", name: "My life"), commandID: "cmd-1")
+        let again = try await store.send(.createTimeline("life", name: "My life"), commandID: "cmd-1")
         #expect(first == again)
         #expect(await store.position == 1)
     }

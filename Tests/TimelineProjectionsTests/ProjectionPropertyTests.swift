@@ -31,7 +31,7 @@ func checkChangeSet(_ changeSet: ChangeSet, old: [Row], new: [Row], oldSections:
     }
     #expect(changeSet.sectionRemovals.allSatisfy { oldSections.indices.contains($0) }, sourceLocation: sourceLocation)
     #expect(changeSet.sectionInsertions.allSatisfy { changeSet.sections.indices.contains($0) }, sourceLocation: sourceLocation)
-    let oldNames = oldSections.map(\.id), newNames = changeSet.sections.map(\.id)
+    let oldNames = oldSections.map(\.title), newNames = changeSet.sections.map(\.title)
     var names = oldNames
     for index in changeSet.sectionRemovals.sorted(by: >) { names.remove(at: index) }
     for index in changeSet.sectionInsertions.sorted() { names.insert(newNames[index], at: index) }

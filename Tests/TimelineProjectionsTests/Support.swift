@@ -98,9 +98,9 @@ enum ReferenceModel {
         return view.order == .descending ? rows.reversed() : rows
     }
 
-    static func sections(_ state: DomainState, _ view: ViewDefinition, now: Instant) -> [Section] {
+    static func sections(_ state: DomainState, _ view: ViewDefinition, now: Instant) -> [RowSection] {
         guard view.sections != .none else { return [] }
-        var result: [Section] = []
+        var result: [RowSection] = []
         for row in rows(state, view, now: now) {
             let name: String
             if row.kind == .ongoing, view.placement != .now {
@@ -118,7 +118,7 @@ enum ReferenceModel {
                 case .none: name = ""
                 }
             }
-            if result.last?.id == name { result[result.count - 1].count += 1 } else { result.append(Section(id: name, count: 1)) }
+            if result.last?.title == name { result[result.count - 1].count += 1 } else { result.append(RowSection(title: name, count: 1)) }
         }
         return result
     }
@@ -129,7 +129,7 @@ let allViews: [ViewDefinition] = {
     var views: [ViewDefinition] = []
     for filter in [RowFilter.all, .timeline("home"), .timeline("work")] {
         for placement in OngoingPlacement.allCases {
-            for order in SortOrder.allCases {
+            for order in ViewOrder.allCases {
                 for sections in Sectioning.allCases {
                     views.append(ViewDefinition(filter: filter, placement: placement, order: order, sections: sections))
                 }

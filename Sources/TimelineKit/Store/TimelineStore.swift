@@ -118,20 +118,20 @@ public actor TimelineStore {
 
     /// Validates, appends, projects and publishes one command; returns its records.
     ///
-    /// A command with an `id` that was already sent appends nothing and returns the records
+    /// A command with a `commandID` that was already sent appends nothing and returns the records
     /// of the first time. `expectedPosition`, when given, must be the log's position.
     @discardableResult
-    public func send(_ command: Command, id: String? = nil, expectedPosition: Int64? = nil) throws(StoreError) -> [Record] {
-        try send([command], id: id, expectedPosition: expectedPosition)
+    public func send(_ command: Command, commandID: String? = nil, expectedPosition: Int64? = nil) throws(StoreError) -> [Record] {
+        try send([command], commandID: commandID, expectedPosition: expectedPosition)
     }
 
     /// Validates a batch of commands (each against the state after the ones before it),
     /// appends all their facts as one atomic batch and publishes one change set per view.
     @discardableResult
-    public func send(_ commands: [Command], id: String? = nil, expectedPosition: Int64? = nil) throws(StoreError) -> [Record] {
-        if let id {
+    public func send(_ commands: [Command], commandID: String? = nil, expectedPosition: Int64? = nil) throws(StoreError) -> [Record] {
+        if let commandID {
             do {
-                if let earlier = try log.records(forCommandID: id) { return earlier }
+                if let earlier = try log.records(forCommandID: commandID) { return earlier }
             } catch {
                 throw .log(error)
             }
@@ -140,7 +140,7 @@ public actor TimelineStore {
         do { facts = try Decider.decide(commands, projection) } catch { throw .rejected(error) }
         if facts.isEmpty { return [] }
         return try record(facts, options: AppendOptions(
-            expectedPosition: expectedPosition, commandID: id, recordedAt: DateValue(utc: clock.now())))
+            expectedPosition: expectedPosition, commandID: commandID, recordedAt: DateValue(utc: clock.now())))
     }
 
     /// Appends facts the rules accepted, applies them to the views, publishes
