@@ -160,16 +160,18 @@ struct StoreImportTests {
         try await store.close()
     }
 
-    @Test func anImportIsAppendedWhereItWasCheckedOrNotAtAll() async throws {
+    @Test func anImportIsDecidedAgainstWhatOthersAppended() async throws {
         let store = try TimelineStore(clock: ManualClock(fixedNow))
         try await store.send(.createTimeline("life", name: "My life"))
-        // Someone appends to the log behind the store's back: the state the import would be
-        // checked against is not the log's any more.
+        // Someone else appends to the log: the import is checked after that record, which
+        // the store applies first, so it is refused for the timeline that is gone.
         _ = try store.log.append([.timelineRemoved(timeline: "life")], options: AppendOptions())
-        await #expect(throws: StoreError.log(.conflict(expected: 1, actual: 2))) {
+        await #expect(throws: StoreError.importRefused(index: 0, line: nil, type: .eventAdded,
+                                                       rejection: .unknownTimeline("life"))) {
             try await store.importFacts([.eventAdded(event: "e1", timeline: "life", title: "Born", date: date("1990"))])
         }
-        #expect(await store.position == 1)
+        #expect(await store.position == 2)
+        #expect(await store.timeline("life") == nil)
     }
 
     // Not an exit test: a child process that the tool's tests' own processes may reap

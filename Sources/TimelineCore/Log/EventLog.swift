@@ -1,19 +1,45 @@
+import Synchronization
+
 /// An append-only log of records: the only source of truth.
 ///
 /// Appends are atomic per batch and assign contiguous positions 1, 2, 3, …; an append may
 /// state the position it expects the log to be at, and a command id makes a resend
-/// idempotent. Implementations are safe to share between threads.
+/// idempotent. Implementations are safe to share between threads, and a log may be
+/// shared by several processes (a file) or machines (a database): every appender decides
+/// under the log's lock, against every record committed before its own.
+///
+/// To implement a log: ``append(after:options:catchingUp:deciding:)``, the three reads,
+/// and ``watch(_:)``. The rest comes from extensions.
 public protocol EventLog: AnyObject, Sendable {
-    /// The position of the last record, 0 for an empty log.
+    /// The position of the last committed record this log object has seen, 0 for an empty log.
     var position: Int64 { get }
 
-    /// Appends `facts` as one batch, all or nothing, and returns the records written.
+    /// Appends the facts that `deciding` returns as one batch, all or nothing, holding the
+    /// log's lock from before the catch-up until the batch is durable.
     ///
-    /// When `options.commandID` names a batch already in the log, nothing is appended and
-    /// the earlier records are returned with ``AppendResult/wasDuplicate`` set.
-    func append(_ facts: [Fact], options: AppendOptions) throws(EventLogError) -> AppendResult
+    /// In order, under the lock: the records committed after `known` (by other processes)
+    /// are handed to `catchingUp` (perhaps in several calls, in order; not at all when
+    /// there are none); a batch of `options.commandID` already in the log is returned with
+    /// ``AppendResult/wasDuplicate`` set and nothing is decided; a log not at
+    /// `options.expectedPosition` throws ``EventLogError/conflict(expected:actual:)``;
+    /// then `deciding` returns the facts, which are appended durably. No facts: nothing is
+    /// appended and the result holds no records. An error thrown by either closure ends the
+    /// call with that error and appends nothing.
+    ///
+    /// - Throws: ``AppendFailure/log(_:)`` for the log's errors (``EventLogError/replaced(path:)``
+    ///   when the log was replaced, by a repair, while this call waited: rebuild from
+    ///   position 0 and try again), ``AppendFailure/refused(_:)`` for a closure's.
+    func append<Failure: Error>(
+        after known: Int64, options: AppendOptions,
+        catchingUp: ([Record]) throws(Failure) -> Void,
+        deciding: () throws(Failure) -> [Fact]
+    ) throws(AppendFailure<Failure>) -> AppendResult
 
-    /// The records after `position`, in order (catch-up reading).
+    /// The committed records after `position`, in order (catch-up reading): for a log
+    /// other processes write, this includes what they appended.
+    ///
+    /// - Throws: ``EventLogError/replaced(path:)`` when the log was replaced since it was
+    ///   last read; the log then reads the new one, from position 0.
     func records(after position: Int64) throws(EventLogError) -> [Record]
 
     /// The records a command with this id appended, or `nil` if no such command is in the log.
@@ -22,6 +48,12 @@ public protocol EventLog: AnyObject, Sendable {
     /// Hands the records after `position` to `body` a part at a time, in order, until
     /// `body` returns `false`: for replaying a long log without holding it whole.
     func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError)
+
+    /// Calls `changed` (on a thread of the log's) whenever records may have been committed
+    /// or the log replaced, by this process or another, until the returned watch is
+    /// cancelled or released. It is a hint, not data: read with ``records(after:)``.
+    /// Learning of a change costs no polling (file notifications, a database's `LISTEN`).
+    func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch
 }
 
 extension EventLog {
@@ -29,6 +61,54 @@ extension EventLog {
     public func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError) {
         _ = body(try records(after: position))
     }
+
+    /// Appends `facts` as one batch, all or nothing, wherever the log is (or at
+    /// `options.expectedPosition`), without looking at what others appended: for imports
+    /// and tests. A store decides against the log with ``append(after:options:catchingUp:deciding:)``.
+    ///
+    /// When `options.commandID` names a batch already in the log, nothing is appended and
+    /// the earlier records are returned with ``AppendResult/wasDuplicate`` set.
+    public func append(_ facts: [Fact], options: AppendOptions) throws(EventLogError) -> AppendResult {
+        let result: AppendResult
+        do {
+            result = try append(after: .max, options: options, catchingUp: { (_: [Record]) throws(Never) in },
+                                deciding: { () throws(Never) in facts })
+        } catch {
+            switch error {
+            case .log(let failure): throw failure
+            case .refused(let never): switch never {}
+            }
+        }
+        if !result.wasDuplicate && result.records.isEmpty { throw .emptyBatch }
+        return result
+    }
+}
+
+/// Why an append failed: the log's error, or one thrown by the caller's catch-up or decision.
+public enum AppendFailure<Failure: Error>: Error {
+    /// The log could not be read or appended to.
+    case log(EventLogError)
+    /// The caller's `catchingUp` or `deciding` closure threw.
+    case refused(Failure)
+}
+
+/// A log's watch on its changes; ``cancel()`` it, or release it, to stop.
+public final class LogWatch: Sendable {
+    private let stop: Mutex<(@Sendable () -> Void)?>
+
+    /// Creates a watch that calls `stop` once, when cancelled or released (for log implementers).
+    public init(stop: @escaping @Sendable () -> Void) { self.stop = Mutex(stop) }
+
+    /// Stops the watch; no call of its `changed` closure starts after this returns.
+    public func cancel() {
+        let stop = self.stop.withLock { stop in
+            defer { stop = nil }
+            return stop
+        }
+        stop?()
+    }
+
+    deinit { cancel() }
 }
 
 /// How to append a batch: the position expected, the command id, the time recorded.
@@ -50,7 +130,7 @@ public struct AppendOptions: Sendable, Hashable {
 
 /// What an append wrote (or, for a resent command, what it had written before).
 public struct AppendResult: Sendable, Hashable {
-    /// The batch's records, in order.
+    /// The batch's records, in order (none when the decision was to append nothing).
     public var records: [Record]
     /// Whether the command id was already in the log, so nothing new was written.
     public var wasDuplicate: Bool

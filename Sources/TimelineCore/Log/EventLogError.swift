@@ -12,6 +12,11 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
     case closed(path: String)
     /// A batch to append was empty.
     case emptyBatch
+    /// The log file was replaced (by a repair) since this process last read it; the log
+    /// now reads the new file, and whatever was built from the old one must be rebuilt.
+    case replaced(path: String)
+    /// An append failed and so did undoing it: the batch may be in the log after all.
+    case appendMayHaveLanded(path: String, operation: String, code: Int32)
     /// A record of the batch would be a line longer than the log accepts when read
     /// (``LogReader/maximumLineLength``), so the batch was not appended.
     case recordTooLong(length: Int, limit: Int)
@@ -31,6 +36,12 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(path): the log is closed"
         case .emptyBatch:
             "nothing to append: the batch is empty"
+        case .replaced(let path):
+            "\(path) was replaced (by `timeline repair`) while it was open: what was read from it is read again"
+        case .appendMayHaveLanded(let path, let operation, let code):
+            "\(path): \(operation) failed: \(SystemError.message(code)) (errno \(code)), and undoing the append "
+                + "failed too: the record may be in the log. Check with `timeline verify` (and `timeline rows`) "
+                + "before sending the command again; a command sent with a command id is never appended twice"
         case .recordTooLong(let length, let limit):
             "record too long: its line would be \(length) bytes; at most \(limit) are allowed"
         }

@@ -317,56 +317,106 @@ public final class FileEventLog: EventLog {
     /// The position of the last record.
     public var position: Int64 { state.withLock { Int64($0.count) } }
 
-    /// Appends a batch durably: one write, then fsync; see ``EventLog/append(_:options:)``.
+    /// Appends a batch durably, decided under the log's lock: one write, then fsync; see
+    /// ``EventLog/append(after:options:catchingUp:deciding:)``.
     ///
     /// A batch with a record whose line would be longer than the reader accepts is
     /// refused with ``EventLogError/recordTooLong(length:limit:)``, and nothing is written.
-    public func append(_ facts: [Fact], options: AppendOptions) throws(EventLogError) -> AppendResult {
-        let outcome: Result<AppendResult, EventLogError> = state.withLock { state in
-            guard let file = state.file else { return .failure(.closed(path: path)) }
+    public func append<Failure: Error>(
+        after known: Int64, options: AppendOptions,
+        catchingUp: ([Record]) throws(Failure) -> Void,
+        deciding: () throws(Failure) -> [Fact]
+    ) throws(AppendFailure<Failure>) -> AppendResult {
+        let outcome: Result<AppendResult, AppendFailure<Failure>> = state.withLock { state in
+            guard let file = state.file else { return .failure(.log(.closed(path: path))) }
+            if known < Int64(state.count) {
+                let start = Int(max(0, known))
+                let newer = Result { () throws(EventLogError) in
+                    if start < state.base { try Self.readPrefix(&state, file: file) }
+                    return try Self.records(in: start..<state.count, file: file, state: state)
+                }
+                switch newer {
+                case .success(let records): do throws(Failure) { try catchingUp(records) } catch { return .failure(.refused(error)) }
+                case .failure(let error): return .failure(.log(error))
+                }
+            }
             if let id = options.commandID {
                 let earlier = Result { () throws(EventLogError) in try Self.records(forCommandID: id, file: file, state: &state) }
                 switch earlier {
                 case .success(let records?): return .success(AppendResult(records: records, wasDuplicate: true))
                 case .success(nil): break
-                case .failure(let error): return .failure(error)
+                case .failure(let error): return .failure(.log(error))
                 }
             }
-            guard !facts.isEmpty else { return .failure(.emptyBatch) }
             let position = Int64(state.count)
             if let expected = options.expectedPosition, expected != position {
-                return .failure(.conflict(expected: expected, actual: position))
+                return .failure(.log(.conflict(expected: expected, actual: position)))
             }
-            let records = Record.batch(of: facts, after: position, options: options)
-            state.buffer.removeAll(keepingCapacity: true)
-            var lineStarts: [Int] = []
-            for record in records {
-                lineStarts.append(state.size + state.buffer.count)
-                let lineStart = state.buffer.count
-                encoder.encode(record, into: &state.buffer)
-                // A line the reader would refuse must never be acknowledged.
-                let length = state.buffer.count - lineStart - 1
-                if length > LogReader.maximumLineLength {
-                    return .failure(.recordTooLong(length: length, limit: LogReader.maximumLineLength))
-                }
+            let facts: [Fact]
+            do throws(Failure) { facts = try deciding() } catch { return .failure(.refused(error)) }
+            guard !facts.isEmpty else { return .success(AppendResult(records: [], wasDuplicate: false)) }
+            let written = Result { () throws(EventLogError) in try write(facts, options: options, file: file, state: &state) }
+            switch written {
+            case .success(let records): return .success(AppendResult(records: records, wasDuplicate: false))
+            case .failure(let error): return .failure(.log(error))
             }
-            let written = Result { () throws(EventLogError) in
-                try file.write(state.buffer, at: state.size)
-                try file.sync()
-            }
-            if case .failure(let error) = written {
-                // Leave no partial batch behind; if even that fails, the next open cuts it.
-                try? file.truncate(to: state.size)
-                return .failure(error)
-            }
-            state.size += state.buffer.count
-            if let id = options.commandID {
-                state.commands[id] = state.count..<(state.count + records.count)
-            }
-            state.offsets.append(contentsOf: lineStarts)
-            return .success(AppendResult(records: records, wasDuplicate: false))
         }
         return try outcome.get()
+    }
+
+    /// Writes a batch after the log's last record, durably, and notes where its lines are.
+    /// On a failure nothing of the batch stays; when even undoing it fails, the error says
+    /// that the batch may be in the log.
+    private func write(_ facts: [Fact], options: AppendOptions, file: SystemFile,
+                       state: inout State) throws(EventLogError) -> [Record] {
+        let records = Record.batch(of: facts, after: Int64(state.count), options: options)
+        state.buffer.removeAll(keepingCapacity: true)
+        var lineStarts: [Int] = []
+        for record in records {
+            lineStarts.append(state.size + state.buffer.count)
+            let lineStart = state.buffer.count
+            encoder.encode(record, into: &state.buffer)
+            // A line the reader would refuse must never be acknowledged.
+            let length = state.buffer.count - lineStart - 1
+            if length > LogReader.maximumLineLength {
+                throw .recordTooLong(length: length, limit: LogReader.maximumLineLength)
+            }
+        }
+        do {
+            try file.write(state.buffer, at: state.size)
+        } catch {
+            // Part of the batch may be in the file: an unfinished batch, which the next
+            // writer cuts off as a torn tail (to the side file) if it stays.
+            try? file.truncate(to: state.size)
+            throw error
+        }
+        do {
+            try file.sync()
+        } catch {
+            // The whole batch was written but may not be durable. Take it back; if that
+            // fails too, the batch may well be in the log, and a retry would append it
+            // twice: the error must say so.
+            let undone = Result { () throws(EventLogError) in
+                try file.truncate(to: state.size)
+                try file.sync()
+            }
+            if case .failure = undone {
+                guard case .io(_, let operation, let code) = error else { throw error }
+                throw .appendMayHaveLanded(path: path, operation: operation, code: code)
+            }
+            throw error
+        }
+        state.size += state.buffer.count
+        if let id = options.commandID {
+            state.commands[id] = state.count..<(state.count + records.count)
+        }
+        state.offsets.append(contentsOf: lineStarts)
+        return records
+    }
+
+    /// Calls `changed` whenever the log may have changed; see ``EventLog/watch(_:)``.
+    public func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
+        LogWatch {}
     }
 
     /// The records after `position`, read back from the file.

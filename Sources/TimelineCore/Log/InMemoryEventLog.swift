@@ -43,6 +43,7 @@ public final class InMemoryEventLog: EventLog {
     }
 
     private let state: Mutex<State>
+    private let watchers = Mutex<(next: Int, closures: [Int: @Sendable () -> Void])>((0, [:]))
 
     /// Creates a log holding `records` (positions must be 1, 2, 3, …).
     public init(records: [Record] = []) {
@@ -60,18 +61,29 @@ public final class InMemoryEventLog: EventLog {
     /// The position of the last record.
     public var position: Int64 { state.withLock { Int64($0.count) } }
 
-    /// Appends a batch; see ``EventLog/append(_:options:)``.
-    /// - Complexity: O(*k*) for a batch of *k* facts.
-    public func append(_ facts: [Fact], options: AppendOptions) throws(EventLogError) -> AppendResult {
-        let result: Result<AppendResult, EventLogError> = state.withLock { state in
+    /// Appends a batch decided under the log's lock; see
+    /// ``EventLog/append(after:options:catchingUp:deciding:)``.
+    /// - Complexity: O(*k*) for a batch of *k* facts, plus the records caught up.
+    public func append<Failure: Error>(
+        after known: Int64, options: AppendOptions,
+        catchingUp: ([Record]) throws(Failure) -> Void,
+        deciding: () throws(Failure) -> [Fact]
+    ) throws(AppendFailure<Failure>) -> AppendResult {
+        let result: Result<AppendResult, AppendFailure<Failure>> = state.withLock { state in
+            let position = Int64(state.count)
+            if known < position {
+                let newer = state.records(Int(max(0, known))..<state.count)
+                do throws(Failure) { try catchingUp(newer) } catch { return .failure(.refused(error)) }
+            }
             if let id = options.commandID, let range = state.commands[id] {
                 return .success(AppendResult(records: state.records(range), wasDuplicate: true))
             }
-            guard !facts.isEmpty else { return .failure(.emptyBatch) }
-            let position = Int64(state.count)
             if let expected = options.expectedPosition, expected != position {
-                return .failure(.conflict(expected: expected, actual: position))
+                return .failure(.log(.conflict(expected: expected, actual: position)))
             }
+            let facts: [Fact]
+            do throws(Failure) { facts = try deciding() } catch { return .failure(.refused(error)) }
+            guard !facts.isEmpty else { return .success(AppendResult(records: [], wasDuplicate: false)) }
             let records = Record.batch(of: facts, after: position, options: options)
             if let id = options.commandID {
                 state.commands[id] = state.count..<(state.count + records.count)
@@ -79,7 +91,24 @@ public final class InMemoryEventLog: EventLog {
             state.add(records)
             return .success(AppendResult(records: records, wasDuplicate: false))
         }
+        if case .success = result { notifyWatchers() }
         return try result.get()
+    }
+
+    /// Calls `changed` after every append, on the appending thread, until the watch ends.
+    public func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
+        let id = watchers.withLock { watchers in
+            watchers.next += 1
+            watchers.closures[watchers.next] = changed
+            return watchers.next
+        }
+        return LogWatch { [weak self] in
+            _ = self?.watchers.withLock { $0.closures.removeValue(forKey: id) }
+        }
+    }
+
+    private func notifyWatchers() {
+        for changed in watchers.withLock({ Array($0.closures.values) }) { changed() }
     }
 
     /// The records a command with this id appended, if any.

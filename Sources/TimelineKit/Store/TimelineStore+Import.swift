@@ -12,8 +12,8 @@ extension TimelineStore {
     /// set per changed view, a reset for a view it changes by more rows than the
     /// projection animates. An empty import appends nothing and returns no records.
     ///
-    /// The records are appended at the position the facts were checked at; a log that moved
-    /// under the store (appended to other than through the store) gives a conflict.
+    /// The facts are checked under the log's lock, after the records other processes
+    /// appended, so they are appended at the position they were checked at.
     ///
     /// Every imported record is recorded now: its `at` is the store's clock at the import,
     /// one time for the whole batch, as for a batch of commands. The times the facts carried
@@ -31,14 +31,15 @@ extension TimelineStore {
         if let lines, lines.count != facts.count {
             throw .linesDoNotMatchFacts(lines: lines.count, facts: facts.count)
         }
-        do {
-            try Decider.check(facts, in: projection)
-        } catch {
-            throw .importRefused(index: error.index, line: lines?[error.index], type: error.fact.type,
-                                 rejection: error.rejection)
-        }
         if facts.isEmpty { return [] }
-        return try record(facts, options: AppendOptions(
-            expectedPosition: position, recordedAt: DateValue(utc: clock.now())))
+        return try append(AppendOptions(recordedAt: DateValue(utc: clock.now()))) { () throws(StoreError) in
+            do throws(FactRefusal) {
+                try Decider.check(facts, in: projection)
+            } catch {
+                throw .importRefused(index: error.index, line: lines?[error.index], type: error.fact.type,
+                                     rejection: error.rejection)
+            }
+            return facts
+        }
     }
 }

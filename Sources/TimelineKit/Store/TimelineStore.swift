@@ -129,31 +129,71 @@ public actor TimelineStore {
     /// appends all their facts as one atomic batch and publishes one change set per view.
     @discardableResult
     public func send(_ commands: [Command], commandID: String? = nil, expectedPosition: Int64? = nil) throws(StoreError) -> [Record] {
-        if let commandID {
-            do {
-                if let earlier = try log.records(forCommandID: commandID) { return earlier }
-            } catch {
-                throw .log(error)
-            }
+        try append(AppendOptions(expectedPosition: expectedPosition, commandID: commandID,
+                                 recordedAt: DateValue(utc: clock.now()))) { () throws(StoreError) in
+            do throws(Rejection) { return try Decider.decide(commands, projection) } catch { throw .rejected(error) }
         }
-        let facts: [Fact]
-        do { facts = try Decider.decide(commands, projection) } catch { throw .rejected(error) }
-        if facts.isEmpty { return [] }
-        return try record(facts, options: AppendOptions(
-            expectedPosition: expectedPosition, commandID: commandID, recordedAt: DateValue(utc: clock.now())))
     }
 
-    /// Appends facts the rules accepted, applies them to the views, publishes
-    /// the change sets, and writes a checkpoint when the interval has passed.
-    func record(_ facts: [Fact], options: AppendOptions) throws(StoreError) -> [Record] {
-        let result: AppendResult
-        do { result = try log.append(facts, options: options) } catch { throw .log(error) }
-        if result.wasDuplicate { return result.records }
-        publish(projection.apply(result.records))
-        if let interval = checkpointInterval, projection.position - checkpointedPosition >= interval {
-            try? saveCheckpoint()
+    /// Appends what `decide` returns, decided under the log's lock against every record
+    /// committed before (other processes' included, applied and published first); applies
+    /// the batch to the views, publishes the change sets, and writes a checkpoint when the
+    /// interval has passed. A log replaced meanwhile (by a repair) is read again and the
+    /// append tried once more.
+    func append(_ options: AppendOptions, deciding decide: () throws(StoreError) -> [Fact]) throws(StoreError) -> [Record] {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let result: AppendResult
+            do {
+                result = try log.append(after: projection.position, options: options, catchingUp: { (records) throws(StoreError) in
+                    try apply(records)
+                }, deciding: decide)
+            } catch {
+                switch error {
+                case .refused(let refusal): throw refusal
+                case .log(.replaced) where attempts < 3:
+                    try rebuildFromLog()
+                    continue
+                case .log(let failure): throw .log(failure)
+                }
+            }
+            if result.wasDuplicate || result.records.isEmpty { return result.records }
+            publish(projection.apply(result.records))
+            if let interval = checkpointInterval, projection.position - checkpointedPosition >= interval {
+                try? saveCheckpoint()
+            }
+            return result.records
         }
-        return result.records
+    }
+
+    /// Applies records that other processes appended (checked against the rules first) and
+    /// publishes their change sets.
+    func apply(_ records: [Record]) throws(StoreError) {
+        guard let last = records.last, last.position > projection.position else { return }
+        let newer = records.drop { $0.position <= projection.position }
+        try Self.validate(newer, in: projection)
+        publish(projection.apply(Array(newer)))
+    }
+
+    /// Reads the log again from its start (it was replaced) and tells every subscriber
+    /// with a reset.
+    func rebuildFromLog() throws(StoreError) {
+        let views = projection.viewDefinitions
+        let replay = try Self.replayingAll(log, clock: clock, views: views)
+        var rebuilt = replay.projection
+        rebuilt.tracksSummaryChanges = projection.tracksSummaryChanges
+        projection = rebuilt
+        for (view, buffers) in subscribers {
+            let reset = ChangeSet.initial(view: view, position: projection.viewPosition(view) ?? projection.position,
+                                          rows: projection.rows(view) ?? RowList(), sections: projection.sections(view))
+            for buffer in buffers where !buffer.isFinished { buffer.push(reset) }
+        }
+        if !summarySubscribers.isEmpty {
+            for buffer in summarySubscribers where !buffer.isFinished {
+                buffer.push(.initial(projection.timelineSummaries, position: projection.position))
+            }
+        }
     }
 
     // MARK: Views
