@@ -74,6 +74,25 @@ enum Catalogue {
             + viewDetails,
         examples: ["timeline rows --log life.jsonl --timeline home --order desc"])
 
+    static let watch = CommandSpec(
+        name: "watch",
+        summary: "follow a view of the store's log live, while any process writes it",
+        options: [log] + viewOptions.filter { $0.name != "--upto" },
+        details: """
+            Prints the view's rows, then each change as it happens, until interrupted \
+            (Ctrl-C: exit status 0). Other processes' appends arrive through the \
+            operating system's file notifications, not by polling. Without --now, "now" \
+            follows the clock, so an ongoing row that passes a date moves. With --json, \
+            one object per line, each written as it happens; the first is a reset:
+              {"type":"reset","from":0,"to":12,"rows":[ROW,...]}
+              {"type":"change","from":12,"to":13,"removals":[i,...],"insertions":[{"index":i,"row":ROW},...],\
+            "moves":[[a,b],...],"updates":[{"index":i,"row":ROW},...]}
+            where ROW is an object as in 'replay --json', removals and move sources are \
+            old indices, insertions, move destinations and updates new ones, and a change \
+            from the clock has "from" equal to "to". A missing log is an error.
+            """ + "\n\n" + viewDetails,
+        examples: ["timeline watch --log life.jsonl", "timeline watch --log life.jsonl --timeline work --json"])
+
     static let timelines = CommandSpec(
         name: "timelines",
         summary: "list the timelines with their event counts and date spans",
@@ -112,13 +131,16 @@ enum Catalogue {
     static let repair = CommandSpec(
         name: "repair",
         summary: "move the bad lines of the store's log to a side file",
-        options: [log],
+        options: [log, OptionSpec(name: "--dry-run", help: "say what would be done, change nothing")],
         details: """
-            Every line that is not a valid record, or whose fact the domain rules refuse, \
-            is appended byte for byte to PATH.rejected; the good records stay, renumbered. \
-            Nothing is deleted. Takes the writer's lock.
+            Makes every log that 'timeline verify' refuses open again. Every line that is \
+            not a valid record, or whose fact the domain rules refuse, is appended byte for \
+            byte to PATH.rejected; the good records stay, in order, renumbered without gaps. \
+            Nothing is deleted. The file keeps its mode and owner (when it cannot, nothing \
+            is changed); a symbolic link's target is repaired. Holds the log's lock for the \
+            whole run: writers wait, then append to the repaired log.
             """,
-        examples: ["timeline repair --log life.jsonl"])
+        examples: ["timeline repair --log life.jsonl --dry-run", "timeline repair --log life.jsonl"])
 
     static let export = CommandSpec(
         name: "export",
@@ -250,7 +272,7 @@ enum Catalogue {
     /// The commands, grouped as the tool's help lists them.
     static let groups: [(title: String, commands: [CommandSpec])] = [
         ("Reading a log file", [replay]),
-        ("Reading the store's log (--log PATH)", [rows, timelines, verify, rebuild, export]),
+        ("Reading the store's log (--log PATH)", [rows, watch, timelines, verify, rebuild, export]),
         ("Changing the store's log (--log PATH)", [
             createTimeline, renameTimeline, removeTimeline, addEvent, retitleEvent, setDate, setRange,
             closeRange, reopenRange, moveEvent, removeEvent, importLog, repair,

@@ -46,11 +46,7 @@ extension Runner {
     // MARK: replay, rows
 
     func replay(_ arguments: ParsedArguments, path: String) throws -> String {
-        let view = ViewDefinition(
-            filter: arguments.value("--timeline").map { .timeline(TimelineID($0)) } ?? .all,
-            placement: try arguments.choice("--ongoing", as: OngoingPlacement.self) ?? .now,
-            order: try arguments.choice("--order", as: TimelineProjections.ViewOrder.self) ?? .ascending,
-            sections: try arguments.choice("--sections", as: Sectioning.self) ?? .none)
+        let view = try view(arguments)
         let now = try now(arguments)
         _ = try arguments.nonNegativeInteger("--upto")
         let contents = try readLog(path)

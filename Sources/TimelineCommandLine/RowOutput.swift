@@ -102,15 +102,21 @@ struct RowPrinter {
         var text = ""
         let names = sectionNames()
         for (index, row) in rows.enumerated() {
-            text += "{\"event\":" + JSONText.string(row.event.rawValue)
-            text += ",\"timeline\":" + JSONText.string(row.timeline.rawValue)
-            text += ",\"title\":" + JSONText.string(row.title)
-            text += ",\"kind\":" + JSONText.string(row.kind.rawValue)
-            text += ",\"date\":" + JSONText.string(row.date?.text)
-            if let names { text += ",\"section\":" + JSONText.string(names[index]) }
-            text += "}\n"
+            text += Self.jsonObject(row, section: names?[index]) + "\n"
         }
         return text
+    }
+
+    /// A row as one JSON object: `event`, `timeline`, `title`, `kind`, `date`, and
+    /// `section` when the view has sections, in that order.
+    static func jsonObject(_ row: Row, section: String?) -> String {
+        var text = "{\"event\":" + JSONText.string(row.event.rawValue)
+        text += ",\"timeline\":" + JSONText.string(row.timeline.rawValue)
+        text += ",\"title\":" + JSONText.string(row.title)
+        text += ",\"kind\":" + JSONText.string(row.kind.rawValue)
+        text += ",\"date\":" + JSONText.string(row.date?.text)
+        if let section { text += ",\"section\":" + JSONText.string(section) }
+        return text + "}"
     }
 
     /// An aligned table with a header line; with sections, a heading before each section.

@@ -229,17 +229,26 @@ extension Runner {
 
     func repair(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
+        let dryRun = arguments.flag("--dry-run")
         let report: FileEventLog.RepairReport
         do {
-            report = try FileEventLog.repair(path: path)
+            report = try FileEventLog.repair(path: path, dryRun: dryRun)
         } catch {
             throw CommandFailure(error.description)
         }
-        guard let side = report.sideFile, !report.moved.isEmpty else {
+        guard report.rewritten else {
             return "\(path): nothing to repair: \(count(report.kept, "record")) kept\n"
         }
-        var text = "\(path): moved \(count(report.moved.count, "line")) to \(side), kept \(count(report.kept, "record"))\n"
+        let would = dryRun ? "would " : ""
+        var text: String
+        if let side = report.sideFile {
+            text = "\(path): \(dryRun ? "would move" : "moved") \(count(report.moved.count, "line")) to \(side), "
+                + "\(dryRun ? "would keep" : "kept") \(count(report.kept, "record"))\n"
+        } else {
+            text = "\(path): \(would)renumber \(count(report.kept, "record")) without gaps; no line moved\n"
+        }
         for line in report.moved { text += "  \(line)\n" }
+        if dryRun { text += "(dry run: nothing changed)\n" }
         return text
     }
 }

@@ -109,7 +109,7 @@ struct CommandLineReliabilityTests {
         #expect(FileManager.default.contents(atPath: log) == before, "the log changed")
     }
 
-    @Test func aWriterProcessAtWorkRefusesOtherWritersButNotReaders() async throws {
+    @Test func aWriterProcessAtWorkLeavesRoomForOtherWritersAndReaders() async throws {
         let stress = try #require(stressToolURL, "timeline-stress not built")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -131,11 +131,12 @@ struct CommandLineReliabilityTests {
         try #require(helper.isRunning, "the helper stopped")
         try #require(!(FileManager.default.contents(atPath: outputPath)?.isEmpty ?? true), "the helper wrote nothing")
 
-        for arguments in [["add-event", "--timeline", "t1-1", "--title", "X", "--date", "2000"],
-                          ["create-timeline", "--name", "Other"], ["repair"]] {
+        // Writers take turns with it: each append waits one append at most.
+        for arguments in [["create-timeline", "--timeline", "other", "--name", "Other"],
+                          ["add-event", "--event", "x", "--timeline", "other", "--title", "X", "--date", "2000"],
+                          ["repair"]] {
             let run = try await timeline(arguments + ["--log", log])
-            #expect(run.status == 1, "\(arguments): \(run)")
-            #expect(run.errors == "timeline: log is in use: \(log) is open for writing by another process\n")
+            #expect(run.status == 0, "\(arguments): \(run)")
         }
         // Readers work while the writer keeps appending (a batch caught mid-write is a torn tail, not an error).
         for arguments in [["verify", "--log", log], ["replay", log, "--json"], ["rows", "--log", log, "--json"],

@@ -113,27 +113,39 @@ import Testing
 
     // MARK: The writer's lock
 
-    @Test func aSecondWriterIsRefusedUntilTheFirstCloses() throws {
+    @Test func twoWritersAppendInTurnEachAfterTheOthersRecords() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"
             let facts = try storyFacts()
             let first = try FileEventLog(path: path)
             _ = try first.append([facts[0]], options: AppendOptions())
-            let error = #expect(throws: EventLogError.self) { try FileEventLog(path: path) }
-            #expect(error == .inUse(path: path))
-            #expect(error.map { "\($0)".contains(path) } == true)
-            #expect(error.map { "\($0)".contains("in use") } == true)
-            // The refused writer changed nothing, and the first one goes on.
-            #expect(try first.append([facts[1]], options: AppendOptions()).records[0].position == 2)
+            let second = try FileEventLog(path: path)
+            #expect(second.position == 1)
+            _ = try second.append([facts[1]], options: AppendOptions(commandID: "from-second"))
+            // The first writer catches up under the lock: it is handed the second's record
+            // before it decides, and appends after it.
+            var caughtUp: [Int64] = []
+            let result = try first.append(after: 1, options: AppendOptions(), catchingUp: { (records) throws(Never) in
+                caughtUp += records.map(\.position)
+            }, deciding: { () throws(Never) in [facts[2]] })
+            #expect(caughtUp == [2])
+            #expect(result.records.map(\.position) == [3])
+            // Command ids and expected positions mean the same across writers.
+            #expect(try first.append([facts[1]], options: AppendOptions(commandID: "from-second")).wasDuplicate)
+            #expect(throws: EventLogError.conflict(expected: 2, actual: 3)) {
+                try second.append([facts[3]], options: AppendOptions(expectedPosition: 2))
+            }
+            #expect(try second.records(after: 0).map(\.position) == [1, 2, 3])
+            second.close()
             first.close()
 
             #expect(throws: EventLogError.closed(path: path)) { try first.append([facts[2]], options: AppendOptions()) }
             #expect(throws: EventLogError.closed(path: path)) { try first.records(after: 0) }
             #expect(throws: EventLogError.closed(path: path)) { try first.records(forCommandID: "x") }
-            let second = try FileEventLog(path: path)
-            defer { second.close() }
-            #expect(second.position == 2)
-            #expect(try second.append([facts[2]], options: AppendOptions()).records[0].position == 3)
+            let third = try FileEventLog(path: path)
+            defer { third.close() }
+            #expect(third.position == 3)
+            #expect(try third.append([facts[3]], options: AppendOptions()).records[0].position == 4)
         }
     }
 

@@ -33,6 +33,14 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
+/// Appends `bytes` to the file at `path` in place (the same file, as another writer would).
+func appendBytes(_ path: String, _ bytes: [UInt8]) throws {
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(bytes))
+}
+
 /// Flips a bit in line `line` (from 1) of the file at `path`, behind its log's back: the
 /// eleventh byte, inside the record, so that its checksum no longer matches.
 func damageLine(_ line: Int, of path: String) throws {

@@ -118,7 +118,8 @@ import Testing
             let before = fileBytes(path)
 
             let report = try FileEventLog.repair(path: path)
-            #expect(report == FileEventLog.RepairReport(kept: facts.count, moved: [], sideFile: nil))
+            #expect(report == FileEventLog.RepairReport(kept: facts.count, moved: [], sideFile: nil,
+                                                        rewritten: false, dryRun: false))
             #expect(fileBytes(path) == before)
             #expect(!SystemFile.exists(FileEventLog.sideFilePath(for: path)))
         }
@@ -139,18 +140,23 @@ import Testing
         }
     }
 
-    @Test func repairWhileAWriterHoldsTheLockIsRefused() throws {
+    /// A log that a process has open is repaired under its lock; that process's next
+    /// append notices the new file (and says so), and the one after appends to it.
+    @Test func aWriterWithTheLogOpenAppendsToTheRepairedLog() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"
             let log = try FileEventLog(path: path)
             defer { log.close() }
             _ = try log.append(try storyFacts(), options: AppendOptions())
-            let before = fileBytes(path)
-            #expect(throws: EventLogError.inUse(path: path)) { try FileEventLog.repair(path: path) }
-            #expect(fileBytes(path) == before)
-            #expect(!SystemFile.exists(FileEventLog.sideFilePath(for: path)))
-            // The writer is undisturbed.
+            try appendBytes(path, utf8("not a record\n"))
+            let report = try FileEventLog.repair(path: path)
+            #expect(report.kept == 10 && report.moved.map(\.line) == [11])
+            #expect(throws: EventLogError.replaced(path: path)) {
+                try log.append([.eventRemoved(event: "job")], options: AppendOptions())
+            }
             #expect(try log.append([.eventRemoved(event: "job")], options: AppendOptions()).records[0].position == 11)
+            let reread = try FileEventLog.read(path: path)
+            #expect(reread.records.count == 11 && reread.tornTail == nil)
         }
     }
 

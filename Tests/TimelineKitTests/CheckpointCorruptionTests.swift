@@ -121,12 +121,14 @@ struct CheckpointCorruptionTests {
         }
     }
 
-    @Test func openingAStoreRemovesTheTemporaryCheckpointsThatKilledWritersLeft() throws {
+    @Test func openingAStoreRemovesTheTemporaryCheckpointsThatDeadWritersLeft() throws {
         let directory = TemporaryDirectory()
         let log = directory.path + "/log.jsonl"
         let checkpoint = TimelineStore.checkpointPath(forLog: log)
-        let stale = [checkpoint + ".tmp-12345", checkpoint + ".tmp-7"]
-        let unrelated = [checkpoint + ".tmp-notapid", log + ".tmp-12345", directory.path + "/other.checkpoint.tmp-1"]
+        // Process ids above Linux's largest (2^22) never run; the parent process does.
+        let stale = [checkpoint + ".tmp-4194399", checkpoint + ".tmp-4194398-3"]
+        let unrelated = [checkpoint + ".tmp-notapid", log + ".tmp-4194399", directory.path + "/other.checkpoint.tmp-1",
+                         checkpoint + ".tmp-\(getppid())-1"]
         for file in stale + unrelated { _ = FileManager.default.createFile(atPath: file, contents: Data([1, 2, 3])) }
         let store = try TimelineStore(path: log, clock: ManualClock(fixedNow))
         defer { (store.log as? FileEventLog)?.close() }

@@ -123,14 +123,26 @@ struct StoreReopeningTests {
         #expect(reopened.openingReport.checkpointProblem == "checkpoint belongs to another log file")
     }
 
-    @Test func aSecondStoreOnTheSameLogIsRefused() async throws {
+    /// Two stores on one log (as two processes would have): each decides against the
+    /// other's records, and neither loses any.
+    @Test func twoStoresOnTheSameLogBothWriteAndSeeEachOther() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/log.jsonl"
         let store = try await populate(path)
-        #expect(throws: StoreError.log(.inUse(path: path))) {
-            try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        let second = try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        try await second.send(.createTimeline("second", name: "From the second store"))
+        // The first store has not seen it, but decides against it.
+        await #expect(throws: StoreError.rejected(.timelineExists("second"))) {
+            try await store.send(.createTimeline("second", name: "Again"))
         }
+        #expect(await store.timeline("second")?.name == "From the second store")
+        try await store.send(.renameTimeline("second", name: "Renamed by the first"))
+        try await second.send(.removeTimeline("second"))
+        #expect(await second.position == second.log.position)
         try await store.close()
-        _ = try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        try await second.close()
+        let reopened = try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        #expect(await reopened.position == second.log.position)
+        #expect(await reopened.timeline("second") == nil)
     }
 }

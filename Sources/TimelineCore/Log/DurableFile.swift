@@ -28,9 +28,9 @@ public enum DurableFile {
         return UInt64(truncatingIfNeeded: info.st_dev) &* 1_000_003 &+ UInt64(truncatingIfNeeded: info.st_ino)
     }
 
-    /// Removes the temporary files that ``write(_:to:)`` for `path` left behind when its
-    /// process died between creating and renaming them (`PATH.tmp-PID`). Call it only while
-    /// no other process can be writing `path` (for a checkpoint: while holding its log's lock).
+    /// Removes the temporary files that ``write(_:to:)`` for `path` left behind when their
+    /// process died between creating and renaming them (`PATH.tmp-PID-N`): only those of
+    /// processes that no longer run, so that a write in progress elsewhere is left alone.
     public static func removeTemporaries(of path: String) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
@@ -42,8 +42,13 @@ public enum DurableFile {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard name.hasPrefix(prefix), name.count > prefix.count,
-                  name.dropFirst(prefix.count).allSatisfy(\.isWholeNumber) else { continue }
+            guard name.hasPrefix(prefix), name.count > prefix.count else { continue }
+            let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isWholeNumber) }),
+                  let pid = pid_t(parts[0]) else { continue }
+            // A process that still runs may be writing it (or a process that reused the pid
+            // holds it until it exits: left for a later call).
+            guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             stale.append(directory + "/" + name)
         }
         for file in stale { unlink(file) }

@@ -26,24 +26,35 @@ extension FileEventLog {
         public var moved: [MovedLine]
         /// The side file that holds the moved lines, byte for byte (`nil` when nothing moved).
         public var sideFile: String?
+        /// Whether the log was (or, in a dry run, would be) rewritten: lines moved aside,
+        /// records renumbered, or atomic batches the log could not be read with.
+        public var rewritten: Bool
+        /// Whether this was a dry run: nothing was changed.
+        public var dryRun: Bool
     }
 
     /// The side file next to a log that receives the lines a repair moves out.
     public static func sideFilePath(for path: String) -> String { path + ".rejected" }
 
-    /// Repairs the log at `path`: every line that is not a valid record, whose fact the
-    /// decider refuses, or whose `seq` repeats or goes back (a copied line), is appended
-    /// byte for byte to the side file; the good records stay, renumbered 1, 2, 3, … with
-    /// fresh checksums. Gaps in `seq` are expected where lines were moved. An atomic batch
-    /// at the end whose last records are missing (a write cut short, never acknowledged)
-    /// is moved aside whole, as opening the log would drop it. Nothing is deleted.
+    /// Repairs the log at `path`, so that it opens again: every line that is not a valid
+    /// record, whose fact the decider refuses, or whose `seq` repeats or goes back (a copied
+    /// line), is appended byte for byte to the side file; the good records stay, in order,
+    /// renumbered 1, 2, 3, … with fresh checksums (`seq` gaps and values out of range are
+    /// mended). A line that holds a complete record with a valid checksum followed by other
+    /// bytes keeps its record, and only the bytes after it go aside. An atomic batch at the
+    /// end whose last records are missing (a write cut short, never acknowledged) is moved
+    /// aside whole, as opening the log would drop it. Nothing is deleted.
     ///
-    /// The side file is made durable before the log is replaced (atomically, by rename).
-    /// Takes the writer's lock, so it fails with ``EventLogError/inUse(path:)`` while a
-    /// store has the log open.
-    public static func repair(path: String) throws(EventLogError) -> RepairReport {
-        let file = try SystemFile(path: path, flags: O_RDWR)
-        try file.lockExclusively()
+    /// The repair holds the log's exclusive lock for its whole run (it waits for an append
+    /// in progress); writers that wait meanwhile append to the repaired log. The side file
+    /// is made durable before the log is replaced (atomically, by rename), and the new file
+    /// keeps the old one's mode and owner: when it cannot, the repair fails and changes
+    /// nothing. A symbolic link is followed: its target is repaired, the link stays.
+    /// With `dryRun`, the report says what would be done, and nothing is changed.
+    public static func repair(path: String, dryRun: Bool = false) throws(EventLogError) -> RepairReport {
+        let target = resolvedPath(path)
+        let file = try lockedFile(target, creating: false)
+        defer { file.unlock() }
         let bytes = try file.readAll()
         let decoder = RecordDecoder()
         let encoder = RecordEncoder()
@@ -61,6 +72,7 @@ extension FileEventLog {
         var lastSeq: Int64 = 0
         var lineNumber = 0
         var start = 0
+        var renumbered = false
         bytes.withUnsafeBytes { raw in
             while start < raw.count {
                 lineNumber += 1
@@ -77,12 +89,23 @@ extension FileEventLog {
                     reject("line is \(line.count) bytes long; at most \(LogReader.maximumLineLength) are allowed")
                     continue
                 }
-                let decoded: DecodedLine
+                var decoded: DecodedLine
                 switch Result(catching: { () throws(RecordError) in try decoder.decodeLine(line, lineNumber: lineNumber) }) {
                 case .success(let line): decoded = line
                 case .failure(let error):
-                    reject(error.reason.description)
-                    continue
+                    // A record whose checksum holds, followed by other bytes (a damaged
+                    // newline): the record was acknowledged; only what follows it goes.
+                    guard let length = LogReader.checksummedRecordLength(line), length < line.count,
+                          case .success(let record) = Result(catching: { () throws(RecordError) in
+                              try decoder.decodeLine(UnsafeRawBufferPointer(rebasing: line[..<length]), lineNumber: lineNumber)
+                          }) else {
+                        reject(error.reason.description)
+                        continue
+                    }
+                    decoded = record
+                    moved.append((RepairReport.MovedLine(line: lineNumber, reason:
+                        "\(line.count - length) bytes after a complete record (the record is kept)"),
+                                  (start + length)..<end))
                 }
                 if let seq = decoded.seq, seq <= lastSeq {
                     reject("seq \(seq) is out of order: it comes after seq \(lastSeq) (a repeated or misplaced line)")
@@ -107,6 +130,7 @@ extension FileEventLog {
                     continue
                 }
                 keptFacts += facts
+                if let seq = decoded.seq, seq != position + 1 { renumbered = true }
                 lastSeq = decoded.seq ?? lastSeq + 1
                 if openBatch == nil, decoded.batchRemainder > 0 {
                     openBatch = (decoded.batchRemainder + 1, kept.count, position, [])
@@ -130,18 +154,47 @@ extension FileEventLog {
             moved += batch.lines.map { (RepairReport.MovedLine(line: $0.line, reason: reason), $0.bytes) }
             moved.sort { $0.line.line < $1.line.line }
         }
-        guard !moved.isEmpty else { return RepairReport(kept: Int(position), moved: [], sideFile: nil) }
-        var rejected: [UInt8] = []
-        for entry in moved {
-            rejected += bytes[entry.bytes]
-            rejected.append(0x0A)
+        // A log the reader refuses for its batches alone (a batch broken in the middle) is
+        // rewritten too: the records are kept, each a batch of its own.
+        let readable = (try? LogReader().read(bytes)).map { $0.tornTail == nil } ?? false
+        let rewrite = !moved.isEmpty || renumbered || !readable
+        let side = sideFilePath(for: path)
+        let report = RepairReport(kept: Int(position), moved: moved.map(\.line), sideFile: moved.isEmpty ? nil : side,
+                                  rewritten: rewrite, dryRun: dryRun)
+        guard rewrite, !dryRun else { return report }
+        try moveAside(moved.map { Array(bytes[$0.bytes]) }, besideLogAt: path, like: file)
+        try SystemFile.writeAtomically(kept, to: target, like: file)
+        return report
+    }
+
+    /// Appends `lines` to the side file of the log at `path`, byte for byte, each followed
+    /// by a newline, durably; the side file gets the log's mode (and, where allowed, owner).
+    static func moveAside(_ lines: [[UInt8]], besideLogAt path: String, like log: SystemFile) throws(EventLogError) {
+        guard !lines.isEmpty else { return }
+        var bytes: [UInt8] = []
+        for line in lines {
+            bytes += line
+            if line.last != 0x0A { bytes.append(0x0A) }
         }
         let side = sideFilePath(for: path)
-        let sideFile = try SystemFile(path: side, flags: O_WRONLY | O_CREAT | O_APPEND)
-        try sideFile.write(rejected, at: try sideFile.size())
+        let existed = SystemFile.exists(side)
+        let sideFile = try SystemFile(path: side, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
+        if !existed {
+            var info = stat()
+            if fstat(log.descriptor, &info) == 0 {
+                _ = fchown(sideFile.descriptor, info.st_uid, info.st_gid)
+                _ = fchmod(sideFile.descriptor, info.st_mode & 0o777)
+            }
+        }
+        try sideFile.write(bytes, at: try sideFile.size())
         try sideFile.sync()
-        SystemFile.syncDirectory(of: side)
-        try SystemFile.writeAtomically(kept, to: path)
-        return RepairReport(kept: Int(position), moved: moved.map(\.line), sideFile: side)
+        if !existed { SystemFile.syncDirectory(of: side) }
+    }
+
+    /// The file a path names, symbolic links followed (the path itself when it cannot be resolved).
+    static func resolvedPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

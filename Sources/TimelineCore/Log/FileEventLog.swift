@@ -12,16 +12,27 @@ import Darwin
 /// - An append writes its whole batch with one write, then fsyncs before it returns; a
 ///   batch's records carry `more` (how many follow), so a batch cut short by a crash is
 ///   recognised and dropped whole on the next open: all or nothing.
-/// - One writer at a time: the file is locked (`flock`) while open, and a second writer,
-///   in this or another process, gets ``EventLogError/inUse(path:)``.
-/// - On open, a torn last line (a crash mid-write) is cut off and reported in
-///   ``tornTail``; a bad line anywhere else refuses to open, naming the line, until
-///   ``repair(path:)`` moves bad lines to a side file.
+/// - Any number of processes may open the same log. A writer holds the file's exclusive
+///   lock (`flock`) only while it appends: it reads what others appended since it last
+///   looked, decides, appends, syncs and lets go. A reader takes the shared lock to learn
+///   how far the log is committed. A log replaced by a repair is noticed at the next
+///   call, which reads the new file (``EventLogError/replaced(path:)``).
+/// - A torn tail (a crash mid-write, with the lines of a batch it leaves unfinished) is
+///   cut off only under the exclusive lock, after its bytes are appended to the side file
+///   `PATH.rejected`: nothing is discarded. A reader treats it as not yet written. A bad
+///   line anywhere else refuses to open, naming the line, until ``repair(path:)`` moves
+///   bad lines to the side file.
 /// - Records carry a CRC-32C, so a flipped bit is found on the next read.
 public final class FileEventLog: EventLog {
     private struct State {
         var file: SystemFile?
+        /// The open file's device and inode: when the path names another file, the log was replaced.
+        var identity: FileIdentity
+        /// The bytes read so far: the committed records' lines (and blank lines).
         var size: Int
+        /// Whether the last record read ends the file without its newline (a writer adds
+        /// it before appending).
+        var missingNewline = false
         /// How many records come before `offsets[0]`: those of a prefix that was not read
         /// when the log was opened from a resume point (0 once the prefix is read).
         var base: Int
@@ -42,6 +53,9 @@ public final class FileEventLog: EventLog {
 
         var count: Int { base + offsets.count }
 
+        /// How many lines (records and blank lines) come before ``size``.
+        var lineCount: Int { count + (lineShifts.last?.extra ?? 0) }
+
         /// The line number of the record at `position` (from 1).
         func lineNumber(ofRecord position: Int) -> Int {
             let low = lineShifts.partitioningIndex { $0.position > position }
@@ -56,14 +70,15 @@ public final class FileEventLog: EventLog {
     private let state: Mutex<State>
     private let encoder = RecordEncoder()
 
-    /// Opens (or creates) the log at `path` for writing, taking the writer's lock.
+    /// Opens (or creates) the log at `path` and reads it, holding the exclusive lock
+    /// while it reads (so that a torn tail can be cut); other processes may open it too.
     ///
-    /// - Throws: ``EventLogError/inUse(path:)`` when another writer has it,
-    ///   ``EventLogError/invalidLine(path:line:reason:)`` for a bad line before the end.
+    /// - Throws: ``EventLogError/invalidLine(path:line:reason:)`` for a bad line before the end.
     public convenience init(path: String) throws(EventLogError) {
         let file = try Self.lockedFile(path)
+        defer { file.unlock() }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
-        let (state, tornTail) = try loading.finish()
+        let (state, tornTail) = try loading.finish(mending: true)
         self.init(path: path, state: state, tornTail: tornTail)
     }
 
@@ -98,6 +113,7 @@ public final class FileEventLog: EventLog {
         path: String, resumingAt resumePoint: () -> ResumePoint?, consume: (_ resumed: Bool, [Record]) -> Void
     ) throws(EventLogError) -> Opening {
         let file = try lockedFile(path)
+        defer { file.unlock() }
         var problem: String?
         if let point = resumePoint() {
             problem = try verify(point, file: file)
@@ -105,7 +121,7 @@ public final class FileEventLog: EventLog {
                 let start = LogReader.Start(position: point.position, line: point.lineCount, offset: point.offset)
                 var loading = try Loading(file, path: path, after: start, prefixCommands: point.commands)
                 while let records = try loading.next() { consume(true, records) }
-                var (state, tornTail) = try loading.finish()
+                var (state, tornTail) = try loading.finish(mending: true)
                 state.openedAt = point
                 return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: point.position,
                                resumed: true,
@@ -114,17 +130,23 @@ public final class FileEventLog: EventLog {
         }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
         while let records = try loading.next() { consume(false, records) }
-        let (state, tornTail) = try loading.finish()
+        let (state, tornTail) = try loading.finish(mending: true)
         return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: 0, resumed: false,
                        resumeProblem: problem)
     }
 
-    private static func lockedFile(_ path: String) throws(EventLogError) -> SystemFile {
-        let existed = SystemFile.exists(path)
-        let file = try SystemFile(path: path, flags: O_RDWR | O_CREAT)
-        try file.lockExclusively()
-        if !existed { SystemFile.syncDirectory(of: path) }
-        return file
+    /// Opens (or creates) the log's file and takes its exclusive lock, on the file that the
+    /// path names once the lock is held: a process that waited while a repair renamed a
+    /// new file over the path must not go on with the old one.
+    static func lockedFile(_ path: String, creating: Bool = true) throws(EventLogError) -> SystemFile {
+        while true {
+            let existed = SystemFile.exists(path)
+            let file = try SystemFile(path: path, flags: O_RDWR | (creating ? O_CREAT : 0))
+            try file.lock(exclusive: true)
+            if !existed { SystemFile.syncDirectory(of: path) }
+            if try SystemFile.identity(of: path) == file.identity() { return file }
+            file.unlock()
+        }
     }
 
     /// Reads the log from a start to its end, a chunk at a time, noting each record's
@@ -156,20 +178,32 @@ public final class FileEventLog: EventLog {
             return contents.records
         }
 
-        /// Reads what is left, mends the file's end and returns the log's state.
-        mutating func finish() throws(EventLogError) -> (state: State, tornTail: LogReader.TornTail?) {
+        /// Reads what is left and returns the log's state. With `mending` (the exclusive
+        /// lock held), a torn tail is moved to the side file and cut off, and a last record
+        /// without its newline gets one; without, both are left as they are, and the torn
+        /// tail counts as not yet written.
+        mutating func finish(mending: Bool) throws(EventLogError) -> (state: State, tornTail: LogReader.TornTail?) {
             while try next() != nil {}
             var size = reader.size
+            var missingNewline = false
             if let torn = reader.tornTail {
-                try file.truncate(to: torn.offset)
-                try file.sync()
+                if mending {
+                    let bytes = try file.read(at: torn.offset, count: reader.size - torn.offset)
+                    try FileEventLog.moveAside([bytes], besideLogAt: file.path, like: file)
+                    try file.truncate(to: torn.offset)
+                    try file.sync()
+                }
                 size = torn.offset
             } else if let last = reader.lastByte, last != 0x0A, size > start.offset {
                 // A complete last record (or a blank line) without its newline: finish the
                 // line, so that the next record starts one of its own.
-                try file.write([0x0A], at: size)
-                try file.sync()
-                size += 1
+                if mending {
+                    try file.write([0x0A], at: size)
+                    try file.sync()
+                    size += 1
+                } else {
+                    missingNewline = true
+                }
             }
             // Blank lines after the last record (before a torn tail, too, which is cut but
             // leaves them): the records appended next start lower.
@@ -177,11 +211,78 @@ public final class FileEventLog: EventLog {
             let keptLines = reader.tornTail.map { $0.line - 1 } ?? reader.lineCount
             let extra = keptLines - count
             if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((count + 1, extra)) }
-            let state = State(file: file, size: size, base: Int(start.position), offsets: offsets,
+            let state = State(file: file, identity: try file.identity(), size: size, missingNewline: missingNewline,
+                              base: Int(start.position), offsets: offsets,
                               lineShifts: lineShifts, commands: commands, prefixCommands: prefixCommands,
                               prefixEnd: start.offset)
             return (state, reader.tornTail)
         }
+    }
+
+    /// Reads what other processes committed since `state` was read (the file must be
+    /// locked, shared or exclusive), adds it to `state` and returns its records. With
+    /// `mending` (exclusive), a torn tail is cut off as on opening.
+    ///
+    /// - Complexity: O(1) (one `fstat`) when nothing was appended; O(*t*) for *t* new bytes.
+    private static func catchUp(_ state: inout State, file: SystemFile, path: String,
+                                mending: Bool) throws(EventLogError) -> [Record] {
+        var size = try file.size()
+        if state.missingNewline, size > state.size {
+            // A writer finished the last line first; the records after it start on the next.
+            if try file.read(at: state.size, count: 1) == [0x0A] {
+                state.size += 1
+                state.missingNewline = false
+            }
+        }
+        if size == state.size { return [] }
+        guard size > state.size else {
+            throw .invalidLine(path: path, line: state.lineCount, reason:
+                "the log is \(size) bytes long, shorter than the \(state.size) bytes of records already read: "
+                    + "something other than Timeline cut it; run `timeline verify`")
+        }
+        if state.missingNewline && mending {
+            try file.write([0x0A], at: state.size)
+            try file.sync()
+            state.size += 1
+            state.missingNewline = false
+            size += 1
+        }
+        let start = LogReader.Start(position: Int64(state.count), line: state.lineCount, offset: state.size)
+        var loading = try Loading(file, path: path, after: start, prefixCommands: CommandTable())
+        var records: [Record] = []
+        while let chunk = try loading.next() { records += chunk }
+        let (tail, _) = try loading.finish(mending: mending)
+        state.offsets.append(contentsOf: tail.offsets)
+        for (id, range) in tail.commands {
+            state.commands[id] = (state.commands[id]?.lowerBound ?? range.lowerBound)..<range.upperBound
+        }
+        for shift in tail.lineShifts where shift.extra != (state.lineShifts.last?.extra ?? 0) {
+            state.lineShifts.append(shift)
+        }
+        state.size = tail.size
+        state.missingNewline = tail.missingNewline
+        return records
+    }
+
+    /// Takes the file's lock, notices a replaced log (reading the new file, holding its
+    /// lock, before it throws ``EventLogError/replaced(path:)``), and reads what other
+    /// processes committed; then runs `body` with the lock still held.
+    private func withCaughtUp<T>(
+        _ state: inout State, exclusive: Bool,
+        _ body: (inout State, SystemFile, [Record]) throws(EventLogError) -> T
+    ) throws(EventLogError) -> T {
+        guard let file = state.file else { throw .closed(path: path) }
+        try file.lock(exclusive: exclusive)
+        defer { file.unlock() }
+        if SystemFile.identity(of: path) != state.identity {
+            let replacement = try Self.lockedFile(path, creating: false)
+            defer { replacement.unlock() }
+            var loading = try Loading(replacement, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
+            state = try loading.finish(mending: true).state
+            throw .replaced(path: path)
+        }
+        let newer = try Self.catchUp(&state, file: file, path: path, mending: exclusive)
+        return try body(&state, file, newer)
     }
 
     /// Why `point` does not fit the log in `file`, or `nil` when it does.
@@ -328,37 +429,32 @@ public final class FileEventLog: EventLog {
         deciding: () throws(Failure) -> [Fact]
     ) throws(AppendFailure<Failure>) -> AppendResult {
         let outcome: Result<AppendResult, AppendFailure<Failure>> = state.withLock { state in
-            guard let file = state.file else { return .failure(.log(.closed(path: path))) }
-            if known < Int64(state.count) {
-                let start = Int(max(0, known))
-                let newer = Result { () throws(EventLogError) in
-                    if start < state.base { try Self.readPrefix(&state, file: file) }
-                    return try Self.records(in: start..<state.count, file: file, state: state)
+            do throws(EventLogError) {
+                return try withCaughtUp(&state, exclusive: true) { (state, file, newer) throws(EventLogError) in
+                    let count = state.count
+                    if known < Int64(count) {
+                        let start = Int(max(0, known))
+                        var records = newer
+                        if start != count - newer.count {
+                            if start < state.base { try Self.readPrefix(&state, file: file) }
+                            records = try Self.records(in: start..<count, file: file, state: state)
+                        }
+                        do throws(Failure) { try catchingUp(records) } catch { return .failure(.refused(error)) }
+                    }
+                    if let id = options.commandID, let earlier = try Self.records(forCommandID: id, file: file, state: &state) {
+                        return .success(AppendResult(records: earlier, wasDuplicate: true))
+                    }
+                    if let expected = options.expectedPosition, expected != Int64(count) {
+                        return .failure(.log(.conflict(expected: expected, actual: Int64(count))))
+                    }
+                    let facts: [Fact]
+                    do throws(Failure) { facts = try deciding() } catch { return .failure(.refused(error)) }
+                    guard !facts.isEmpty else { return .success(AppendResult(records: [], wasDuplicate: false)) }
+                    let records = try write(facts, options: options, file: file, state: &state)
+                    return .success(AppendResult(records: records, wasDuplicate: false))
                 }
-                switch newer {
-                case .success(let records): do throws(Failure) { try catchingUp(records) } catch { return .failure(.refused(error)) }
-                case .failure(let error): return .failure(.log(error))
-                }
-            }
-            if let id = options.commandID {
-                let earlier = Result { () throws(EventLogError) in try Self.records(forCommandID: id, file: file, state: &state) }
-                switch earlier {
-                case .success(let records?): return .success(AppendResult(records: records, wasDuplicate: true))
-                case .success(nil): break
-                case .failure(let error): return .failure(.log(error))
-                }
-            }
-            let position = Int64(state.count)
-            if let expected = options.expectedPosition, expected != position {
-                return .failure(.log(.conflict(expected: expected, actual: position)))
-            }
-            let facts: [Fact]
-            do throws(Failure) { facts = try deciding() } catch { return .failure(.refused(error)) }
-            guard !facts.isEmpty else { return .success(AppendResult(records: [], wasDuplicate: false)) }
-            let written = Result { () throws(EventLogError) in try write(facts, options: options, file: file, state: &state) }
-            switch written {
-            case .success(let records): return .success(AppendResult(records: records, wasDuplicate: false))
-            case .failure(let error): return .failure(.log(error))
+            } catch {
+                return .failure(.log(error))
             }
         }
         return try outcome.get()
@@ -414,11 +510,6 @@ public final class FileEventLog: EventLog {
         return records
     }
 
-    /// Calls `changed` whenever the log may have changed; see ``EventLog/watch(_:)``.
-    public func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
-        LogWatch {}
-    }
-
     /// The records after `position`, read back from the file.
     ///
     /// For a log opened from a resume point, the first call for a position before that
@@ -426,11 +517,13 @@ public final class FileEventLog: EventLog {
     /// - Complexity: O(*k*) for the *k* records returned.
     public func records(after position: Int64) throws(EventLogError) -> [Record] {
         let outcome: Result<[Record], EventLogError> = state.withLock { state in
-            guard let file = state.file else { return .failure(.closed(path: path)) }
-            let start = Int(max(0, min(position, Int64(state.count))))
-            return Result { () throws(EventLogError) in
-                if start < state.base { try Self.readPrefix(&state, file: file) }
-                return try Self.records(in: start..<state.count, file: file, state: state)
+            Result { () throws(EventLogError) in
+                try withCaughtUp(&state, exclusive: false) { (state, file, newer) throws(EventLogError) in
+                    let start = Int(max(0, min(position, Int64(state.count))))
+                    if start == state.count - newer.count { return newer }
+                    if start < state.base { try Self.readPrefix(&state, file: file) }
+                    return try Self.records(in: start..<state.count, file: file, state: state)
+                }
             }
         }
         return try outcome.get()
@@ -442,6 +535,12 @@ public final class FileEventLog: EventLog {
     /// - Complexity: O(*n*) for the *n* bytes after `position`.
     public func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError) {
         let outcome: Result<(SystemFile, LogReader.Start, Int), EventLogError> = state.withLock { state in
+            // What others committed is read first (its records are read again below, a
+            // chunk at a time: a whole-log read reads the log once more anyway).
+            let caughtUp = Result { () throws(EventLogError) in
+                try withCaughtUp(&state, exclusive: false) { (_, _, _) throws(EventLogError) in }
+            }
+            if case .failure(let error) = caughtUp { return .failure(error) }
             guard let file = state.file else { return .failure(.closed(path: path)) }
             let start = Int(max(0, min(position, Int64(state.count))))
             return Result { () throws(EventLogError) in
@@ -467,8 +566,11 @@ public final class FileEventLog: EventLog {
     ///   command ids of a resume point the log was opened from).
     public func records(forCommandID id: String) throws(EventLogError) -> [Record]? {
         let outcome: Result<[Record]?, EventLogError> = state.withLock { state in
-            guard let file = state.file else { return .failure(.closed(path: path)) }
-            return Result { () throws(EventLogError) in try Self.records(forCommandID: id, file: file, state: &state) }
+            Result { () throws(EventLogError) in
+                try withCaughtUp(&state, exclusive: false) { (state, file, _) throws(EventLogError) in
+                    try Self.records(forCommandID: id, file: file, state: &state)
+                }
+            }
         }
         return try outcome.get()
     }

@@ -43,7 +43,6 @@ public final class InMemoryEventLog: EventLog {
     }
 
     private let state: Mutex<State>
-    private let watchers = Mutex<(next: Int, closures: [Int: @Sendable () -> Void])>((0, [:]))
 
     /// Creates a log holding `records` (positions must be 1, 2, 3, …).
     public init(records: [Record] = []) {
@@ -91,24 +90,14 @@ public final class InMemoryEventLog: EventLog {
             state.add(records)
             return .success(AppendResult(records: records, wasDuplicate: false))
         }
-        if case .success = result { notifyWatchers() }
         return try result.get()
     }
 
-    /// Calls `changed` after every append, on the appending thread, until the watch ends.
+    /// A watch that never fires: an in-memory log is written only in this process,
+    /// through stores that publish their own appends (a second store on the same log
+    /// learns of the first's records when it next appends).
     public func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
-        let id = watchers.withLock { watchers in
-            watchers.next += 1
-            watchers.closures[watchers.next] = changed
-            return watchers.next
-        }
-        return LogWatch { [weak self] in
-            _ = self?.watchers.withLock { $0.closures.removeValue(forKey: id) }
-        }
-    }
-
-    private func notifyWatchers() {
-        for changed in watchers.withLock({ Array($0.closures.values) }) { changed() }
+        LogWatch {}
     }
 
     /// The records a command with this id appended, if any.

@@ -148,6 +148,14 @@ public struct LogReader: Sendable {
                                   reason: "line is \(length) bytes long; at most \(Self.maximumLineLength) are allowed")
                 case .failure(let reason):
                     if !line.endsWithNewline, Self.mayBeCutShort(reason) {
+                        // A whole record whose checksum holds was acknowledged: what follows
+                        // it in place of its newline is damage, not a write cut short.
+                        let rest = UnsafeRawBufferPointer(rebasing: bytes[start..<count])
+                        if let length = Self.checksummedRecordLength(rest) {
+                            throw Failure(line: lineNumber, offset: start, reason:
+                                "a complete record is followed by \(rest.count - length) bytes instead of its newline: "
+                                    + "the line is damaged, not cut short")
+                        }
                         contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
                                                      reason: reason.description)
                         break reading
@@ -214,6 +222,37 @@ public struct LogReader: Sendable {
         case .invalidUTF8, .invalidJSON: true
         default: false
         }
+    }
+
+    /// The length of the complete record that `line` begins with, when it ends in a valid
+    /// checksum (`,"crc":"xxxxxxxx"}`, the CRC-32C of every byte before `,"crc"`); `nil`
+    /// otherwise.
+    /// - Complexity: O(*n*) for each candidate `,"crc":"` in the line (one, in practice).
+    static func checksummedRecordLength(_ line: UnsafeRawBufferPointer) -> Int? {
+        let marker = Array(#","crc":""#.utf8)
+        let n = line.count
+        var i = 0
+        while i + marker.count + 10 <= n {
+            defer { i += 1 }
+            guard line[i] == marker[0], (0..<marker.count).allSatisfy({ line[i + $0] == marker[$0] }) else { continue }
+            let hex = i + marker.count
+            guard line[hex + 8] == 0x22, line[hex + 9] == 0x7D else { continue }
+            var stored: UInt32 = 0
+            var valid = true
+            for k in 0..<8 {
+                let c = line[hex + k]
+                let digit: UInt32
+                switch c {
+                case 0x30...0x39: digit = UInt32(c - 0x30)
+                case 0x61...0x66: digit = UInt32(c - 0x61 + 10)
+                default: valid = false; digit = 0
+                }
+                stored = stored << 4 | digit
+            }
+            guard valid, CRC32C.checksum(UnsafeRawBufferPointer(rebasing: line[..<i])) == stored else { continue }
+            return hex + 10
+        }
+        return nil
     }
 
     static func firstNewline(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {

@@ -56,7 +56,7 @@ struct RecordOffsets: Sendable {
         return joined
     }
 
-    private mutating func append(contentsOf other: RecordOffsets) {
+    mutating func append(contentsOf other: RecordOffsets) {
         if let wide = other.wide {
             append(contentsOf: wide)
         } else if wide == nil {

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -6,35 +7,61 @@ import Musl
 import Darwin
 #endif
 
+/// A file's device and inode: what stays the same while a file is appended to, and
+/// changes when another file is renamed over its path.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ info: stat) {
+        device = UInt64(truncatingIfNeeded: info.st_dev)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
+    }
+}
+
 /// A file descriptor with the few POSIX calls the log needs; every failure names the path.
-final class SystemFile {
+final class SystemFile: Sendable {
     let path: String
     let descriptor: Int32
 
-    /// Opens `path` with `flags` (and creates it with mode 0644 when `O_CREAT` is given).
-    init(path: String, flags: Int32) throws(EventLogError) {
+    /// Opens `path` with `flags` (and creates it with `mode`, less the umask, when `O_CREAT` is given).
+    init(path: String, flags: Int32, mode: mode_t = 0o644) throws(EventLogError) {
         self.path = path
-        let fd = open(path, flags | O_CLOEXEC, 0o644)
+        let fd = open(path, flags | O_CLOEXEC, mode)
         guard fd >= 0 else { throw .io(path: path, operation: "open", code: errno) }
         descriptor = fd
     }
 
     deinit { close(descriptor) }
 
-    /// Takes the exclusive writer's lock without waiting; `inUse` if another process has it.
-    ///
-    /// A lock that is busy is tried again for about a tenth of a second before giving up:
-    /// a child process this process has just forked holds a copy of the descriptor (and so
-    /// of the lock) for the moment until it executes its program and the descriptor closes.
-    func lockExclusively() throws(EventLogError) {
-        var attempts = 0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+    /// Takes the file's lock, waiting for it: exclusive for a writer (an append, a
+    /// repair), shared for a reader that must see only committed records. Any number of
+    /// processes and descriptors take it in turn; the kernel releases it when the
+    /// descriptor closes, also when a process is killed.
+    func lock(exclusive: Bool) throws(EventLogError) {
+        while flock(descriptor, exclusive ? LOCK_EX : LOCK_SH) != 0 {
             let code = errno
-            guard code == EWOULDBLOCK || code == EAGAIN else { throw .io(path: path, operation: "lock", code: code) }
-            attempts += 1
-            if attempts > 10 { throw .inUse(path: path) }
-            usleep(10_000)
+            guard code == EINTR else { throw .io(path: path, operation: "lock", code: code) }
         }
+    }
+
+    /// Releases the file's lock.
+    func unlock() {
+        _ = flock(descriptor, LOCK_UN)
+    }
+
+    /// The device and inode of the open file.
+    func identity() throws(EventLogError) -> FileIdentity {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .io(path: path, operation: "stat", code: errno) }
+        return FileIdentity(info)
+    }
+
+    /// The device and inode of the file at `path` now, following symbolic links; `nil` when there is none.
+    static func identity(of path: String) -> FileIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileIdentity(info)
     }
 
     func size() throws(EventLogError) -> Int {
@@ -102,7 +129,7 @@ final class SystemFile {
 
     /// Writes `bytes` to `path` atomically: a temporary file, fsync, rename, fsync of the directory.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws(EventLogError) {
-        let temporary = path + ".tmp-\(getpid())"
+        let temporary = temporaryPath(for: path)
         do {
             let file = try SystemFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
             try file.write(bytes, at: 0)
@@ -114,6 +141,45 @@ final class SystemFile {
             throw .io(path: path, operation: "rename", code: code)
         }
         syncDirectory(of: path)
+    }
+
+    /// Writes `bytes` to `path` atomically with the mode and owner of the file `like`
+    /// (which a repair replaces): the temporary file is given them before the rename, and
+    /// when that is not allowed nothing is renamed and the error says so.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, like original: SystemFile) throws(EventLogError) {
+        var info = stat()
+        guard fstat(original.descriptor, &info) == 0 else { throw .io(path: path, operation: "stat", code: errno) }
+        let temporary = temporaryPath(for: path)
+        do {
+            let file = try SystemFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+            do throws(EventLogError) {
+                guard fchown(file.descriptor, info.st_uid, info.st_gid) == 0 else {
+                    throw EventLogError.io(path: path, operation: "keep the owner (chown)", code: errno)
+                }
+                guard fchmod(file.descriptor, info.st_mode & 0o7777) == 0 else {
+                    throw EventLogError.io(path: path, operation: "keep the mode (chmod)", code: errno)
+                }
+                try file.write(bytes, at: 0)
+                try file.sync()
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw .io(path: path, operation: "rename", code: code)
+        }
+        syncDirectory(of: path)
+    }
+
+    private static let temporaries = Atomic<Int>(0)
+
+    /// A temporary file's path beside `path`, `PATH.tmp-PID-N`: unique among the processes
+    /// and the threads that write `path` at once.
+    static func temporaryPath(for path: String) -> String {
+        path + ".tmp-\(getpid())-\(temporaries.add(1, ordering: .relaxed).newValue)"
     }
 
     static func exists(_ path: String) -> Bool {

@@ -1,3 +1,4 @@
+import Synchronization
 import TimelineCore
 import TimelineProjections
 
@@ -18,6 +19,11 @@ public actor TimelineStore {
     private var subscribers: [ViewDefinition: [UpdateBuffer<ChangeSet>]] = [:]
     private var summarySubscribers: [UpdateBuffer<SummaryUpdate>] = []
     private var tickTask: Task<Void, Never>?
+    /// The log's notifications, while someone subscribes: other processes' appends are
+    /// read and published as they come.
+    private var logWatch: LogWatch?
+    /// Whether a catch-up with the log is already on its way (notifications coalesce).
+    private nonisolated let catchUpPending = Atomic<Bool>(false)
     /// Where checkpoints go, for a store on a file log.
     let checkpointPath: String?
     /// Write a checkpoint after this many records since the last one (`nil`: only on close).
@@ -220,6 +226,7 @@ public actor TimelineStore {
     /// At most `bufferLimit` change sets wait for a slow subscriber; past that they collapse
     /// into one reset. Cancel the iterating task, or the token, to end the subscription.
     public func changes(_ view: ViewDefinition = ViewDefinition(), bufferLimit: Int = 256) -> ChangeStream {
+        followLog()
         projection.addView(view)
         let buffer = UpdateBuffer<ChangeSet>(limit: bufferLimit) { $0.merged(with: $1) }
         buffer.push(.initial(view: view, position: projection.viewPosition(view) ?? projection.position,
@@ -245,6 +252,7 @@ public actor TimelineStore {
     /// The timeline summaries as a live stream: the current list, then each change.
     public func summaryChanges(bufferLimit: Int = 256) -> SummaryStream {
         let buffer = UpdateBuffer<SummaryUpdate>(limit: bufferLimit, collapse: SummaryUpdate.collapse)
+        followLog()
         projection.tracksSummaryChanges = true
         buffer.push(.initial(projection.timelineSummaries, position: projection.position))
         summarySubscribers.append(buffer)
@@ -269,6 +277,36 @@ public actor TimelineStore {
     /// The number of live subscriptions (for tests and diagnostics).
     public var subscriptionCount: Int {
         subscribers.values.reduce(0) { $0 + $1.filter { !$0.isFinished }.count }
+    }
+
+    // MARK: Other processes
+
+    /// Starts following the log's notifications (once), then catches up with what was
+    /// committed before they started, so that nothing falls between the two.
+    private func followLog() {
+        guard logWatch == nil else { return }
+        logWatch = try? log.watch { [weak self] in
+            guard let self, !self.catchUpPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            Task { await self.catchUpWithLog() }
+        }
+        catchUpWithLog()
+    }
+
+    /// Reads what other processes committed since the store last looked, and applies and
+    /// publishes it like the store's own records; a log replaced by a repair is read again
+    /// and every subscriber gets a reset. A failure is left for the next notification or
+    /// command, which reads again.
+    func catchUpWithLog() {
+        catchUpPending.store(false, ordering: .releasing)
+        do throws(StoreError) {
+            let records: [Record]
+            do { records = try log.records(after: projection.position) } catch { throw .log(error) }
+            try apply(records)
+        } catch .log(.replaced) {
+            try? rebuildFromLog()
+        } catch {
+            return
+        }
     }
 
     // MARK: The clock
@@ -301,6 +339,8 @@ public actor TimelineStore {
     /// clock and releases the log.
     public func close() throws(StoreError) {
         defer { (log as? FileEventLog)?.close() }
+        logWatch?.cancel()
+        logWatch = nil
         if checkpointPath != nil, projection.position != checkpointedPosition { try saveCheckpoint() }
         stopClock()
         for buffer in subscribers.values.joined() { buffer.finish() }

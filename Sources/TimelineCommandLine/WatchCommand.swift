@@ -1,0 +1,113 @@
+import Dispatch
+import Foundation
+import TimelineCore
+import TimelineKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `timeline watch`: a view followed live while any process writes the log.
+extension Runner {
+    /// The view the view options (`--timeline`, `--ongoing`, `--order`, `--sections`) ask for.
+    func view(_ arguments: ParsedArguments) throws -> ViewDefinition {
+        ViewDefinition(
+            filter: arguments.value("--timeline").map { .timeline(TimelineID($0)) } ?? .all,
+            placement: try arguments.choice("--ongoing", as: OngoingPlacement.self) ?? .now,
+            order: try arguments.choice("--order", as: ViewOrder.self) ?? .ascending,
+            sections: try arguments.choice("--sections", as: Sectioning.self) ?? .none)
+    }
+
+    /// Prints the view's rows, then each change set as it comes, until SIGINT (exit 0).
+    /// Other processes' appends arrive through the store's log notifications; without
+    /// `--now`, "now" follows the system clock, so ongoing rows that pass a date move.
+    func watch(_ arguments: ParsedArguments) async throws -> String {
+        let path = try logPath(arguments)
+        let view = try view(arguments)
+        let fixedNow = try arguments.date("--now")?.instant
+        let json = arguments.flag("--json")
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandFailure("no log at \(path): nothing to watch; start one with "
+                + "'timeline create-timeline --log \(path) --timeline ID --name NAME'")
+        }
+        let clock: any TimelineClock = fixedNow.map { FixedClock(instant: $0) } ?? SystemClock()
+        let store: TimelineStore
+        do { store = try TimelineStore(path: path, clock: clock, views: [view]) } catch {
+            throw CommandFailure(error.description)
+        }
+        // SIGINT ends the watch with status 0: the output written so far is complete
+        // lines, each written with one call.
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { exit(TimelineTool.success) }
+        interrupt.resume()
+        if fixedNow == nil { await store.startClock(every: .seconds(1)) }
+        for await change in await store.changes(view) {
+            context.output.write(json ? WatchText.json(change, sectioned: view.sections != .none)
+                                      : WatchText.readable(change))
+        }
+        return ""
+    }
+}
+
+/// A clock that always reads the same instant (`--now`).
+private struct FixedClock: TimelineClock {
+    let instant: Instant
+    func now() -> Instant { instant }
+}
+
+/// How `timeline watch` writes a change set.
+enum WatchText {
+    /// One JSON object on one line: a reset with its rows, or a change with from/to,
+    /// removals (old indices), insertions and updates (new indices, with their rows) and moves.
+    static func json(_ change: ChangeSet, sectioned: Bool) -> String {
+        let rows = change.rows
+        func row(_ index: Int) -> String {
+            RowPrinter.jsonObject(rows[index], section: sectioned ? sectionTitle(change, row: index) : nil)
+        }
+        if change.isReset {
+            return "{\"type\":\"reset\",\"from\":\(change.from),\"to\":\(change.to),\"rows\":["
+                + rows.indices.map(row).joined(separator: ",") + "]}\n"
+        }
+        let updated = indices(of: change.updates, in: change)
+        return "{\"type\":\"change\",\"from\":\(change.from),\"to\":\(change.to)"
+            + ",\"removals\":[" + change.removals.map(String.init).joined(separator: ",") + "]"
+            + ",\"insertions\":[" + change.insertions.map { "{\"index\":\($0),\"row\":\(row($0))}" }.joined(separator: ",") + "]"
+            + ",\"moves\":[" + change.moves.map { "[\($0.from),\($0.to)]" }.joined(separator: ",") + "]"
+            + ",\"updates\":[" + updated.map { "{\"index\":\($0),\"row\":\(row($0))}" }.joined(separator: ",") + "]}\n"
+    }
+
+    /// Lines a person reads: the table on a reset, one line per change otherwise.
+    static func readable(_ change: ChangeSet) -> String {
+        let rows = change.rows
+        if change.isReset {
+            return "── rows at \(change.to) ──\n"
+                + RowPrinter(rows: rows, sections: Array(change.sections)).table()
+        }
+        func describe(_ index: Int) -> String {
+            let row = rows[index]
+            return "\(row.kind.rawValue) \(displayText(row.date?.text ?? "now")) \(displayText(row.title)) "
+                + "[\(displayText(row.event.rawValue))]"
+        }
+        var text = change.from == change.to ? "── now moved ──\n" : "── \(change.from) → \(change.to) ──\n"
+        for index in change.removals { text += "- removed row \(index)\n" }
+        for move in change.moves { text += "~ row \(move.from) → \(move.to): \(describe(move.to))\n" }
+        for index in change.insertions { text += "+ \(index): \(describe(index))\n" }
+        for index in indices(of: change.updates, in: change) { text += "* \(index): \(describe(index))\n" }
+        return text
+    }
+
+    /// The new indices of the rows with `ids`.
+    private static func indices(of ids: [RowID], in change: ChangeSet) -> [Int] {
+        guard !ids.isEmpty else { return [] }
+        let wanted = Set(ids)
+        return change.rows.indices.filter { wanted.contains(change.rows[$0].id) }
+    }
+
+    private static func sectionTitle(_ change: ChangeSet, row: Int) -> String? {
+        change.sections.sectionIndex(ofRow: row).map { change.sections[$0].title }
+    }
+}
