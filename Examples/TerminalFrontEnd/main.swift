@@ -5,7 +5,8 @@
 // logic: it sends commands, and prints what the store pushes.
 //
 //   swift run timeline-live            # an in-memory store with a scripted life
-//   swift run timeline-live LOG.jsonl  # follow a store on a log file (Ctrl-C to stop)
+//   swift run timeline-live --log LOG.jsonl  # follow a store on a log file that any
+//                                            # process writes (Ctrl-C to stop)
 import Foundation
 import TimelineKit
 
@@ -51,18 +52,21 @@ if arguments.first == "--help" || arguments.first == "-h" {
     print("""
     timeline-live: follow a live view of a store and print each change set.
 
-    usage: timeline-live [LOG]
+    usage: timeline-live [--log LOG]
       without LOG: an in-memory store, a scripted life, then the clock moving past 2027
-      with LOG:    follow the store on the log file LOG (append from another terminal with
-                   `timeline --log LOG add-event …`; this process only reads what it pushes)
+      with LOG:    follow the store on the log file LOG, live: append from another terminal
+                   with `timeline add-event --log LOG …` and each change arrives here as the
+                   other process writes it (file notifications, no polling)
     """)
     exit(0)
 }
+// `--log LOG`, or the log as the only argument.
+let logPath: String? = arguments.first == "--log" ? arguments.dropFirst().first : arguments.first
 
 let clock = ManualClock(try date("2026-11-29").instant)
 let store: TimelineStore
 do {
-    if let path = arguments.first {
+    if let path = logPath {
         store = try TimelineStore(path: path, clock: clock)
     } else {
         store = try TimelineStore(clock: clock)
