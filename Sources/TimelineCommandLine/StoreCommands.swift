@@ -16,14 +16,7 @@ extension Runner {
         // Every argument is checked before the log is touched.
         let request = try request(from: arguments)
         let path = try logPath(arguments)
-        let log = try openLog(path)
-        defer { log.close() }
-        let store: TimelineStore
-        do {
-            store = try TimelineStore(log: log, clock: SystemClock(), views: [])
-        } catch {
-            throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
-        }
+        let store = try openStore(path, command: arguments.command.name)
         let command: Command
         switch request {
         case .createTimeline(let id?, let name):
@@ -42,10 +35,41 @@ extension Runner {
         do {
             records = try await store.send(command)
         } catch {
+            await store.close(checkpoint: false)
             throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
         }
+        await finish(store)
         if arguments.flag("--json") { return plainLines(records) }
         return confirmation(for: command) + " (" + positions(records) + ")\n"
+    }
+
+    /// A store command's checkpoint is written again once the records replayed after it
+    /// reach this many: often enough that a command reads a short tail, rarely enough
+    /// that a command seldom pays for writing one.
+    static let checkpointRefreshBound = 4_096
+
+    /// Opens the store on the log at `path` from the checkpoint beside it (`PATH.checkpoint`),
+    /// reading only the records after it: a command costs what changed since, not the log's
+    /// length. The store keeps the list of everything, so that the checkpoint has it.
+    func openStore(_ path: String, command: String) throws -> TimelineStore {
+        let store: TimelineStore
+        do {
+            store = try TimelineStore(path: path, clock: SystemClock(), views: [ViewDefinition()])
+        } catch {
+            throw CommandFailure(message(for: error, path: path, command: command))
+        }
+        if let torn = (store.log as? FileEventLog)?.tornTail {
+            context.warn("\(path): \(torn); cut off (saved in \(FileEventLog.sideFilePath(for: path)))")
+        }
+        return store
+    }
+
+    /// Releases the store, writing a checkpoint when there was none to start from or the
+    /// tail read after it has grown past ``checkpointRefreshBound`` (not after every command).
+    func finish(_ store: TimelineStore) async {
+        let report = store.openingReport
+        let refresh = report.checkpointPosition == nil || report.replayedRecords >= Self.checkpointRefreshBound
+        await store.close(checkpoint: refresh)
     }
 
     /// Opens the store's log for writing, taking its lock.

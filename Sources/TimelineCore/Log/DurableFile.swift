@@ -15,6 +15,14 @@ public enum DurableFile {
         try SystemFile.writeAtomically(bytes, to: path)
     }
 
+    /// Writes `bytes` to `path` as ``write(_:to:)`` does, with the permissions of the file
+    /// at `original` (a log's side file gets the log's): who may read the log may read it.
+    public static func write(_ bytes: [UInt8], to path: String, permissionsOf original: String) throws(EventLogError) {
+        var info = stat()
+        guard stat(original, &info) == 0 else { return try write(bytes, to: path) }
+        try SystemFile.writeAtomically(bytes, to: path, mode: info.st_mode & 0o777)
+    }
+
     /// The whole content of `path`, or `nil` if there is no such file.
     public static func read(_ path: String) throws(EventLogError) -> [UInt8]? {
         guard SystemFile.exists(path) else { return nil }

@@ -128,10 +128,11 @@ final class SystemFile: Sendable {
     }
 
     /// Writes `bytes` to `path` atomically: a temporary file, fsync, rename, fsync of the directory.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(EventLogError) {
+    static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t? = nil) throws(EventLogError) {
         let temporary = temporaryPath(for: path)
         do {
-            let file = try SystemFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
+            let file = try SystemFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode ?? 0o644)
+            if let mode { _ = fchmod(file.descriptor, mode) }
             try file.write(bytes, at: 0)
             try file.sync()
         }

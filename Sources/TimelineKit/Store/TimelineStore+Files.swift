@@ -110,7 +110,7 @@ extension TimelineStore {
         // is written but not used: opening reads and replays the whole log, with the reason.
         let resumePoint = try? file.resumePoint(at: projection.position)
         let checkpoint = projection.checkpoint(logIdentity: identity, resumePoint: resumePoint)
-        do { try DurableFile.write(checkpoint.encoded(), to: checkpointPath) } catch {
+        do { try DurableFile.write(checkpoint.encoded(), to: checkpointPath, permissionsOf: file.path) } catch {
             throw .log(error)
         }
         markCheckpointed()

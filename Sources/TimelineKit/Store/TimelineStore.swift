@@ -338,10 +338,21 @@ public actor TimelineStore {
     /// Writes a checkpoint (for a store on a file log), ends every subscription, stops the
     /// clock and releases the log.
     public func close() throws(StoreError) {
-        defer { (log as? FileEventLog)?.close() }
+        defer { release() }
+        if checkpointPath != nil, projection.position != checkpointedPosition { try saveCheckpoint() }
+    }
+
+    /// Ends every subscription, stops the clock and releases the log; with `checkpoint`,
+    /// first writes a checkpoint if the store has records it does not hold (a failure to
+    /// write one only means that the next opening reads more of the log).
+    public func close(checkpoint: Bool) {
+        if checkpoint { try? close() } else { release() }
+    }
+
+    private func release() {
+        (log as? FileEventLog)?.close()
         logWatch?.cancel()
         logWatch = nil
-        if checkpointPath != nil, projection.position != checkpointedPosition { try saveCheckpoint() }
         stopClock()
         for buffer in subscribers.values.joined() { buffer.finish() }
         for buffer in summarySubscribers { buffer.finish() }
