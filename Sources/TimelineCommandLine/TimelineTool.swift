@@ -92,6 +92,7 @@ struct Runner {
         switch arguments.command.name {
         case Catalogue.replay.name: try replay(arguments, path: arguments.firstPositional)
         case Catalogue.rows.name: try replay(arguments, path: try logPath(arguments))
+        case Catalogue.render.name: try render(arguments)
         case Catalogue.timelines.name: try timelines(arguments)
         case Catalogue.verify.name: try verify(arguments)
         case Catalogue.rebuild.name: try rebuild(arguments)
