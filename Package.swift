@@ -61,7 +61,8 @@ let package = Package(
             name: "TimelineKitTests", dependencies: ["TimelineKit", "TimelineTestSupport", "timeline-stress"],
             path: "Tests/TimelineKitTests", swiftSettings: shared),
         .testTarget(
-            name: "TimelineRenderTests", dependencies: ["TimelineRender", "TimelineTestSupport"],
+            name: "TimelineRenderTests",
+            dependencies: ["TimelineRender", "TimelineCore", "TimelineProjections", "TimelineTestSupport"],
             path: "Tests/TimelineRenderTests", exclude: ["Golden"], swiftSettings: shared),
         .testTarget(
             name: "TimelineCommandLineTests",

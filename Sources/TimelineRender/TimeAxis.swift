@@ -9,7 +9,7 @@ enum TickStep: Hashable, Sendable, Comparable {
 
     /// The steps the axis chooses from, shortest first.
     static let all: [TickStep] = [
-        .days(1), .days(2), .days(7), .days(14),
+        .days(1), .days(2), .days(7),
         .months(1), .months(2), .months(3), .months(6),
         .years(1), .years(2), .years(5), .years(10), .years(20), .years(50), .years(100), .years(200),
         .years(500), .years(1000),
@@ -52,13 +52,14 @@ enum TickStep: Hashable, Sendable, Comparable {
     }
 
     /// The index of the last boundary at or before `instant`: boundary `i` is `i` steps
-    /// from the epoch of the step's unit (year 0, month 0 of year 0, or 1970-01-01).
+    /// from the epoch of the step's unit (year 0, month 0 of year 0, or 1970-01-01 or the
+    /// Monday after it).
     func floorIndex(of instant: Instant) -> Int {
         let date = instant.utcDate
         switch self {
         case .days(let n):
             let day = Int(floorDivide(instant.microsecondsSinceEpoch, 86_400_000_000))
-            return floorDivide(day, n)
+            return floorDivide(day - Self.dayOffset(n), n)
         case .months(let n):
             return floorDivide(date.year * 12 + date.month - 1, n)
         case .years(let n):
@@ -70,7 +71,7 @@ enum TickStep: Hashable, Sendable, Comparable {
     func instant(at index: Int) -> Instant {
         switch self {
         case .days(let n):
-            return Instant(microsecondsSinceEpoch: Int64(index * n) * 86_400_000_000)
+            return Instant(microsecondsSinceEpoch: Int64(index * n + Self.dayOffset(n)) * 86_400_000_000)
         case .months(let n):
             let month = index * n
             return Instant(utcYear: floorDivide(month, 12), month: month - floorDivide(month, 12) * 12 + 1)
@@ -92,6 +93,9 @@ enum TickStep: Hashable, Sendable, Comparable {
             return "\(Self.monthNames[date.month - 1]) \(date.day)"
         }
     }
+
+    /// Weeks start on Mondays (1970-01-05 was one); other numbers of days count from 1970-01-01.
+    static func dayOffset(_ days: Int) -> Int { days == 7 ? 4 : 0 }
 
     static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 }
