@@ -25,8 +25,9 @@ extension Catalogue {
             pointer rests on it. Dates are placed by their instant: 2019 and 2019-03 at the \
             start of their year and month.
 
-            The view options choose the rows as for replay; the picture places them by \
-            date, so --order and --ongoing only order the lanes (by their first row), and \
+            The view options choose the rows as for replay, and the picture places them by \
+            date: the lanes come in the order of their first row (with --order desc, the \
+            latest first); --ongoing changes nothing, as an open range always runs to now; \
             --sections year, month or decade puts a line at each section's start.
 
             The HTML page needs no network and no script to show the picture, and follows \
@@ -60,7 +61,8 @@ extension Runner {
         do {
             try DurableFile.write(Array(picture.utf8), to: output)
         } catch {
-            throw CommandFailure("cannot write the picture to \(output): \(error)")
+            throw CommandFailure("cannot write the picture to \(output): \(error); "
+                                 + "check that its directory exists and can be written to")
         }
         return ""
     }

@@ -42,10 +42,11 @@ public enum TimelinePicture {
 
     /// Draws the rows of `view` in `projection` at the projection's "now".
     ///
-    /// The view's filter chooses the rows (a view of one timeline is one lane); its order
-    /// orders the lanes, by their first row; its sections (year, month or decade), when
-    /// it has them, set the axis's ticks. A view the projection does not maintain is built
-    /// for the picture.
+    /// The view's filter chooses the rows (a view of one timeline is one lane); the lanes
+    /// come in the order of their first row in the view; its sections (year, month or
+    /// decade), when it has them, put a line at each section's start. Where it places
+    /// ongoing rows changes nothing: an open range runs to now. A view the projection does
+    /// not maintain is built for the picture.
     /// - Complexity: O(*n* log *n*) for the *n* rows of the view.
     public static func render(_ view: ViewDefinition, of projection: TimelineProjection,
                               options: Options = Options()) -> String {
