@@ -45,6 +45,16 @@ struct DocumentTests {
         #expect(all.lanes.first { $0.id == "work" }?.colour == input.lanes[0].colour)
     }
 
+    @Test func lanesComeInTheOrderOfTheirFirstRow() throws {
+        let descending = ViewDefinition(order: .descending)
+        let projection = try lifeProjection(views: [ViewDefinition(), descending])
+        #expect(PictureInput(view: ViewDefinition(), projection: projection).lanes.map(\.id)
+            == ["home", "education", "travel", "work"])
+        // Latest first: the trip to Japan (2027-04), then the sabbatical (2027-01), ...
+        #expect(PictureInput(view: descending, projection: projection).lanes.map(\.id)
+            == ["travel", "work", "education", "home"])
+    }
+
     @Test func everyEventOfTheViewIsDrawnOnceWithItsDatesInItsTooltip() throws {
         let projection = try lifeProjection()
         let svg = TimelinePicture.render(ViewDefinition(), of: projection)
