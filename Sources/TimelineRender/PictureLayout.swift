@@ -100,8 +100,11 @@ struct PictureLayout: Hashable, Sendable {
     var input: PictureInput
     var width: Double
     var height: Double
+    /// The heading: the view's title, shortened to the picture's width.
     var title: String
     var subtitle: String
+    /// Each lane's heading: its timeline's name, shortened to the picture's width.
+    var laneNames: [String] = []
     /// A line under the subtitle: what is left out, or that the picture counts.
     var note: String?
     var axis: TimeAxis
@@ -167,6 +170,14 @@ struct PictureLayout: Hashable, Sendable {
         }
         note = notes.isEmpty ? nil : notes.joined(separator: " · ")
         subtitle = subtitleText(visible: visible)
+        // Headings in bold take up to a tenth more room than the estimate.
+        let room = width - 2 * Self.margin
+        title = Self.shortened(input.title, room: room / 1.12, size: Self.titleSize)
+        laneNames = self.input.lanes.enumerated().map { lane, info in
+            let count = TextWidth.of(Self.counted(lanes.indices.contains(lane) ? lanes[lane].count : 0, "event"),
+                                     size: Self.axisSize)
+            return Self.shortened(info.name, room: (room - count - 8) / 1.12, size: Self.headingSize)
+        }
         // The header: title, subtitle, the note if any, then the axis's labels.
         let axisTop = Self.margin + Self.titleSize + 10 + Self.subtitleSize + 14 + (note == nil ? 0 : 18)
         plotTop = axisTop + 22
@@ -492,6 +503,11 @@ struct PictureLayout: Hashable, Sendable {
         if plotBottom - plotTop > 420 {
             axisLabels += labels.map { AxisLabel(text: $0.text, x: $0.x, baseline: plotBottom + 18) }
         }
+    }
+
+    /// `text`, or its beginning and "…" when it is wider than `room`.
+    static func shortened(_ text: String, room: Double, size: Double) -> String {
+        TextWidth.fitted(text, room: room, size: size)?.text ?? String(text.prefix(1)) + "…"
     }
 
     static func counted(_ number: Int, _ noun: String) -> String {

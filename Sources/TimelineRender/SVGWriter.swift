@@ -15,7 +15,7 @@ enum SVGWriter {
         out += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"tl-picture\" width=\"\(width)\" height=\"\(height)\""
         out += " viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-labelledby=\"tl-title\""
         out += " font-family=\"\(fontFamily)\">\n"
-        out += "<title id=\"tl-title\">\(escaped(layout.title + " · " + layout.subtitle))</title>\n"
+        out += "<title id=\"tl-title\">\(escaped(layout.input.title + " · " + layout.subtitle))</title>\n"
         out += styleSheet
         out += "<rect class=\"tl-bg\" width=\"\(width)\" height=\"\(height)\" fill=\"\(light.background)\"/>\n"
 
@@ -84,7 +84,7 @@ enum SVGWriter {
         out += " d=\"M\(number(PictureLayout.margin)) \(number(box.top))H\(number(layout.width - PictureLayout.margin))\"/>\n"
         out += "<text x=\"\(number(PictureLayout.margin))\" y=\"\(number(box.headingBaseline))\""
         out += " font-size=\"\(number(PictureLayout.headingSize))\">"
-        out += "<tspan class=\"tl-c\(colour)\" font-weight=\"600\" fill=\"\(Palette.light[colour])\">\(escaped(lane.name))</tspan>"
+        out += "<tspan class=\"tl-c\(colour)\" font-weight=\"600\" fill=\"\(Palette.light[colour])\">\(escaped(layout.laneNames[box.lane]))</tspan>"
         out += "<tspan class=\"tl-muted\" dx=\"8\" font-size=\"\(number(PictureLayout.axisSize))\" fill=\"\(light.muted)\">"
         out += "\(PictureLayout.counted(box.count, "event"))</tspan></text>\n"
         for item in layout.items where item.lane == box.lane { writeItem(item, colour: colour, layout, into: &out) }

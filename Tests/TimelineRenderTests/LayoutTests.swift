@@ -207,6 +207,18 @@ struct LayoutTests {
         #expect(label.span.upperBound < layout.placed("last")!.x0)
     }
 
+    @Test func longHeadingsAreShortenedToThePicture() throws {
+        let long = String(repeating: "Very long name ", count: 40)
+        var picture = input(lanes: [long], items: [item("a", "A", try date("2000"))], now: now)
+        picture.title = long
+        let layout = PictureLayout(picture, options: .init(width: 600))
+        #expect(layout.title.hasSuffix("…") && long.hasPrefix(String(layout.title.dropLast())))
+        #expect(TextWidth.of(layout.title, size: PictureLayout.titleSize) <= 600 - 2 * PictureLayout.margin)
+        #expect(layout.laneNames[0].hasSuffix("…"))
+        #expect(TextWidth.of(layout.laneNames[0], size: PictureLayout.headingSize) < 600 - 2 * PictureLayout.margin)
+        #expect(SVGWriter.svg(layout).contains("<title id=\"tl-title\">\(long) · "))
+    }
+
     @Test func fittingATitle() {
         let size = 12.0
         let width = TextWidth.of("Graduation", size: size)
