@@ -107,6 +107,10 @@ struct PictureLayout: Hashable, Sendable {
     var laneNames: [String] = []
     /// A line under the subtitle: what is left out, or that the picture counts.
     var note: String?
+    /// The baselines of the title, the subtitle and the note.
+    var titleBaseline = margin + titleSize
+    var subtitleBaseline = margin + titleSize + 10 + subtitleSize + 2
+    var noteBaseline = margin + titleSize + 10 + subtitleSize + 20
     var axis: TimeAxis
     var plotTop: Double
     var plotBottom: Double
@@ -179,7 +183,7 @@ struct PictureLayout: Hashable, Sendable {
             return Self.shortened(info.name, room: (room - count - 8) / 1.12, size: Self.headingSize)
         }
         // The header: title, subtitle, the note if any, then the axis's labels.
-        let axisTop = Self.margin + Self.titleSize + 10 + Self.subtitleSize + 14 + (note == nil ? 0 : 18)
+        let axisTop = (note == nil ? subtitleBaseline : noteBaseline) + 12
         plotTop = axisTop + 22
         shift(by: plotTop + 16)
         plotBottom = lanes.last.map { $0.bottom + 6 } ?? plotTop + 60

@@ -21,15 +21,13 @@ enum SVGWriter {
 
         // The header.
         let margin = number(PictureLayout.margin)
-        var baseline = PictureLayout.margin + PictureLayout.titleSize
-        out += "<text class=\"tl-text\" x=\"\(margin)\" y=\"\(number(baseline))\" font-size=\"\(number(PictureLayout.titleSize))\""
-        out += " font-weight=\"600\" fill=\"\(light.text)\">\(escaped(layout.title))</text>\n"
-        baseline += 10 + PictureLayout.subtitleSize + 2
-        out += "<text class=\"tl-muted\" x=\"\(margin)\" y=\"\(number(baseline))\" font-size=\"\(number(PictureLayout.subtitleSize))\""
-        out += " fill=\"\(light.muted)\">\(escaped(layout.subtitle))</text>\n"
+        out += "<text class=\"tl-text\" x=\"\(margin)\" y=\"\(number(layout.titleBaseline))\""
+        out += " font-size=\"\(number(PictureLayout.titleSize))\" font-weight=\"600\" fill=\"\(light.text)\">"
+        out += "\(escaped(layout.title))</text>\n"
+        out += "<text class=\"tl-muted\" x=\"\(margin)\" y=\"\(number(layout.subtitleBaseline))\""
+        out += " font-size=\"\(number(PictureLayout.subtitleSize))\" fill=\"\(light.muted)\">\(escaped(layout.subtitle))</text>\n"
         if let note = layout.note {
-            baseline += 18
-            out += "<text class=\"tl-note tl-now-text\" x=\"\(margin)\" y=\"\(number(baseline))\""
+            out += "<text class=\"tl-note tl-now-text\" x=\"\(margin)\" y=\"\(number(layout.noteBaseline))\""
             out += " font-size=\"\(number(PictureLayout.subtitleSize))\" fill=\"\(light.now)\">\(escaped(note))</text>\n"
         }
 
