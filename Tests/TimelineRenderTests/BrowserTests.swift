@@ -9,7 +9,8 @@ import TimelineProjections
 /// page's script has run. Skipped, saying why, where no headless Chromium is installed.
 @Suite("The page in a real browser", .serialized, .enabled(if: Chromium.found != nil, Comment(rawValue: Chromium.missing)))
 struct BrowserTests {
-    let chromium = Chromium.found!
+    /// Only read by tests, which run only when there is one.
+    var chromium: Chromium { Chromium.found! }
     let width = 1000
 
     /// The page, its layout, and a scratch directory holding it as `page.html`.
