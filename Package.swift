@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "TimelineCore", targets: ["TimelineCore"]),
         .library(name: "TimelineProjections", targets: ["TimelineProjections"]),
         .library(name: "TimelineKit", targets: ["TimelineKit"]),
+        .library(name: "TimelineRender", targets: ["TimelineRender"]),
         .executable(name: "timeline", targets: ["timeline"]),
         .executable(name: "timeline-live", targets: ["TerminalFrontEnd"]),
     ],
@@ -30,8 +31,11 @@ let package = Package(
             name: "TimelineKit", dependencies: ["TimelineCore", "TimelineProjections"], path: "Sources/TimelineKit",
             swiftSettings: shared),
         .target(
-            name: "TimelineCommandLine", dependencies: ["TimelineKit"], path: "Sources/TimelineCommandLine",
+            name: "TimelineRender", dependencies: ["TimelineProjections"], path: "Sources/TimelineRender",
             swiftSettings: shared),
+        .target(
+            name: "TimelineCommandLine", dependencies: ["TimelineKit", "TimelineRender"],
+            path: "Sources/TimelineCommandLine", swiftSettings: shared),
         .executableTarget(
             name: "timeline", dependencies: ["TimelineCommandLine"], path: "Sources/timeline", swiftSettings: shared),
         // The benchmark is a target CI runs (`swift run -c release timeline-bench`), not a product.
@@ -56,6 +60,10 @@ let package = Package(
         .testTarget(
             name: "TimelineKitTests", dependencies: ["TimelineKit", "TimelineTestSupport", "timeline-stress"],
             path: "Tests/TimelineKitTests", swiftSettings: shared),
+        .testTarget(
+            name: "TimelineRenderTests",
+            dependencies: ["TimelineRender", "TimelineCore", "TimelineProjections", "TimelineTestSupport"],
+            path: "Tests/TimelineRenderTests", exclude: ["Golden"], swiftSettings: shared),
         .testTarget(
             name: "TimelineCommandLineTests",
             dependencies: ["TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress", "timeline-bench"],

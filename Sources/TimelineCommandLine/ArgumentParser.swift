@@ -25,6 +25,8 @@ struct OptionSpec: Sendable {
 struct PositionalSpec: Sendable {
     var name: String
     var help: String
+    /// Whether the command runs without it (only the last positional may be optional).
+    var isOptional = false
 }
 
 /// Everything the tool knows about a command: how to call it and how to explain it.
@@ -33,7 +35,7 @@ struct CommandSpec: Sendable {
     var name: String
     /// One line: what it does.
     var summary: String
-    /// Its positional arguments, all required.
+    /// Its positional arguments, required unless marked optional.
     var positionals: [PositionalSpec] = []
     /// Its options, in the order help lists them.
     var options: [OptionSpec]
@@ -210,8 +212,9 @@ enum ArgumentParser {
             }
             parsed.values[option.name] = value
         }
-        if parsed.positionals.count < command.positionals.count {
-            let missing = command.positionals[parsed.positionals.count...].map(\.name).joined(separator: " ")
+        if parsed.positionals.count < command.positionals.count(where: { !$0.isOptional }) {
+            let missing = command.positionals[parsed.positionals.count...].filter { !$0.isOptional }.map(\.name)
+                .joined(separator: " ")
             throw UsageError(message: "missing \(missing)", command: command.name)
         }
         if parsed.positionals.count > command.positionals.count {

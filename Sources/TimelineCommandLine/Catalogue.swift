@@ -271,7 +271,7 @@ enum Catalogue {
 
     /// The commands, grouped as the tool's help lists them.
     static let groups: [(title: String, commands: [CommandSpec])] = [
-        ("Reading a log file", [replay]),
+        ("Reading a log file", [replay, render]),
         ("Reading the store's log (--log PATH)", [rows, watch, timelines, verify, rebuild, export]),
         ("Changing the store's log (--log PATH)", [
             createTimeline, renameTimeline, removeTimeline, addEvent, retitleEvent, setDate, setRange,

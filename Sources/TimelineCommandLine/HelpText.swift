@@ -64,7 +64,7 @@ enum HelpText {
     /// The words of a command's usage after `timeline NAME`: arguments, required
     /// options, then optional ones in brackets.
     static func usageWords(of command: CommandSpec) -> [String] {
-        var words = command.positionals.map(\.name)
+        var words = command.positionals.map { $0.isOptional ? "[\($0.name)]" : $0.name }
         if command.name == Catalogue.addEvent.name {
             let grouped = ["--timeline", "--title", "--date", "--start", "--end"]
             words += ["--timeline ID", "--title TITLE", "(--date DATE | --start DATE [--end DATE])"]

@@ -46,6 +46,15 @@ extension Runner {
     // MARK: replay, rows
 
     func replay(_ arguments: ParsedArguments, path: String) throws -> String {
+        let (projection, view) = try projectedView(arguments, path: path)
+        let printer = RowPrinter(rows: projection.rows(view) ?? RowList(), sections: Array(projection.sections(view)))
+        return arguments.flag("--json") ? printer.json() : printer.table()
+    }
+
+    /// The view that the view options choose, and the projection of the log at `path`
+    /// (checked, up to `--upto`, at `--now`) that maintains it; warns about an unknown
+    /// `--timeline`. What replay, rows and render show.
+    func projectedView(_ arguments: ParsedArguments, path: String) throws -> (TimelineProjection, ViewDefinition) {
         let view = try view(arguments)
         let now = try now(arguments)
         _ = try arguments.nonNegativeInteger("--upto")
@@ -59,8 +68,7 @@ extension Runner {
             }
             context.warn(message)
         }
-        let printer = RowPrinter(rows: projection.rows(view) ?? RowList(), sections: Array(projection.sections(view)))
-        return arguments.flag("--json") ? printer.json() : printer.table()
+        return (projection, view)
     }
 
     // MARK: timelines

@@ -93,6 +93,7 @@ struct Runner {
         case Catalogue.replay.name: try replay(arguments, path: arguments.firstPositional)
         case Catalogue.rows.name: try replay(arguments, path: try logPath(arguments))
         case Catalogue.watch.name: try await watch(arguments)
+        case Catalogue.render.name: try render(arguments)
         case Catalogue.timelines.name: try timelines(arguments)
         case Catalogue.verify.name: try verify(arguments)
         case Catalogue.rebuild.name: try rebuild(arguments)

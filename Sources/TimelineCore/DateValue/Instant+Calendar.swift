@@ -6,3 +6,11 @@ extension Instant {
         return CivilCalendar.civilFromDays(days)
     }
 }
+
+extension Instant {
+    /// The instant of UTC midnight at the start of a calendar day (proleptic Gregorian).
+    package init(utcYear year: Int, month: Int, day: Int = 1) {
+        self.init(microsecondsSinceEpoch: CivilCalendar.daysFromCivil(year: year, month: month, day: day)
+            * CivilCalendar.microsecondsPerDay)
+    }
+}

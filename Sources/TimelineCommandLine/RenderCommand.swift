@@ -1,0 +1,91 @@
+import TimelineCore
+import TimelineProjections
+import TimelineRender
+
+/// `timeline render`: a view of a log as a picture.
+extension Catalogue {
+    static let render = CommandSpec(
+        name: "render",
+        summary: "draw the rows of a log as a picture: SVG, or a self-contained HTML page",
+        positionals: [PositionalSpec(name: "FILE", help: "a log file (without it, the store's log: --log PATH)",
+                                     isOptional: true)],
+        options: [log] + viewOptions.filter { $0.name != "--json" } + [
+            OptionSpec(name: "--format", value: "svg|html", choices: ["svg", "html"],
+                       help: "an SVG picture (the default; html when --output ends in .html) or an HTML page"),
+            OptionSpec(name: "--width", value: "N", help: "the picture's width in pixels, 320 to 20000 (default: 1200)"),
+            OptionSpec(name: "--from", value: "DATE", help: "where the time axis starts (default: before the first date)"),
+            OptionSpec(name: "--to", value: "DATE", help: "where the time axis ends (default: after the last date, or now)"),
+            OptionSpec(name: "--output", value: "PATH", help: "write the picture to PATH, not to standard output"),
+        ],
+        details: """
+            One lane per timeline (the --timeline view is one lane), a bar per range from \
+            its start to its end, an open range running to now and fading there, a mark \
+            per single date, a time axis, and the titles beside or on their items; a title \
+            without room is shortened, and every item shows its title and dates when the \
+            pointer rests on it. Dates are placed by their instant: 2019 and 2019-03 at the \
+            start of their year and month.
+
+            The view options choose the rows as for replay, and the picture places them by \
+            date: the lanes come in the order of their first row (with --order desc, the \
+            latest first); --ongoing changes nothing, as an open range always runs to now; \
+            --sections year, month or decade puts a line at each section's start.
+
+            The HTML page needs no network and no script to show the picture, and follows \
+            the system's light or dark appearance (so does the SVG in a browser). A view \
+            of more than 2,500 events is drawn as counts per timeline and period, with a \
+            note saying so.
+            """ + "\n\n" + dateDetails,
+        examples: [
+            "timeline render life.jsonl --format html > life.html",
+            "timeline render life.jsonl --timeline work --from 2005 --to 2028 --output work.svg",
+            "timeline render --log timeline.jsonl --sections year --width 1600 --output years.html",
+        ])
+}
+
+extension Runner {
+    func render(_ arguments: ParsedArguments) throws -> String {
+        let path: String
+        if let file = arguments.positionals.first {
+            if arguments.value("--log") != nil {
+                throw UsageError(message: "give a log FILE or --log PATH, not both", command: arguments.command.name)
+            }
+            path = file
+        } else {
+            path = try logPath(arguments)
+        }
+        let output = arguments.value("--output")
+        let options = try pictureOptions(arguments, output: output)
+        let (projection, view) = try projectedView(arguments, path: path)
+        let picture = TimelinePicture.render(view, of: projection, options: options)
+        guard let output, output != "-" else { return picture }
+        do {
+            try DurableFile.write(Array(picture.utf8), to: output)
+        } catch {
+            throw CommandFailure("cannot write the picture to \(output): \(error); "
+                                 + "check that its directory exists and can be written to")
+        }
+        return ""
+    }
+
+    /// `--format`, `--width`, `--from` and `--to`, checked.
+    private func pictureOptions(_ arguments: ParsedArguments, output: String?) throws(UsageError)
+        -> TimelinePicture.Options {
+        let command = arguments.command.name
+        let html = output.map { $0.hasSuffix(".html") || $0.hasSuffix(".htm") } ?? false
+        let format = try arguments.choice("--format", as: TimelinePicture.Options.Format.self) ?? (html ? .html : .svg)
+        var width = 1200
+        if let text = arguments.value("--width") {
+            guard let number = try arguments.nonNegativeInteger("--width"), (320...20_000).contains(number) else {
+                throw .invalidValue(text, for: "--width", reason: "expected a width in pixels from 320 to 20000",
+                                    command: command)
+            }
+            width = Int(number)
+        }
+        let from = try arguments.date("--from"), to = try arguments.date("--to")
+        if let from, let to, to.instant <= from.instant {
+            throw UsageError(message: "invalid value for --to: \(to.text) is not after --from \(from.text); "
+                             + "give an end later than the start", command: command)
+        }
+        return TimelinePicture.Options(format: format, width: width, from: from?.instant, to: to?.instant)
+    }
+}
