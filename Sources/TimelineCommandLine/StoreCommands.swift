@@ -54,7 +54,7 @@ extension Runner {
     func openStore(_ path: String, command: String) throws -> TimelineStore {
         let store: TimelineStore
         do {
-            store = try TimelineStore(path: path, clock: SystemClock(), views: [ViewDefinition()])
+            store = try TimelineStore(path: path, clock: ContextClock(read: context.clock), views: [ViewDefinition()])
         } catch {
             throw CommandFailure(message(for: error, path: path, command: command))
         }
@@ -65,25 +65,14 @@ extension Runner {
     }
 
     /// Releases the store, writing a checkpoint when there was none to start from or the
-    /// tail read after it has grown past ``checkpointRefreshBound`` (not after every command).
+    /// records after it (read or appended) reach ``checkpointRefreshBound`` (not after
+    /// every command).
     func finish(_ store: TimelineStore) async {
-        let report = store.openingReport
-        let refresh = report.checkpointPosition == nil || report.replayedRecords >= Self.checkpointRefreshBound
+        var refresh = true
+        if let start = store.openingReport.checkpointPosition {
+            refresh = await store.position - start >= Self.checkpointRefreshBound
+        }
         await store.close(checkpoint: refresh)
-    }
-
-    /// Opens the store's log for writing, taking its lock.
-    func openLog(_ path: String) throws -> FileEventLog {
-        let log: FileEventLog
-        do {
-            log = try FileEventLog(path: path)
-        } catch {
-            throw CommandFailure(error.description)
-        }
-        if let torn = log.tornTail {
-            context.warn("\(path): \(torn); cut off")
-        }
-        return log
     }
 
     private func message(for error: StoreError, path: String, command: String) -> String {
@@ -234,17 +223,18 @@ extension Runner {
         }
         guard !facts.isEmpty else { return "\(file): nothing to import\n" }
 
-        let log = try openLog(path)
-        defer { log.close() }
+        let store = try openStore(path, command: arguments.command.name)
         let records: [Record]
         do {
-            let store = try TimelineStore(log: log, clock: ContextClock(read: context.clock), views: [])
             records = try await store.importFacts(facts, lines: lines)
         } catch .importRefused(_, let line?, let type, let rejection) {
+            await store.close(checkpoint: false)
             throw CommandFailure("\(file): line \(line): \(type.rawValue): \(rejection) in \(path); nothing imported")
         } catch {
+            await store.close(checkpoint: false)
             throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
         }
+        await finish(store)
         if arguments.flag("--json") { return plainLines(records) }
         return "imported \(count(facts.count, "fact")) from \(file) into \(path) (\(positions(records)))\n"
     }

@@ -1,0 +1,54 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// Store commands open from the checkpoint the tool keeps beside the log: their cost
+/// follows what changed, not the log's length.
+@Suite("timeline: store commands and their checkpoint")
+struct ToolCheckpointTests {
+    /// A hand-written log of one timeline and `events` single-date events.
+    static func handWrittenLog(events: Int) -> String {
+        var text = #"{"type":"timelineCreated","data":{"timeline":"life","name":"Life"}}"# + "\n"
+        for i in 0..<events {
+            text += #"{"type":"eventAdded","data":{"event":"e\#(i)","timeline":"life","title":"Event \#(i)","date":"\#(1900 + i % 100)"}}"# + "\n"
+        }
+        return text
+    }
+
+    @Test func aWriteCommandReadsOnlyTheLogAfterTheCheckpoint() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try directory.write("store.jsonl", Self.handWrittenLog(events: 20))
+        let checkpoint = log + ".checkpoint"
+        #expect(!FileManager.default.fileExists(atPath: checkpoint))
+        // No checkpoint yet: the whole log is read, and a checkpoint written.
+        let first = try await timeline(["add-event", "--event", "x1", "--timeline", "life", "--title", "X",
+                                        "--date", "2000", "--log", log])
+        #expect(first.status == 0, "\(first)")
+        #expect(FileManager.default.fileExists(atPath: checkpoint))
+        // Damage a record before the checkpoint's position (but not the one ending at it):
+        // a command that read the whole log would refuse it; one that starts at the
+        // checkpoint never reads it. `verify` reads everything and finds it.
+        let text = try directory.read("store.jsonl")
+        try directory.write("store.jsonl", text.replacingOccurrences(of: #""date":"1903"}"#, with: #""date":"1903-13"}"#))
+        let second = try await timeline(["add-event", "--event", "x2", "--timeline", "life", "--title", "Y",
+                                         "--date", "2001", "--log", log])
+        #expect(second.status == 0, "\(second)")
+        let verify = try await timeline(["verify", "--log", log])
+        #expect(verify.status == 1)
+        #expect(verify.errors.contains("line 5"))
+    }
+
+    @Test func theCheckpointGetsTheLogsPermissions() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try directory.write("store.jsonl", Self.handWrittenLog(events: 3))
+        #expect(chmod(log, 0o600) == 0)
+        let run = try await timeline(["add-event", "--timeline", "life", "--title", "X", "--date", "2000", "--log", log])
+        #expect(run.status == 0, "\(run)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: log + ".checkpoint")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+}
