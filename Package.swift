@@ -58,7 +58,7 @@ let package = Package(
             path: "Tests/TimelineKitTests", swiftSettings: shared),
         .testTarget(
             name: "TimelineCommandLineTests",
-            dependencies: ["TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress", "timeline-bench"],
+            dependencies: ["TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress"],
             path: "Tests/TimelineCommandLineTests", swiftSettings: shared
         ),
     ]
