@@ -66,7 +66,7 @@ let package = Package(
             path: "Tests/TimelineRenderTests", exclude: ["Golden"], swiftSettings: shared),
         .testTarget(
             name: "TimelineCommandLineTests",
-            dependencies: ["TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress", "timeline-bench"],
+            dependencies: ["TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress"],
             path: "Tests/TimelineCommandLineTests", swiftSettings: shared
         ),
     ]

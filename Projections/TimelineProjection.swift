@@ -90,8 +90,7 @@ public struct TimelineProjection: Sendable {
         public mutating func add<S: Sequence>(_ records: S) -> RecordRefusal? where S.Element == Record {
             guard refusal == nil else { return refusal }
             // An array (the usual case) is looped over its buffer: looping a sequence of a
-            // type from another module goes through a witness table and copies each record
-            // (callgrind: a fifth of folding a log into the events).
+            // type from another module goes through a witness table and copies each record.
             if let found = records.withContiguousStorageIfAvailable({ add(contiguous: $0) }) { return found }
             for record in records {
                 if let found = add(record) { return found }
@@ -164,10 +163,8 @@ public struct TimelineProjection: Sendable {
     /// Builds every row set and the summaries from the events, at the same time on as
     /// many processors as there are: each is built from the same events, which are only read.
     ///
-    /// The summaries are the last task: started first, beside the largest set, they
-    /// finished a rebuild sooner in a small driver, but raised the peak memory of opening
-    /// a store of 1M events from 501-518 to 559-568 bytes per event (the two sorts'
-    /// temporaries at once), with no gain the benchmark's rebuild could show.
+    /// The summaries are the last task, not beside the largest set: the two at once
+    /// would hold both their sorts' temporaries, raising the peak memory of opening a store.
     fileprivate mutating func buildViewsAndSummaries(names: [TimelineID: String]) {
         let events = self.events, position = self.position, now = self.now.microsecondsSinceEpoch
         let sets = rowSets
@@ -274,8 +271,8 @@ public struct TimelineProjection: Sendable {
     /// Whether ``apply(_:)`` describes how the summaries changed
     /// (``ProjectionChanges/summaries``) and counts each timeline's dates in at once.
     ///
-    /// Describing costs a sixth of projecting one command, and counting each timeline's
-    /// dates in and out as events come, go and change costs a tenth; a store turns it off
+    /// Describing them, and counting each timeline's dates in and out as events come, go
+    /// and change, is work on every command; a store turns it off
     /// while nobody follows the summaries, and the dates' changes are then counted in
     /// together, later. ``timelineSummaries`` is up to date either way (made when read,
     /// while off). Turning it on starts from the summaries as they are, counting in the

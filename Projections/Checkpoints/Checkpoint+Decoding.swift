@@ -319,8 +319,8 @@ extension Checkpoint {
     /// The summaries of the named timelines.
     ///
     /// The dates' table is in order, so each timeline's dates are put in order by
-    /// counting their indices: O(*n* + *d*) for *n* dates of *d* distinct ones, where
-    /// sorting each timeline's dates was a fifth of loading a checkpoint.
+    /// counting their indices: O(*n* + *d*) for *n* dates of *d* distinct ones, not the
+    /// O(*n* log *n*) of sorting each timeline's dates.
     private static func restoredSummaries(
         _ parts: [DecodedEvents], timelines: [TimelineID], names: [String?], dates: [DateValue]
     ) -> SummaryState {

@@ -44,19 +44,17 @@ extension OrderedIndex {
 
     /// How many more elements a built leaf has room for.
     ///
-    /// A leaf sized to its elements was copied whole by its first insertion after a build
-    /// (callgrind with a 256 KiB last level, 300 commands at 100k rows: 7.8k write misses,
-    /// 2.1k with room for four; 10.09M instructions, 9.72M). Four elements cost about two
-    /// bytes per row of 24 bytes.
+    /// A leaf sized to its elements would be copied whole by its first insertion after a
+    /// build. Four elements cost about two bytes per row of 24 bytes.
     static var leafRoom: Int { 4 }
 
     /// Builds a tree bottom-up: first the leaves, spread evenly and about three quarters
     /// full, with one separator between neighbours; then each level of parents over the
     /// level below, until one node remains.
     ///
-    /// Full nodes would make nearly every insertion after a build split a node (callgrind:
-    /// 424 splits in 300 commands on an index of 100k rows, each copying a whole node);
-    /// at three quarters, a leaf takes a quarter of its capacity in insertions first.
+    /// Full nodes would make nearly every insertion after a build split a node, each
+    /// split copying a whole node; at three quarters, a leaf takes a quarter of its
+    /// capacity in insertions first.
     /// See ``groupCount(items:capacity:)`` for why every node but the root stays at least
     /// half full.
     private static func build(count total: Int, nodeCapacity: Int, element: (Int) throws -> Element) rethrows -> Node {

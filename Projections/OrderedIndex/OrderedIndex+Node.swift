@@ -23,10 +23,9 @@ extension OrderedIndex {
     /// one more child than elements. Child `i` holds the elements that come before
     /// element `i`; the last child holds those after the last element.
     ///
-    /// A node is one allocation: its fields, then its elements. With the elements in an
-    /// array of their own, a search waited on two cache misses per node, the node and
-    /// then its array (with `perf` at 1M rows, two thirds of the search's time), and
-    /// retained the array to read it. Its storage has room for a fixed number of
+    /// A node is one allocation: its fields, then its elements, so that a search waits on
+    /// one cache miss per node, not two (the node, then an array of its elements), and
+    /// retains nothing to read them. Its storage has room for a fixed number of
     /// elements, so a node that needs more is replaced by a larger copy, which its parent
     /// then holds (``OrderedIndex/Node/uniqueChild(_:room:nodeCapacity:)``).
     ///
@@ -69,8 +68,7 @@ extension OrderedIndex.Node {
     // The fields and elements are read and written through pointers into the node's own
     // allocation, which stays valid while the caller holds the node, as it does to call
     // these. Through `ManagedBuffer.header`, every access would also pay the runtime's
-    // exclusivity check (once about a tenth of one projected record's instructions, with
-    // callgrind); a node is written only through the index value that uniquely owns it,
+    // exclusivity check; a node is written only through the index value that uniquely owns it,
     // which an `inout` access to that value already makes exclusive.
 
     /// The node's fields.

@@ -11,8 +11,7 @@ extension OrderedIndex {
     ///
     /// A mutation at a position finds its child in each internal node by summing the
     /// children's counts (``Node/slot(containing:)``), as the walk that found the position
-    /// had just done (with callgrind, those sums were 3.5 % of a command's instructions,
-    /// and each ended on a mispredicted branch).
+    /// had just done; the path records the walk's steps so that they are not summed twice.
     ///
     /// A path is valid for the index it was recorded on, until that index changes: the
     /// change that follows the walk must be its only use. A step is checked against the

@@ -50,8 +50,7 @@ extension OrderedIndex {
     /// element after the child the walk went down). It must not keep the pointer.
     ///
     /// The walk holds no reference of its own to the nodes: retaining
-    /// each node on the way down was an atomic write to memory the search only reads
-    /// (with `perf` at 1M rows, the retains were a sixth of one command's time).
+    /// each node on the way down would be an atomic write to memory the search only reads.
     ///
     /// With `steps`, the walk records its way down in them and hands `body` the
     /// ``Path``, for a mutation at the position found (it must not outlive `steps`).

@@ -71,14 +71,10 @@ public struct OrderedIndex<Element: OrderedIndexElement> {
     /// The node capacity used by ``init()`` and ``init(_:)``: 64 elements, or fewer
     /// where that is more than 2 KiB of them (at least 16).
     ///
-    /// Measured on one million 32-byte elements (release build): insertion and removal
-    /// cost about the same from 48 to 128 elements per node; 32 was slower, and so was
-    /// iteration. Beyond 64, copying a path shared with a snapshot (a node copy per
-    /// level) and the rank queries got slower. For the 16-byte rows, 128 elements (2 KiB)
-    /// made each insertion or removal shift about 1 KiB of a leaf: with callgrind's cache
-    /// simulation (a 256 KiB last level, 300 commands at 100k rows), 64 elements took the
-    /// misses from 55.4k to 41.5k and the instructions from 12.93M to 12.83M; 32 gave
-    /// 36.2k misses but 13.08M instructions, and a node's overhead on twice as many nodes.
+    /// Smaller nodes make a taller tree (a level more to walk, a node's overhead on more
+    /// nodes); larger ones make copying a path shared with a snapshot (a node copy per
+    /// level) and each insertion or removal (which shifts half a node on average) cost
+    /// more. 64 elements balance the two for the rows of a view.
     static var defaultNodeCapacity: Int {
         let stride = Swift.max(1, MemoryLayout<Element>.stride)
         return Swift.min(64, Swift.max(16, 2048 / stride))

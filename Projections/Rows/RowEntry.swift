@@ -7,11 +7,9 @@ import TimelineCore
 /// id's first eight bytes; the public ``Row`` is made from it on demand.
 ///
 /// The id's bytes are there for the search: rows tied on their instant are ordered by
-/// their events' ids, and reading an id from its snapshot was a cache miss for every
-/// comparison of such rows. With `perf` at 1M rows (about 20 rows a day), those reads
-/// were four fifths of the search's own time; with the prefix, projecting one command
-/// took about a sixth less time, for 8 bytes a row (the rows of views that share them are kept
-/// once, see ``RowSet``).
+/// their events' ids, and reading an id from its snapshot is a cache miss, so a
+/// comparison reads the snapshot only when the prefixes tie too. It costs 8 bytes a row
+/// (the rows of views that share them are kept once, see ``RowSet``).
 struct RowEntry: OrderedIndexElement, Sendable {
     /// The instant in the high 61 bits, the kind in the next two, the mark in the lowest.
     /// A parsed date's instant (years 0001–9999) fits in 59 bits; one made from any

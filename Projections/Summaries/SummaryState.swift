@@ -266,8 +266,7 @@ struct SummaryState: Sendable {
     /// later, with the other pending changes.
     ///
     /// While changes are not tracked, nobody reads a timeline's earliest and latest dates
-    /// as they change, and counting each date in and out of its tree at once was a tenth
-    /// of one command's instructions and a quarter of its cache misses (callgrind). The
+    /// as they change, so a date is not counted in and out of its tree at once: the
     /// changes wait in a list instead; once it holds ``pendingLimit(dates:)`` of them (a
     /// quarter as many as the tree has dates, from 64 to 4,096), they are counted in in
     /// date order, each walk starting from the root again but going near where the last

@@ -43,9 +43,9 @@ struct RowOrder: Sendable {
     /// of the event id (of the row's ``RowEntry/idPrefix``), where the event is in the
     /// table and the role in the other — and
     /// compares whole ids only where the first words and the ids' first bytes tie, so the
-    /// sort moves no references and rarely touches a string (callgrind: the sort was half
-    /// of rebuilding 400k rows). The keys are made from the table's slots and the index's
-    /// nodes are filled from the sorted keys, so no array of the rows is made: the keys
+    /// sort moves no references and rarely touches a string. The keys are made from the
+    /// table's slots and the index's nodes are filled from the sorted keys, so no array of
+    /// the rows is made: the keys
     /// were the largest part of the peak of opening a store, and with an array of rows
     /// beside them took 40 bytes a row.
     ///
@@ -101,8 +101,8 @@ struct RowOrder: Sendable {
     /// (or their first bytes) orders ids as their bytes do, except that equal prefixes
     /// need the whole ids.
     ///
-    /// Read from the string's contiguous bytes (every row made at open computes one:
-    /// iterating the string's UTF-8 view took a tenth of opening a store).
+    /// Read from the string's contiguous bytes, not by iterating its UTF-8 view: every row
+    /// made at open computes one.
     static func prefix(_ id: String) -> UInt64 {
         var id = id
         return id.withUTF8 { bytes in

@@ -6,8 +6,7 @@ import TimelineCore
 /// Such views have the same rows in the same order: their sort order (a descending view
 /// reads the index backwards) and their sections only change how the rows are read. A
 /// list and its sectioned variant therefore cost one index, one search per changed row
-/// and one build (with `perf` at 1M rows, the search of a view's index was a third of a
-/// command's time).
+/// and one build.
 struct RowSet: Sendable {
     let filter: RowFilter
     let placement: OngoingPlacement
@@ -24,9 +23,8 @@ struct RowSet: Sendable {
     /// The index lists built for each order the views read the rows in are kept too
     /// (``ChangeSetBuilder/Storage``), although the change sets made from them share their
     /// storage: once a subscriber drops those change sets, the lists are the row set's
-    /// own again, and the next batch of one or two rows builds into them (callgrind, 500
-    /// commands at 100k rows: two allocations fewer per command, 10.20M instructions down
-    /// to 9.87M). A change set that is still held keeps its lists. (A descending view's
+    /// own again, and the next batch of one or two rows builds into them without
+    /// allocating. A change set that is still held keeps its lists. (A descending view's
     /// rows are still reversed into an array of their own each batch.)
     private var spare = (operations: [Int](), touched: TouchedRows(), described: [ChangeSetBuilder<RowID>.Touched](),
                          ascending: ChangeSetBuilder<RowID>.Storage(), descending: ChangeSetBuilder<RowID>.Storage())

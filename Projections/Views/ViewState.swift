@@ -12,8 +12,8 @@ struct ViewState: Sendable {
     /// change: the rows at now then, and the counts changed since.
     ///
     /// Keeping the sections themselves shared the counts' storage, so the batch's first
-    /// count copied it, and comparing the old counts with the new read every section
-    /// (callgrind: 4 % of one command's instructions, with a section per year). The counts
+    /// count copied it, and comparing the old counts with the new read every section,
+    /// O(*s*) a batch for *s* sections. The counts
     /// changed since are what the old sections differ by: unless a section came or went,
     /// or the rows at now changed, they tell whether the sections changed without either
     /// (see ``sectionDifference(since:batchNow:marked:now:new:)``).
@@ -166,8 +166,7 @@ struct ViewState: Sendable {
     /// The view's change set at the end of a batch of its row set from `batchNow` to
     /// `now`, or `nil` when nothing it shows changed; moves the view to `to` if one is made.
     ///
-    /// A method of the view, so that its row set does not copy it (callgrind: copying
-    /// the views' states was a twentieth of one command's instructions).
+    /// A method of the view, so that its row set does not copy the view's state.
     mutating func endBatch(from batchNow: Int64, to: Int64, now: Int64, marked: Int,
                            built: ChangeSetBuilder<RowID>.Result, rows: RowList) -> ChangeSet? {
         let newSections = ascendingSections(marked: marked, now: now)

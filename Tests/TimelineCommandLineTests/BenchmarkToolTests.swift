@@ -71,6 +71,9 @@ struct BenchmarkToolTests {
             let medianText = try #require(measured.range(of: "median ").map { measured[$0.upperBound...].prefix { $0 != ")" } })
             let median = try #require(nanoseconds(medianText))
             #expect(fastest <= median, "\(measured)")
+            if target.hasPrefix("open") {
+                #expect(cells[2] == (fastest < 200e6 ? "PASS" : "MISS"), "judged on the fastest run: \(cells)")
+            }
         }
         #expect(run.errors.components(separatedBy: "replay: LogReader + three views, once more").count == 3, "\(run)")
         #expect(run.errors.components(separatedBy: "open: with checkpoints, once more").count == 3, "\(run)")
@@ -83,6 +86,17 @@ struct BenchmarkToolTests {
         try #require(run.status == 0, "\(run)")
         #expect(!run.output.contains("repeated (medians)"))
         #expect(Self.row("1k rows", of: "Where one command's time goes (pure pieces, medians)", in: run.output) != nil)
+    }
+
+    @Test("--help prints the usage: the quick and profile modes, and how to count instructions")
+    func help() async throws {
+        let run = try await timelineBench(["--help"])
+        #expect(run.status == 0, "\(run)")
+        for text in ["USAGE: timeline-bench", "--quick", "--only", "--profile", "--repetitions",
+                     "SWIFT_DETERMINISTIC_HASHING=1", "--toggle-collect='*profiledCommands*'"] {
+            #expect(run.output.contains(text), "\(text)")
+        }
+        #expect(run.errors.isEmpty)
     }
 
     @Test("A count of repetitions that is not a positive number, or over 20, is a usage error")

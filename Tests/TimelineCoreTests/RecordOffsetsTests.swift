@@ -34,21 +34,6 @@ struct RecordOffsetsTests {
         }
     }
 
-    /// A log appends a record or two at a time: the offsets' storage grows geometrically,
-    /// not by the few offsets each append adds.
-    @Test func appendingOneAtATimeReallocatesRarely() {
-        var offsets = RecordOffsets(), capacity = 0, reallocations = 0
-        for offset in 0..<100_000 {
-            offsets.append(contentsOf: [offset * 10])
-            if offsets.capacity != capacity {
-                capacity = offsets.capacity
-                reallocations += 1
-            }
-        }
-        #expect(reallocations < 40, "\(reallocations) reallocations for 100,000 appends")
-        #expect(offsets[99_999] == 999_990)
-    }
-
     @Test func anOffsetPastFourGiBKeepsEveryOffsetWhole() {
         var offsets = RecordOffsets([0, 10, Self.limit])
         offsets.append(contentsOf: [Self.limit + 1, 1 << 40])

@@ -32,10 +32,9 @@ struct SummaryDateOrderTests {
         #expect(built.count == Set(dates).count)
     }
 
-    /// A summary's date is two words and orders, compares and reads back as the
-    /// `DateValue` it stands for, canonical or not.
+    /// A summary's date orders, compares and reads back as the `DateValue` it stands for,
+    /// canonical or not.
     @Test func anEntryAgreesWithItsDateValue() {
-        #expect(MemoryLayout<DatedEntry>.size == 16)
         for a in Self.pool {
             let entry = DatedEntry(a)
             #expect(entry.date == a)
@@ -60,27 +59,5 @@ struct SummaryDateOrderTests {
                 #expect(second?.date == end)
             }
         }
-    }
-
-    /// A rebuild keeps one box per timestamp text, however many events have it.
-    @Test func aRebuildSharesATimestampsBox() {
-        let stamp = date("2019-01-01T10:30+01:00")
-        let events = (0..<50).map { n in
-            EventSnapshot.make(id: EventID("e\(n)"), timeline: n % 2 == 0 ? "a" : "b", title: "T",
-                               dates: .range(start: stamp, end: n % 3 == 0 ? stamp : nil))
-        }
-        let summaries = SummaryState(names: ["a": "A", "b": "B"], events: events)
-        var boxes: [ObjectIdentifier] = []
-        var occurrences = 0
-        for timeline in summaries.timelines.values {
-            for counted in timeline.dates {
-                guard case .other(let box) = counted.entry.detail else { continue }
-                boxes.append(ObjectIdentifier(box))
-                occurrences += counted.count
-            }
-        }
-        #expect(boxes.count == 2)  // one counted date per timeline
-        #expect(occurrences == 50 + 17)
-        #expect(Set(boxes).count == 1)
     }
 }

@@ -7,11 +7,9 @@ import Musl
 /// Asks the kernel to back the large arrays of a big store with huge pages.
 ///
 /// A million events' hash table spans a few thousand 4 KiB pages, far more than a
-/// processor's TLB holds, so nearly every lookup also walked the page tables (pinned at 1M
-/// rows, the decide stage, whose lookup is the table's, took 1.10–1.28 µs with 4 KiB
-/// pages and 1.00–1.06 µs with huge pages). Where the kernel gives huge pages only to
-/// memory that asks for them (Linux with transparent huge pages set to `madvise`), this
-/// asks; elsewhere it does nothing.
+/// processor's TLB holds, so on small pages nearly every lookup also walks the page
+/// tables. Where the kernel gives huge pages only to memory that asks for them (Linux
+/// with transparent huge pages set to `madvise`), this asks; elsewhere it does nothing.
 package enum HugePages {
     /// The size of a huge page: 2 MiB.
     package static let size = 2 << 20

@@ -16,24 +16,21 @@ public enum Decider {
 
     /// The facts of one command, `proposed` by ``proposedFacts(for:)``, checked against `state`.
     ///
-    /// Inlined: as a call of its own from the unspecialised `decide(_:_:)`, it cost 80
-    /// instructions a command (callgrind).
+    /// Inlined, so that the unspecialised `decide(_:_:)` makes no call of its own for it.
     @inline(__always)
     static func decide(proposed: [Fact], _ state: some DomainLookup) throws(Rejection) -> [Fact] {
         if proposed.count == 1 {
             // One fact (most commands): checked against the state itself, no overlay.
-            // Called from another module, this function runs unspecialised; going
-            // through the generic batch path for one command cost about 2,500
-            // instructions of witness calls (callgrind), a twelfth of a command.
+            // Called from another module, this function runs unspecialised, and the
+            // generic batch path would make a witness call at each step.
             try check(proposed[0], lookup: state)
             return proposed
         }
         if proposed.count == 2, case .rangeSet(let id, let start, let end) = proposed[1],
            case .eventAdded(id, _, _, _) = proposed[0] {
             // An event added with a range: the range's fact needs only its own rule, as the
-            // fact before it makes the event. Through the overlay, whose generic type is
-            // instantiated at run time here, these commands took 2 % of the benchmark's
-            // instructions (callgrind).
+            // fact before it makes the event, so no overlay (whose generic type would be
+            // instantiated at run time here) is made.
             try check(proposed[0], lookup: state)
             try checkOrder(event: id, start: start, end: end)
             return proposed
@@ -213,8 +210,7 @@ public enum Decider {
 
     /// Whether the text has nothing to trim and 1–1000 characters, read from its first and
     /// last bytes and its length alone (O(1)): true for nearly every title and name, which
-    /// the decider trims and then checks (with callgrind, scanning each title twice was
-    /// a twentieth of deciding a command).
+    /// the decider trims and then checks, so that it does not scan them twice.
     ///
     /// An ASCII byte other than whitespace at each end means the first and the last
     /// `Character` are not whitespace: a character is whitespace when its first scalar is,
@@ -233,7 +229,7 @@ public enum Decider {
     /// How many characters the text holds once trimmed.
     ///
     /// ASCII text (nearly every title) is measured in its bytes: walking `Character`s
-    /// looks up Unicode properties for each one (callgrind: 1 % of a whole command).
+    /// looks up Unicode properties for each one.
     static func trimmedCount(_ text: String) -> Int {
         asciiTrimmedBounds(text)?.characters ?? trimmedSlice(text).count
     }

@@ -4,9 +4,7 @@ import Synchronization
 public final class InMemoryEventLog: EventLog {
     private struct State {
         /// The records, batch by batch: each appended batch is kept as the array returned
-        /// for it, so that appending copies no record (with callgrind, copying each record
-        /// into one array of all of them, and its facts and dates, was most of an
-        /// append's 2,000 instructions, and growing that array copied every record).
+        /// for it, so that an append copies no record and no array of every record grows.
         var batches: [[Record]] = []
         /// How many records come before each batch.
         var starts: [Int] = []

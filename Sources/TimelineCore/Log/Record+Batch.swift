@@ -3,10 +3,9 @@ extension Record {
     /// each with the batch's time, its command id and how many records of the batch follow it.
     ///
     /// A batch of one fact (most commands) gives its record `facts` itself, not a copy in
-    /// an array of its own: that was an allocation and a copy of the fact per command
-    /// (callgrind: 3 % of a command's instructions). Only an array with storage for at most
-    /// two facts is kept so, since a log keeps its records: a caller's array with more
-    /// storage reserved is copied.
+    /// an array of its own, so that it allocates and copies nothing. Only an array with
+    /// storage for at most two facts is kept so, since a log keeps its records: a caller's
+    /// array with more storage reserved is copied.
     /// - Complexity: O(*k*) for *k* facts.
     static func batch(of facts: [Fact], after position: Int64, options: AppendOptions) -> [Record] {
         if facts.count == 1 && facts.capacity <= 2 {

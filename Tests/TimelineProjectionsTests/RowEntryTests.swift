@@ -2,18 +2,16 @@ import Testing
 import TimelineCore
 @testable import TimelineProjections
 
-/// A row entry packs its instant, kind and mark into one word: every date the parser
-/// accepts, from the first year to the last, comes back whole with every kind. Beside
-/// it are the snapshot and the id's first bytes, which order rows that tie on their
-/// instant as their whole ids do.
-@Suite("Row entries packed in three words")
-struct RowEntryPackingTests {
+/// A row entry gives back its instant, kind and mark for every date the parser accepts,
+/// from the first year to the last, and rows that tie on their instant are ordered as
+/// their whole ids are.
+@Suite("Row entries")
+struct RowEntryTests {
     static let extremes = ["0001-01-01T00:00:00+14:00", "0001", "1969-12-31T23:59:59.999999Z", "1970", "2026-11-29",
                            "9999-12-31T23:59:59.999999-14:00", "9999"].map(date)
 
     @Test(arguments: extremes)
     func instantKindAndMarkComeBackWhole(start: DateValue) {
-        #expect(MemoryLayout<RowEntry>.size == 24)
         let end = Self.extremes.last!
         let range = EventSnapshot.make(id: "e", timeline: "t", title: "T", dates: .range(start: start, end: end))
         let open = EventSnapshot.make(id: "o", timeline: "t", title: "O", dates: .range(start: start, end: nil))
@@ -67,7 +65,6 @@ struct RowEntryPackingTests {
             entries.append(RowEntry(event: snapshot, kind: .end, now: now, placement: placement))
         }
         for a in entries {
-            #expect(a.idPrefix == RowOrder.prefix(a.event.id.rawValue))
             for b in entries {
                 let bytes = (Array(a.event.id.rawValue.utf8), Array(b.event.id.rawValue.utf8))
                 let expected = bytes.0 != bytes.1 ? bytes.0.lexicographicallyPrecedes(bytes.1)
@@ -75,13 +72,5 @@ struct RowEntryPackingTests {
                 #expect(order.precedes(a, b) == expected, "\(a.event.id) \(a.kind) before \(b.event.id) \(b.kind)")
             }
         }
-    }
-
-    /// A prefix is the id's first eight UTF-8 bytes, big-endian, zero-padded.
-    @Test(arguments: [("", UInt64(0)), ("a", 0x6100_0000_0000_0000), ("ab", 0x6162_0000_0000_0000),
-                      ("abcdefgh", 0x6162_6364_6566_6768), ("abcdefghij", 0x6162_6364_6566_6768),
-                      ("é", 0xC3A9_0000_0000_0000), ("e1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6", 0x6531_6132_6233_6334)])
-    func aPrefixIsTheIDsFirstEightBytes(id: String, prefix: UInt64) {
-        #expect(RowOrder.prefix(id) == prefix)
     }
 }
