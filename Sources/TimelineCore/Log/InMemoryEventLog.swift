@@ -13,7 +13,7 @@ public final class InMemoryEventLog: EventLog {
         /// How many records the log holds.
         var count = 0
         /// The offsets of each command's records.
-        var commands: [String: Range<Int>] = [:]
+        var commands: [CommandKey: Range<Int>] = [:]
 
         /// Adds a batch's records after the others (nothing for an empty batch).
         mutating func add(_ batch: [Record]) {
@@ -50,8 +50,8 @@ public final class InMemoryEventLog: EventLog {
         initial.add(records)
         for (offset, record) in records.enumerated() {
             if let id = record.commandID {
-                let start = initial.commands[id]?.lowerBound ?? offset
-                initial.commands[id] = start..<(offset + 1)
+                let start = initial.commands[CommandKey(id)]?.lowerBound ?? offset
+                initial.commands[CommandKey(id)] = start..<(offset + 1)
             }
         }
         state = Mutex(initial)
@@ -64,7 +64,7 @@ public final class InMemoryEventLog: EventLog {
     /// - Complexity: O(*k*) for a batch of *k* facts.
     public func append(_ facts: [Fact], options: AppendOptions) throws(EventLogError) -> AppendResult {
         let result: Result<AppendResult, EventLogError> = state.withLock { state in
-            if let id = options.commandID, let range = state.commands[id] {
+            if let id = options.commandID, let range = state.commands[CommandKey(id)] {
                 return .success(AppendResult(records: state.records(range), wasDuplicate: true))
             }
             guard !facts.isEmpty else { return .failure(.emptyBatch) }
@@ -74,7 +74,7 @@ public final class InMemoryEventLog: EventLog {
             }
             let records = Record.batch(of: facts, after: position, options: options)
             if let id = options.commandID {
-                state.commands[id] = state.count..<(state.count + records.count)
+                state.commands[CommandKey(id)] = state.count..<(state.count + records.count)
             }
             state.add(records)
             return .success(AppendResult(records: records, wasDuplicate: false))
@@ -85,7 +85,7 @@ public final class InMemoryEventLog: EventLog {
     /// The records a command with this id appended, if any.
     /// - Complexity: O(log *b* + *k*) for the *k* records returned, of *b* batches.
     public func records(forCommandID id: String) throws(EventLogError) -> [Record]? {
-        state.withLock { state in state.commands[id].map { state.records($0) } }
+        state.withLock { state in state.commands[CommandKey(id)].map { state.records($0) } }
     }
 
     /// The records after `position`.
