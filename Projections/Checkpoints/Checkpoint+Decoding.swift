@@ -95,7 +95,10 @@ extension Checkpoint {
     private static func decodeBody(_ reader: inout ByteReader, checksum: UInt32) throws -> Checkpoint {
         let position = try reader.read(Int64.self)
         let logIdentity = try reader.read(UInt64.self)
-        let now = Instant(microsecondsSinceEpoch: try reader.read(Int64.self))
+        let nowMicroseconds = try reader.read(Int64.self)
+        let nowNanoseconds = try reader.read(UInt16.self)
+        guard nowNanoseconds < 1000 else { throw Failure.damaged("now's nanoseconds past its microsecond are \(nowNanoseconds)") }
+        let now = Instant(microsecondsSinceEpoch: nowMicroseconds, nanosecondsPastMicrosecond: Int(nowNanoseconds))
         let resumePoint = try decodeResumePoint(&reader)
         if let point = resumePoint, point.position != position {
             throw Failure.damaged("resume point at position \(point.position) in a checkpoint at \(position)")

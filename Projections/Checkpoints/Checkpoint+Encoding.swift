@@ -14,6 +14,7 @@ extension Checkpoint {
         writer.write(position)
         writer.write(logIdentity)
         writer.write(projection.now.microsecondsSinceEpoch)
+        writer.write(projection.now.nanosecondsPastMicrosecond)
         Self.encode(resumePoint, into: &writer)
 
         // Timelines: those with a name, then any other an event names.

@@ -58,8 +58,10 @@ extension TimelineProjection {
     ///
     /// Version 2 added the log's resume point and keeps dates and timelines in tables;
     /// version 3 keeps the dates' table in order and the events in blocks; version 4
-    /// saves the rows of the views with one filter and placement once.
-    public static let schemaVersion: UInt32 = 4
+    /// saves the rows of the views with one filter and placement once; version 5 orders
+    /// rows by instants exact to the nanosecond, takes ids as the same only when their
+    /// bytes are, and keeps now's nanoseconds.
+    public static let schemaVersion: UInt32 = 5
 
     /// The projection's state as a checkpoint, with where the log was at its position.
     ///

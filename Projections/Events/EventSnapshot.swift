@@ -29,6 +29,7 @@ final class EventSnapshot: Sendable {
     private var layout: EventSnapshotLayout { storage.withUnsafeMutablePointerToHeader { $0.pointee.layout } }
     private var start: Int64 { storage.withUnsafeMutablePointerToHeader { $0.pointee.start } }
     private var end: Int64 { storage.withUnsafeMutablePointerToHeader { $0.pointee.end } }
+    private var nanoseconds: UInt32 { storage.withUnsafeMutablePointerToHeader { $0.pointee.nanoseconds } }
 
     /// The `count` bytes at `offset` after the header, for the duration of `body`.
     private func bytes<R>(at offset: Int, count: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
@@ -63,7 +64,8 @@ final class EventSnapshot: Sendable {
                     startPrecision: start.precision, endPrecision: end?.precision ?? .year, shape: shape)
                 let header = EventSnapshotHeader(
                     id: id, timeline: timeline, start: start.instant.microsecondsSinceEpoch,
-                    end: end?.instant.microsecondsSinceEpoch ?? 0, layout: layout)
+                    end: end?.instant.microsecondsSinceEpoch ?? 0, layout: layout,
+                    nanoseconds: EventSnapshotHeader.nanoseconds(start: start.instant, end: end?.instant))
                 return allocate(header: header, count: layout.byteCount) { bytes in
                     var at = bytes
                     func append(_ part: UnsafeBufferPointer<UInt8>) {
@@ -120,6 +122,12 @@ final class EventSnapshot: Sendable {
     var startInstant: Int64 { start }
     /// A closed range's end instant in microseconds; `nil` for one date or an open range.
     var endInstant: Int64? { layout.shape == .closedRange ? end : nil }
+    /// The nanoseconds past ``startInstant``'s microsecond (0–999).
+    var startNanoseconds: UInt16 { UInt16(truncatingIfNeeded: nanoseconds) }
+    /// The nanoseconds past a closed range's end instant's microsecond (0–999; 0 otherwise).
+    var endNanoseconds: UInt16 { UInt16(truncatingIfNeeded: nanoseconds >> 16) }
+    /// Whether either date's instant has a sub-microsecond part.
+    var hasNanoseconds: Bool { nanoseconds != 0 }
 
     /// Whether the event is a range without an end.
     var isOpenRange: Bool { layout.shape == .openRange }
@@ -127,16 +135,16 @@ final class EventSnapshot: Sendable {
     /// The first date: the single date, or the range's start.
     var startDate: DateValue {
         let layout = layout
-        return date(instant: start, precision: layout.startPrecision,
-                    text: layout.startText)
+        return date(instant: Instant(microsecondsSinceEpoch: start, nanosecondsPastMicrosecond: Int(startNanoseconds)),
+                    precision: layout.startPrecision, text: layout.startText)
     }
 
     /// A closed range's end; `nil` otherwise.
     var endDate: DateValue? {
         let layout = layout
         guard layout.shape == .closedRange else { return nil }
-        return date(instant: end, precision: layout.endPrecision,
-                    text: layout.endText)
+        return date(instant: Instant(microsecondsSinceEpoch: end, nanosecondsPastMicrosecond: Int(endNanoseconds)),
+                    precision: layout.endPrecision, text: layout.endText)
     }
 
     /// The event's dates.
@@ -148,8 +156,7 @@ final class EventSnapshot: Sendable {
         }
     }
 
-    private func date(instant: Int64, precision: DateValue.Precision, text: Range<Int>) -> DateValue {
-        let instant = Instant(microsecondsSinceEpoch: instant)
+    private func date(instant: Instant, precision: DateValue.Precision, text: Range<Int>) -> DateValue {
         guard !text.isEmpty else { return DateValue(canonical: instant, precision: precision) }
         let text = bytes(at: text.lowerBound, count: text.count) { String(decoding: $0, as: UTF8.self) }
         return DateValue(text: text, instant: instant, precision: precision)
@@ -203,7 +210,8 @@ final class EventSnapshot: Sendable {
 
     /// Whether the two events have the same dates (`dates == other.dates`).
     func hasSameDates(as other: EventSnapshot) -> Bool {
-        start == other.start && end == other.end && layout.withoutTitle == other.layout.withoutTitle
+        start == other.start && end == other.end && nanoseconds == other.nanoseconds
+            && layout.withoutTitle == other.layout.withoutTitle
             && hasSameBytes(as: other) { $0.dateTexts }
     }
 
@@ -215,13 +223,15 @@ final class EventSnapshot: Sendable {
         case .ongoing:
             return true
         case .single, .start:
-            return start == other.start && mine.startPrecision == theirs.startPrecision
+            return start == other.start && startNanoseconds == other.startNanoseconds
+                && mine.startPrecision == theirs.startPrecision
                 && hasSameBytes(as: other) { $0.startText }
         case .end:
             guard mine.shape == .closedRange, theirs.shape == .closedRange else {
                 return mine.shape != .closedRange && theirs.shape != .closedRange
             }
-            return end == other.end && mine.endPrecision == theirs.endPrecision && hasSameBytes(as: other) { $0.endText }
+            return end == other.end && endNanoseconds == other.endNanoseconds && mine.endPrecision == theirs.endPrecision
+                && hasSameBytes(as: other) { $0.endText }
         }
     }
 
@@ -241,7 +251,7 @@ final class EventSnapshot: Sendable {
         let old = header
         return storage.withUnsafeMutablePointerToElements { elements in
             Self.allocate(header: EventSnapshotHeader(id: old.id, timeline: timeline, start: old.start, end: old.end,
-                                                      layout: old.layout),
+                                                      layout: old.layout, nanoseconds: old.nanoseconds),
                           count: old.layout.byteCount) { $0.update(from: elements, count: old.layout.byteCount) }
         }
     }
@@ -254,7 +264,8 @@ final class EventSnapshot: Sendable {
             bytes(at: old.layout.dateTexts.lowerBound, count: old.layout.dateTexts.count) { texts in
                 let layout = old.layout.with(titleCount: newTitle.count)
                 return Self.allocate(header: EventSnapshotHeader(id: old.id, timeline: old.timeline, start: old.start,
-                                                                 end: old.end, layout: layout),
+                                                                 end: old.end, layout: layout,
+                                                                 nanoseconds: old.nanoseconds),
                                      count: layout.byteCount) { bytes in
                     if newTitle.count > 0 { bytes.update(from: newTitle.baseAddress!, count: newTitle.count) }
                     if texts.count > 0 { (bytes + newTitle.count).update(from: texts.baseAddress!, count: texts.count) }
@@ -278,6 +289,15 @@ struct EventSnapshotHeader {
     /// A closed range's end instant in microseconds; 0 otherwise.
     let end: Int64
     let layout: EventSnapshotLayout
+    /// The nanoseconds past each instant's microsecond: the start's in the low 16 bits, a
+    /// closed range's end's in the high 16 (0 for nearly every event). Last, in the
+    /// header's 4 bytes of tail: the title's bytes follow it.
+    let nanoseconds: UInt32
+
+    /// ``nanoseconds`` for these instants.
+    static func nanoseconds(start: Instant, end: Instant?) -> UInt32 {
+        UInt32(start.nanosecondsPastMicrosecond) | UInt32(end?.nanosecondsPastMicrosecond ?? 0) << 16
+    }
 }
 
 /// How an ``EventSnapshot``'s bytes are laid out, and what its dates are, in one word.

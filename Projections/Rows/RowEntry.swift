@@ -11,14 +11,19 @@ import TimelineCore
 /// comparison reads the snapshot only when the prefixes tie too. It costs 8 bytes a row
 /// (the rows of views that share them are kept once, see ``RowSet``).
 struct RowEntry: OrderedIndexElement, Sendable {
-    /// The instant in the high 61 bits, the kind in the next two, the mark in the lowest.
+    /// The instant's microseconds in the high 60 bits, then whether the instant has a
+    /// sub-microsecond part, the kind in the next two bits, the mark in the lowest.
     /// A parsed date's instant (years 0001–9999) fits in 59 bits; one made from any
-    /// `Instant` (``DateValue/init(utc:)``) beyond about ±36,000 years sorts as the
+    /// `Instant` (``DateValue/init(utc:)``) beyond about ±18,000 years sorts as the
     /// nearest instant that fits, and a clock beyond them marks rows as if it were there.
+    ///
+    /// The sub-microsecond part itself stays in the snapshot (``nanoseconds``): the flag
+    /// orders a row without one before a row with one at the same microsecond, and only
+    /// two rows that both have one read their snapshots for it.
     private let packed: Int64
 
-    /// The range of instants a row keeps exactly.
-    static let instantRange: ClosedRange<Int64> = (Int64.min >> 3)...(Int64.max >> 3)
+    /// The range of instants (in microseconds) a row keeps exactly.
+    static let instantRange: ClosedRange<Int64> = (Int64.min >> 4)...(Int64.max >> 4)
     /// The event the row belongs to, as it was when the row was made.
     let event: EventSnapshot
     /// The first eight UTF-8 bytes of the event's id (``RowOrder/prefix(_:)``): rows
@@ -40,8 +45,15 @@ struct RowEntry: OrderedIndexElement, Sendable {
         let instant = kind == .end ? event.endInstant ?? event.startInstant : event.startInstant
         let kept = Self.kept(instant)
         let now = Self.kept(now)
-        let isMarked = kind == .ongoing && placement == .now && kept <= now
-        packed = kept << 3 | Int64(Self.code(of: kind)) << 1 | (isMarked ? 1 : 0)
+        let hasNanoseconds = event.hasNanoseconds && Self.nanoseconds(of: event, kind) != 0
+        // Marked when the start is not after now, which has no sub-microsecond part.
+        let isMarked = kind == .ongoing && placement == .now && (kept < now || (kept == now && !hasNanoseconds))
+        packed = kept << 4 | (hasNanoseconds && !isMarked ? 8 : 0) | Int64(Self.code(of: kind)) << 1 | (isMarked ? 1 : 0)
+    }
+
+    /// The nanoseconds past the microsecond of the instant a row of `kind` of `event` sorts at.
+    static func nanoseconds(of event: EventSnapshot, _ kind: RowKind) -> UInt16 {
+        kind == .end ? event.endNanoseconds : event.startNanoseconds
     }
 
     /// `instant` as a row keeps it: the nearest instant in ``instantRange``.
@@ -49,8 +61,17 @@ struct RowEntry: OrderedIndexElement, Sendable {
         min(max(instant, instantRange.lowerBound), instantRange.upperBound)
     }
 
-    /// The date's instant; for an ongoing row, its range's start instant.
-    var instant: Int64 { packed >> 3 }
+    /// The date's instant in microseconds; for an ongoing row, its range's start instant.
+    var instant: Int64 { packed >> 4 }
+
+    /// Twice ``instant``, plus one when the instant has a sub-microsecond part (not for a
+    /// marked row, which sorts at now): comparing keys orders rows by instant except
+    /// between two rows that both have a sub-microsecond part (see ``nanoseconds``).
+    var instantKey: Int64 { packed >> 3 }
+
+    /// The nanoseconds past the microsecond of the row's instant, read from its snapshot
+    /// (0 for a marked row).
+    var nanoseconds: UInt16 { packed & 8 == 0 ? 0 : Self.nanoseconds(of: event, kind) }
 
     /// What the row stands for.
     var kind: RowKind {

@@ -31,18 +31,24 @@ struct RowOrder: Sendable {
     @inline(__always)
     func instant(_ entry: RowEntry) -> Int64 { entry.isMarked ? now : entry.instant }
 
+    /// ``RowEntry/instantKey`` of the instant the row sorts at: now's (which has no
+    /// sub-microsecond part) for a marked row.
+    @inline(__always)
+    func instantKey(_ entry: RowEntry) -> Int64 { entry.isMarked ? now << 1 : entry.instantKey }
+
     /// Whether `a` sorts before `b`: the comparison a view's search makes (one definition
     /// of the order, read in place there).
     func precedes(_ a: RowEntry, _ b: RowEntry) -> Bool {
-        withUnsafePointer(to: a) { precedes($0, b, group: group(b.kind), instant: instant(b)) }
+        withUnsafePointer(to: a) { precedes($0, b, group: group(b.kind), instantKey: instantKey(b)) }
     }
 
     /// An index of the rows of the events in `events` that `includes` lets in, in this order.
     ///
-    /// Sorts keys of two words — the group and the instant in one; the first four bytes
+    /// Sorts keys of two words — the group and the instant's key in one; the first four bytes
     /// of the event id (of the row's ``RowEntry/idPrefix``), where the event is in the
     /// table and the role in the other — and
-    /// compares whole ids only where the first words and the ids' first bytes tie, so the
+    /// compares sub-microsecond parts only where the first words tie with one on both rows,
+    /// and whole ids only where the first words and the ids' first bytes tie, so the
     /// sort moves no references and rarely touches a string. The keys are made from the
     /// table's slots and the index's nodes are filled from the sorted keys, so no array of
     /// the rows is made: the keys
@@ -54,7 +60,7 @@ struct RowOrder: Sendable {
     /// - Complexity: O(*n* log *n*) for *n* rows, plus O(*c*) for the table's *c* slots.
     func sortedIndex(of events: EventTable, includes: (EventSnapshot) -> Bool) -> OrderedIndex<RowEntry> {
         struct Key {
-            /// The group above the instant, offset to be unsigned (both within 62 bits).
+            /// The group above the instant's key, offset to be unsigned (both within 63 bits).
             var first: UInt64
             /// The id's first four bytes, the slot below them (31 bits), then the role.
             var second: UInt64
@@ -64,7 +70,9 @@ struct RowOrder: Sendable {
             var role: UInt64 { second & 1 }
         }
         func key(_ entry: RowEntry, slot: UInt32) -> Key {
-            let offset = UInt64(bitPattern: instant(entry) &- RowEntry.instantRange.lowerBound)
+            // The lowest key is even, so the offset's lowest bit is the key's: the flag of a
+            // sub-microsecond part.
+            let offset = UInt64(bitPattern: instantKey(entry) &- RowEntry.instantRange.lowerBound << 1)
             return Key(first: UInt64(group(entry.kind)) << 61 | offset,
                        second: entry.idPrefix & 0xFFFF_FFFF_0000_0000 | UInt64(slot) << 1 | UInt64(entry.kind.role.rawValue))
         }
@@ -80,8 +88,16 @@ struct RowOrder: Sendable {
             keys.append(key(row(snapshot.firstRowKind), slot: slot))
             if let kind = snapshot.secondRowKind { keys.append(key(row(kind), slot: slot)) }
         }
+        func nanoseconds(_ key: Key) -> UInt16 {
+            let snapshot = events[slot: key.slot]
+            return RowEntry.nanoseconds(of: snapshot, key.role == 0 ? snapshot.firstRowKind : snapshot.secondRowKind!)
+        }
         keys.sort { a, b in
             if a.first != b.first { return a.first < b.first }
+            if a.first & 1 == 1 {
+                let na = nanoseconds(a), nb = nanoseconds(b)
+                if na != nb { return na < nb }
+            }
             if a.prefix != b.prefix { return a.prefix < b.prefix }
             if a.slot != b.slot {
                 let c = EventSnapshot.compareIDs(events[slot: a.slot], events[slot: b.slot])
@@ -145,26 +161,32 @@ struct RowOrder: Sendable {
     private func walk<R>(to entry: RowEntry, in index: OrderedIndex<RowEntry>,
                          recording steps: UnsafeMutableBufferPointer<OrderedIndex<RowEntry>.PathStep>? = nil,
                          _ body: (Int, UnsafePointer<RowEntry>?, OrderedIndex<RowEntry>.Path) -> R) -> R {
-        let group = group(entry.kind), instant = instant(entry)
+        let group = group(entry.kind), key = instantKey(entry)
         return index.partitionIndex(splittingNodes: { elements in
             OrderedIndex.partitionPoint(of: elements, step: OrderedIndex<RowEntry>.elementsPerLine) {
-                precedes($0, entry, group: group, instant: instant)
+                precedes($0, entry, group: group, instantKey: key)
             }
         }, recording: steps, body)
     }
 
-    /// `precedes(a.pointee, b)` for `b` of the given group and instant, reading `a` in
-    /// place: its event is only touched when the instants and the ids' prefixes tie.
+    /// `precedes(a.pointee, b)` for `b` of the given group and instant key, reading `a` in
+    /// place: its event is only touched when the instants and the ids' prefixes tie, or
+    /// the instants' microseconds tie and both have a sub-microsecond part.
     @inline(__always)
-    private func precedes(_ a: UnsafePointer<RowEntry>, _ b: RowEntry, group gb: UInt8, instant ib: Int64) -> Bool {
+    private func precedes(_ a: UnsafePointer<RowEntry>, _ b: RowEntry, group gb: UInt8, instantKey ib: Int64) -> Bool {
         let ga = group(a.pointee.kind)
         if ga != gb { return ga < gb }
-        let ia = instant(a.pointee)
+        let ia = instantKey(a.pointee)
         if ia != ib { return ia < ib }
-        let pa = a.pointee.idPrefix
-        if pa != b.idPrefix { return pa < b.idPrefix }
         // The element's event, unretained: the node holds it for the whole search.
         let event = UnsafeRawPointer(a).load(fromByteOffset: RowEntry.eventOffset, as: Unmanaged<EventSnapshot>.self)
+        if ia & 1 == 1 {
+            let na = event._withUnsafeGuaranteedRef { RowEntry.nanoseconds(of: $0, a.pointee.kind) }
+            let nb = b.nanoseconds
+            if na != nb { return na < nb }
+        }
+        let pa = a.pointee.idPrefix
+        if pa != b.idPrefix { return pa < b.idPrefix }
         let c = event._withUnsafeGuaranteedRef { EventSnapshot.compareIDs($0, b.event) }
         if c != 0 { return c < 0 }
         return a.pointee.kind.role < b.kind.role

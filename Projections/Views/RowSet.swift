@@ -237,7 +237,8 @@ struct RowSet: Sendable {
 
     /// Whether `new` sorts exactly where `old` does (same instant, role and placement).
     private static func sortsInPlaceOf(_ new: RowEntry, _ old: RowEntry) -> Bool {
-        new.instant == old.instant && new.kind.role == old.kind.role && new.isMarked == old.isMarked
+        new.instantKey == old.instantKey && new.kind.role == old.kind.role && new.isMarked == old.isMarked
+            && new.nanoseconds == old.nanoseconds
             && (new.kind == .ongoing) == (old.kind == .ongoing)
     }
 

@@ -29,7 +29,7 @@ enum Catalogue {
 
     static let dateDetails = """
         Dates: YYYY, YYYY-MM, YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fraction]] followed by Z \
-        or ±HH:MM (years 0001-9999).
+        or ±HH:MM (years 0001-9999; a fraction has 1-9 digits).
         """
 
     static func subject(_ name: String, _ value: String, _ help: String, required: Bool = true) -> OptionSpec {

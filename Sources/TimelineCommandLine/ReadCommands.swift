@@ -126,7 +126,7 @@ extension Runner {
         progress.show("checking \(count(contents.records.count, "record"))")
         let state = try validate(contents, path: path)
         progress.show("projecting \(count(contents.records.count, "record"))")
-        let views = [ViewDefinition()] + state.timelines.keys.sorted { $0.rawValue < $1.rawValue }
+        let views = [ViewDefinition()] + state.timelines.keys.sorted { EventID.compareUTF8($0.rawValue, $1.rawValue) < 0 }
             .map { ViewDefinition(filter: .timeline($0)) }
         let projection = TimelineProjection(records: contents.records, views: views, now: now)
         let elapsed = ContinuousClock.now - started

@@ -33,7 +33,11 @@ struct DateValueTests {
         ("2019-03-01T10:30:15Z", "2019-03-01T10:30:15Z", .second),
         ("2019-03-01T10:30:15.5Z", "2019-03-01T10:30:15.500000Z", .fraction),
         ("2019-03-01T10:30:15.123456Z", "2019-03-01T10:30:15.123456Z", .fraction),
-        ("2019-03-01T10:30:15.123456789Z", "2019-03-01T10:30:15.123456Z", .fraction),
+        ("2019-03-01T10:30:15.123456789Z", "2019-03-01T10:30:15.123456789Z", .fraction),
+        ("2019-03-01T10:30:15.0000001Z", "2019-03-01T10:30:15.000000100Z", .fraction),
+        ("2019-03-01T10:30:15.1234567+01:00", "2019-03-01T09:30:15.123456700Z", .fraction),
+        ("1969-12-31T23:59:59.999999999Z", "1969-12-31T23:59:59.999999999Z", .fraction),
+        ("0001-01-01T00:00:00.000000001+14:00", "0000-12-31T10:00:00.000000001Z", .fraction),
         ("2019-03-01T10:30+05:30", "2019-03-01T05:00:00Z", .minute),
         ("2019-03-01T10:30-00:00", "2019-03-01T10:30:00Z", .minute),
         ("2019-03-01T00:30+01:00", "2019-02-28T23:30:00Z", .minute),
@@ -75,6 +79,8 @@ struct DateValueTests {
         ("2019-01-01T10:30:60Z", "second must be 00–59"),
         ("2019-01-01T10Z", "time must be HH:MM"),
         ("2019-01-01T10:30:15.Z", "fraction of a second must have at least one digit"),
+        ("2019-01-01T10:30:15.1234567890Z", "fraction of a second must have at most 9 digits (nanoseconds), not 10"),
+        ("2019-01-01T10:30:15.123456789012Z", "fraction of a second must have at most 9 digits (nanoseconds), not 12"),
         ("2019-01-01T10:30+5:30", "offset must be Z or ±HH:MM"),
         ("2019-01-01T10:30+24:00", "offset must be within ±23:59"),
         ("2019-01-01T10:30z", "a time needs an offset: Z or ±HH:MM"),
@@ -175,5 +181,48 @@ struct DateValueTests {
     func aTimestampHasNoCanonicalText(text: String) throws {
         #expect(try !DateValue(parsing: text).hasCanonicalText)
         #expect(!DateValue(utc: Instant(microsecondsSinceEpoch: 0)).hasCanonicalText)
+    }
+
+    // MARK: Fractions exact to the nanosecond
+
+    @Test func fractionsOrderToTheNanosecond() throws {
+        let earlier = try DateValue(parsing: "2019-03-01T10:30:00.0000001Z")
+        let later = try DateValue(parsing: "2019-03-01T10:30:00.0000002Z")
+        #expect(earlier.instant < later.instant)
+        #expect(earlier.instant != later.instant)
+        #expect(earlier < later)
+        #expect(earlier.instant.microsecondsSinceEpoch == later.instant.microsecondsSinceEpoch)
+        #expect(earlier.instant.nanosecondsPastMicrosecond == 100)
+        #expect(later.instant.nanosecondsPastMicrosecond == 200)
+        // The same instant written with other digits or another offset.
+        #expect(try DateValue(parsing: "2019-03-01T11:30:00.000000200+01:00").instant == later.instant)
+        #expect(try DateValue(parsing: "2019-03-01T10:30:00.000001Z").instant
+            > DateValue(parsing: "2019-03-01T10:30:00.000000999Z").instant)
+    }
+
+    @Test func aTimestampKeepsItsTextExactly() throws {
+        for text in ["2019-03-01T10:30:00.0000001Z", "2019-03-01T10:30:00.100000000+05:30", "2019-03-01T10:30:00.1234567-00:00"] {
+            let value = try DateValue(parsing: text)
+            #expect(value.text == text)
+            #expect(value.description == text)
+        }
+    }
+
+    @Test func aValueOfAnInstantWithNanosecondsWritesThemAndParsesBack() throws {
+        let instant = try DateValue(parsing: "2019-03-01T10:30:00.0000002Z").instant
+        let stamp = DateValue(utc: instant)
+        #expect(stamp.text == "2019-03-01T10:30:00.000000200Z")
+        #expect(stamp.precision == .fraction)
+        #expect(try DateValue(parsing: stamp.text) == stamp)
+        #expect(try DateValue(parsing: stamp.text).instant == instant)
+    }
+
+    @Test func aTenthDigitIsRefusedQuotingTheValue() {
+        #expect(throws: DateValueError(value: "2019-03-01T10:30:00.0000000001Z",
+                                       reason: "fraction of a second must have at most 9 digits (nanoseconds), not 10")) {
+            try DateValue(parsing: "2019-03-01T10:30:00.0000000001Z")
+        }
+        let message = DateValueError(value: "2019-03-01T10:30:00.0000000001Z", reason: "r").description
+        #expect(message.hasPrefix(#"date "2019-03-01T10:30:00.0000000001Z""#))
     }
 }

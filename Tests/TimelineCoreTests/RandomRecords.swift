@@ -51,7 +51,7 @@ struct RandomRecords {
             text += "T" + pad(Int.random(in: 0...23, using: &rng), 2) + ":" + pad(Int.random(in: 0...59, using: &rng), 2)
             if precision >= 4 { text += ":" + pad(Int.random(in: 0...59, using: &rng), 2) }
             if precision == 5 {
-                text += "." + (0..<Int.random(in: 1...12, using: &rng)).map { _ in
+                text += "." + (0..<Int.random(in: 1...9, using: &rng)).map { _ in
                     String(Int.random(in: 0...9, using: &rng))
                 }.joined()
             }

@@ -93,8 +93,9 @@ struct CheckpointTests {
         let (projection, _) = Self.projection(seed: 6, records: 12)
         var bytes = projection.checkpoint(resumePoint: Self.resumePoint).encoded()
         bytes.removeLast(4)
-        // Magic, schema version, position, log identity and now come first; then the point.
-        let pointPosition = 8 + 4 + 8 + 8 + 8 + 1
+        // Magic, schema version, position, log identity and now (microseconds and
+        // nanoseconds) come first; then the point.
+        let pointPosition = 8 + 4 + 8 + 8 + 8 + 2 + 1
         #expect(bytes[pointPosition - 1] == 1, "a resume point follows")
         var other = (Self.resumePoint.position + 1).littleEndian
         withUnsafeBytes(of: &other) { bytes.replaceSubrange(pointPosition..<(pointPosition + 8), with: $0) }
@@ -139,14 +140,15 @@ struct CheckpointTests {
     }
 
     /// Version 1 had no resume point and no date table; version 2 had the dates out of
-    /// order and the events in one run; version 3 saved the rows of every view.
-    @Test(arguments: [UInt8(1), 2, 3])
+    /// order and the events in one run; version 3 saved the rows of every view; version 4
+    /// ordered rows to the microsecond and kept now without its nanoseconds.
+    @Test(arguments: [UInt8(1), 2, 3, 4])
     func aCheckpointOfAnEarlierSchemaVersionIsRefusedByName(version: UInt8) {
         var bytes = Self.projection(seed: 5, records: 10).0.checkpoint().encoded()
         bytes[8] = version
         let failure = #expect(throws: Checkpoint.Failure.self) { try Checkpoint.load(Self.resealed(bytes)) }
-        #expect(failure == .otherSchemaVersion(found: UInt32(version), expected: 4))
-        #expect(failure?.description == "checkpoint of schema version \(version); this version reads 4")
+        #expect(failure == .otherSchemaVersion(found: UInt32(version), expected: 5))
+        #expect(failure?.description == "checkpoint of schema version \(version); this version reads 5")
     }
 
     /// A title that is not ASCII comes back whole; one that is not UTF-8 (in a checkpoint
@@ -206,9 +208,9 @@ struct CheckpointTests {
     @Test func anEmptyBlockOfEventsIsRefused() throws {
         let empty = TimelineProjection(views: [], now: date("2015").instant)
         var bytes = Array(empty.checkpoint().encoded().dropLast(4))
-        // Tag 8, version 4, position 8, log identity 8, now 8, no resume point 1; then the
-        // counts of timelines, dates, events and blocks, 4 bytes each.
-        let blockCount = 8 + 4 + 8 + 8 + 8 + 1 + 3 * 4
+        // Tag 8, version 4, position 8, log identity 8, now 8 + 2, no resume point 1; then
+        // the counts of timelines, dates, events and blocks, 4 bytes each.
+        let blockCount = 8 + 4 + 8 + 8 + 8 + 2 + 1 + 3 * 4
         #expect(Array(bytes[blockCount..<(blockCount + 4)]) == [0, 0, 0, 0])
         bytes[blockCount] = 1
         bytes.insert(contentsOf: [UInt8](repeating: 0, count: 8), at: blockCount + 4)

@@ -12,8 +12,9 @@ struct EventSnapshotLayoutTests {
     static let titles = ["", "Born", "Moved to Zürich", "Holiday — Kraków 🚲", "Trip to São Paulo with Tomás",
                          String(repeating: "long title ", count: 40), "Caf\u{E9}", "Cafe\u{301}"]
     static let dates = ["2019", "2019-01", "2019-01-01", "2019-01-01T00:00Z", "2018-12-31T19:00-05:00",
-                        "2019-03-01T10:30:15.123456789012+05:30", "0001", "9999-12-31", "1969-12-31T23:59:59.5Z"]
-        .map(date) + [DateValue(utc: Instant(microsecondsSinceEpoch: 1_546_300_800_000_000))]
+                        "2019-03-01T10:30:15.123456789+05:30", "2019-03-01T10:30:15.0000001Z", "0001", "9999-12-31", "1969-12-31T23:59:59.5Z"]
+        .map(date) + [DateValue(utc: Instant(microsecondsSinceEpoch: 1_546_300_800_000_000)),
+                      DateValue(utc: Instant(microsecondsSinceEpoch: 1_546_300_800_000_001, nanosecondsPastMicrosecond: 5))]
 
     static func randomDates(_ rng: inout SplitMix64) -> EventDates {
         let start = dates[rng.below(dates.count)]

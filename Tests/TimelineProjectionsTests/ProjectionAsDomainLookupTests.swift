@@ -16,7 +16,7 @@ struct ProjectionAsDomainLookupTests {
         var projection = TimelineProjection(views: [ViewDefinition()], now: Self.now)
         var position: Int64 = 0
         var accepted = 0, refused = 0
-        for _ in 0..<300 {
+        for _ in 0..<400 {
             let command = generator.command()
             let expected = Result { () throws(Rejection) in try Decider.decide(command, generator.state) }
             let actual = Result { () throws(Rejection) in try Decider.decide(command, projection) }

@@ -104,7 +104,7 @@ struct ProjectionPropertyTests {
         var now = date("1980").instant
         var projection = TimelineProjection(records: records, views: nowViews, now: now)
         let steps = ["1990", "1990-04-12", "1990-04-12", "1999-12-31T23:59:59Z", "2000", "2000-02-29T00:00:00.000001Z",
-                     "2010-06-15T10:30Z", "2019", "2019-03", "2024-02-29", "2030", "2015"].map { date($0).instant }
+                     "2010-06-15T10:30Z", "2010-06-15T10:30:00.000001Z", "2019", "2019-03", "2024-02-29", "2030", "2015"].map { date($0).instant }
         for next in steps {
             let oldRows = Dictionary(uniqueKeysWithValues: nowViews.map { ($0, Array(projection.rows($0)!)) })
             let oldSections = Dictionary(uniqueKeysWithValues: nowViews.map { ($0, projection.sections($0)) })

@@ -10,16 +10,20 @@ func date(_ text: String) -> DateValue {
 struct FactGenerator {
     var rng: SplitMix64
     var state = DomainState()
-    let timelineIDs: [TimelineID] = ["home", "work", "travel", "é"]
+    let timelineIDs: [TimelineID] = ["home", "work", "\u{E9}", "e\u{301}"]
     let eventIDs: [EventID]
     let dates: [DateValue] = [
         "1990", "1990-04", "1990-04-12", "1990-01-01", "2000", "2000-02-29", "2010-06", "2010-06-15T10:30Z",
         "2010-06-15T12:30+02:00", "2019-03", "2020", "2020-12-31T23:59:59.5Z", "2024-02-29", "2025-06",
+        // One microsecond apart by their nanoseconds alone, and one instant in two texts.
+        "2010-06-15T10:30:00.0000001Z", "2010-06-15T10:30:00.0000002Z", "2010-06-15T10:30:00.00000015Z",
+        "2010-06-15T12:30:00.000000100+02:00", "2010-06-15T10:30:00.000001Z",
     ].map(date)
 
     init(seed: UInt64, events: Int = 24) {
         rng = SplitMix64(seed: seed)
-        eventIDs = (0..<events).map { EventID("e\($0 % 3 == 0 ? "Z" : "a")\($0)") } + ["ä", "aa", "a"]
+        eventIDs = (0..<events).map { EventID("e\($0 % 3 == 0 ? "Z" : "a")\($0)") }
+            + ["ä", "a\u{308}", "aa", "a", "\u{E9}", "e\u{301}"]
     }
 
     mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &rng)] }
@@ -61,11 +65,11 @@ struct FactGenerator {
 /// The date rows computed the simple way: every event's rows, filtered and fully sorted.
 enum ReferenceModel {
     static func rows(_ state: DomainState, _ view: ViewDefinition, now: Instant) -> [Row] {
-        typealias Keyed = (group: Int, instant: Int64, id: [UInt8], role: UInt8, row: Row)
+        typealias Keyed = (group: Int, instant: Instant, id: [UInt8], role: UInt8, row: Row)
         var keyed: [Keyed] = []
         for event in state.events.values {
             if case .timeline(let t) = view.filter, event.timeline != t { continue }
-            func add(_ kind: RowKind, _ date: DateValue?, _ sortInstant: Int64) {
+            func add(_ kind: RowKind, _ date: DateValue?, _ sortInstant: Instant) {
                 let ongoing = kind == .ongoing
                 let group = switch view.placement {
                 case .now: 0
@@ -77,14 +81,13 @@ enum ReferenceModel {
                 keyed.append((group, sortInstant, Array(event.id.rawValue.utf8), kind.role.rawValue, row))
             }
             switch event.dates {
-            case .single(let d): add(.single, d, d.instant.microsecondsSinceEpoch)
+            case .single(let d): add(.single, d, d.instant)
             case .range(let s, let e):
-                add(.start, s, s.instant.microsecondsSinceEpoch)
+                add(.start, s, s.instant)
                 if let e {
-                    add(.end, e, e.instant.microsecondsSinceEpoch)
+                    add(.end, e, e.instant)
                 } else {
-                    let start = s.instant.microsecondsSinceEpoch
-                    add(.ongoing, nil, view.placement == .now ? max(now.microsecondsSinceEpoch, start) : start)
+                    add(.ongoing, nil, view.placement == .now ? max(now, s.instant) : s.instant)
                 }
             }
         }

@@ -3,8 +3,8 @@ extension DateValue {
     ///
     /// Accepted: `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, and `YYYY-MM-DDTHH:MM[:SS[.fraction]]`
     /// followed by `Z` or `±HH:MM`; years 0001–9999, real calendar days, hours 00–23,
-    /// minutes and seconds 00–59, offsets up to ±23:59. Fractions finer than a
-    /// microsecond are kept in the text and truncated in the instant.
+    /// minutes and seconds 00–59, offsets up to ±23:59, fractions of 1–9 digits (the
+    /// instant is exact to the nanosecond).
     /// - Complexity: O(*n*) in the length of the text.
     public init(parsing text: String) throws(DateValueError) {
         var copy = text
@@ -81,7 +81,7 @@ enum DateValueParser {
         guard minute <= 59 else { return fail("minute must be 00–59") }
         var i = 16
         var second = 0
-        var micros: Int64 = 0
+        var nanos: Int64 = 0
         var precision = DateValue.Precision.minute
         if i < n, s[i] == 0x3A {
             guard let sec = twoDigits(i + 1), i + 3 == n || digit(i + 3) == nil else {
@@ -95,13 +95,15 @@ enum DateValueParser {
                 i += 1
                 var digits = 0
                 while let d = digit(i) {
-                    if digits < 6 { micros = micros * 10 + Int64(d) }
+                    if digits < 9 { nanos = nanos * 10 + Int64(d) }
                     digits += 1
                     i += 1
                 }
                 guard digits > 0 else { return fail("fraction of a second must have at least one digit") }
-                guard digits <= 12 else { return fail("fraction of a second must have at most 12 digits") }
-                if digits < 6 { for _ in digits..<6 { micros *= 10 } }
+                guard digits <= 9 else {
+                    return fail("fraction of a second must have at most 9 digits (nanoseconds), not \(digits)")
+                }
+                for _ in digits..<9 { nanos *= 10 }
                 precision = .fraction
             }
         }
@@ -124,9 +126,10 @@ enum DateValueParser {
         }
         guard i == n else { return fail("unexpected text after the offset") }
         let local = dayInstant(year, month, day).microsecondsSinceEpoch
-            + Int64(hour * 3600 + minute * 60 + second) * 1_000_000 + micros
+            + Int64(hour * 3600 + minute * 60 + second) * 1_000_000 + nanos / 1000
         return .success(Parsed(
-            instant: Instant(microsecondsSinceEpoch: local - Int64(offsetMinutes) * 60_000_000),
+            instant: Instant(microsecondsSinceEpoch: local - Int64(offsetMinutes) * 60_000_000,
+                             nanosecondsPastMicrosecond: Int(nanos % 1000)),
             precision: precision))
     }
 

@@ -94,6 +94,7 @@ extension DateValue {
     public init(utc instant: Instant) {
         self.writtenText = nil
         self.instant = instant
-        self.precision = instant.microsecondsSinceEpoch % 1_000_000 == 0 ? .second : .fraction
+        self.precision = instant.microsecondsSinceEpoch % 1_000_000 == 0 && instant.nanosecondsPastMicrosecond == 0
+            ? .second : .fraction
     }
 }

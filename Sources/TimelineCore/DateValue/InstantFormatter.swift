@@ -1,10 +1,11 @@
 /// Formats instants as UTC text.
 enum InstantFormatter {
     /// The longest UTC text of an instant: a sign, a year of up to 19 digits, the rest of
-    /// `-MM-DDTHH:MM:SS.ffffffZ`.
-    static let maximumLength = 1 + 19 + 23
+    /// `-MM-DDTHH:MM:SS.fffffffffZ`.
+    static let maximumLength = 1 + 19 + 26
 
-    /// `YYYY-MM-DDTHH:MM:SSZ`, with `.ffffff` when the instant has a fraction of a second.
+    /// `YYYY-MM-DDTHH:MM:SSZ`, with `.ffffff` when the instant has a fraction of a second,
+    /// `.fffffffff` when it has a sub-microsecond part.
     static func iso8601(_ instant: Instant) -> String {
         // Written as bytes straight into the string's storage: no string interpolation,
         // and no array of bytes (an allocation more) first.
@@ -22,7 +23,7 @@ enum InstantFormatter {
 
     /// An instant's calendar fields, and the length of its text.
     private struct Parts {
-        let year: Int, month: Int, day: Int, seconds: Int, fraction: Int
+        let year: Int, month: Int, day: Int, seconds: Int, fraction: Int, nanoseconds: Int
         let count: Int
 
         init(_ instant: Instant) {
@@ -36,7 +37,9 @@ enum InstantFormatter {
             (year, month, day) = CivilCalendar.civilFromDays(days)
             seconds = Int(rest / 1_000_000)
             fraction = Int(rest % 1_000_000)
-            count = DecimalDigits.count(of: year, width: 4) + (year < 0 ? 1 : 0) + 16 + (fraction != 0 ? 7 : 0)
+            nanoseconds = Int(instant.nanosecondsPastMicrosecond)
+            count = DecimalDigits.count(of: year, width: 4) + (year < 0 ? 1 : 0) + 16
+                + (nanoseconds != 0 ? 10 : fraction != 0 ? 7 : 0)
         }
 
         func write(to bytes: UnsafeMutablePointer<UInt8>) -> Int {
@@ -60,7 +63,10 @@ enum InstantFormatter {
             put(seconds / 60 % 60, width: 2)
             put(":")
             put(seconds % 60, width: 2)
-            if fraction != 0 {
+            if nanoseconds != 0 {
+                put(".")
+                put(fraction * 1000 + nanoseconds, width: 9)
+            } else if fraction != 0 {
                 put(".")
                 put(fraction, width: 6)
             }

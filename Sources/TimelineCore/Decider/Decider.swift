@@ -116,41 +116,76 @@ public enum Decider {
         }
     }
 
+    /// The rules of every fact, for commands and for facts read from a log alike.
+    ///
+    /// The rules of ids are checked where an id is made (a timeline created, an event
+    /// added); an id that exists passed them, and one that does not is reported by the
+    /// rule it breaks before it is reported unknown.
     static func check(_ fact: Fact, lookup state: some DomainLookup) throws(Rejection) {
         switch fact {
         case .timelineCreated(let id, let name):
+            try checkID(id)
             guard state.timeline(id) == nil else { throw .timelineExists(id) }
             try checkText(name, field: "timeline name")
         case .timelineRenamed(let id, let name):
-            guard state.timeline(id) != nil else { throw .unknownTimeline(id) }
+            guard state.timeline(id) != nil else { throw unknown(id) }
             try checkText(name, field: "timeline name")
         case .timelineRemoved(let id):
-            guard state.timeline(id) != nil else { throw .unknownTimeline(id) }
+            guard state.timeline(id) != nil else { throw unknown(id) }
         case .eventAdded(let id, let timeline, let title, _):
+            try checkID(id)
             guard state.eventTimeline(id) == nil else { throw .eventExists(id) }
-            guard state.timeline(timeline) != nil else { throw .unknownTimeline(timeline) }
+            guard state.timeline(timeline) != nil else { throw unknown(timeline) }
             try checkText(title, field: "title")
         case .eventRetitled(let id, let title):
-            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
+            guard state.eventTimeline(id) != nil else { throw unknown(id) }
             try checkText(title, field: "title")
         case .dateSet(let id, _):
-            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
+            guard state.eventTimeline(id) != nil else { throw unknown(id) }
         case .rangeSet(let id, let start, let end):
-            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
+            guard state.eventTimeline(id) != nil else { throw unknown(id) }
             try checkOrder(event: id, start: start, end: end)
         case .rangeClosed(let id, let end):
-            guard let dates = state.eventDates(id) else { throw .unknownEvent(id) }
+            guard let dates = state.eventDates(id) else { throw unknown(id) }
             guard case .range(let start, nil) = dates else { throw .notOpenRange(id) }
             try checkOrder(event: id, start: start, end: end)
         case .rangeReopened(let id):
-            guard let dates = state.eventDates(id) else { throw .unknownEvent(id) }
+            guard let dates = state.eventDates(id) else { throw unknown(id) }
             guard dates.isClosedRange else { throw .notClosedRange(id) }
         case .eventMoved(let id, let timeline):
-            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
-            guard state.timeline(timeline) != nil else { throw .unknownTimeline(timeline) }
+            guard state.eventTimeline(id) != nil else { throw unknown(id) }
+            guard state.timeline(timeline) != nil else { throw unknown(timeline) }
         case .eventRemoved(let id):
-            guard state.eventTimeline(id) != nil else { throw .unknownEvent(id) }
+            guard state.eventTimeline(id) != nil else { throw unknown(id) }
         }
+    }
+
+    /// Checks the rules of ids for a timeline id about to be made.
+    @inline(__always)
+    static func checkID(_ id: TimelineID) throws(Rejection) {
+        if let problem = IdentifierText.problem(in: id.rawValue) {
+            throw .invalidID(field: "timeline", value: id.rawValue, problem: problem)
+        }
+    }
+
+    /// Checks the rules of ids for an event id about to be made.
+    @inline(__always)
+    static func checkID(_ id: EventID) throws(Rejection) {
+        if let problem = IdentifierText.problem(in: id.rawValue) {
+            throw .invalidID(field: "event", value: id.rawValue, problem: problem)
+        }
+    }
+
+    /// Why no timeline has `id`: the rule of ids it breaks, or that it is unknown.
+    static func unknown(_ id: TimelineID) -> Rejection {
+        IdentifierText.problem(in: id.rawValue).map { .invalidID(field: "timeline", value: id.rawValue, problem: $0) }
+            ?? .unknownTimeline(id)
+    }
+
+    /// Why no event has `id`: the rule of ids it breaks, or that it is unknown.
+    static func unknown(_ id: EventID) -> Rejection {
+        IdentifierText.problem(in: id.rawValue).map { .invalidID(field: "event", value: id.rawValue, problem: $0) }
+            ?? .unknownEvent(id)
     }
 
     /// Checks that a range of `event` does not end before it starts.

@@ -18,6 +18,40 @@ public enum Rejection: Error, Hashable, Sendable, CustomStringConvertible {
     case notOpenRange(EventID)
     /// The event's dates are not a closed range, so the range cannot be reopened.
     case notClosedRange(EventID)
+    /// An id breaks the rules of ids (see ``IdentifierProblem``); `field` is `"timeline"` or `"event"`.
+    case invalidID(field: String, value: String, problem: IdentifierProblem)
+
+    /// The rule of ids that a text breaks: ids are 1–255 bytes of UTF-8, with no control
+    /// character (U+0000–U+001F, U+007F–U+009F) anywhere and no whitespace at either end.
+    public enum IdentifierProblem: Hashable, Sendable, CustomStringConvertible {
+        /// The id is empty.
+        case empty
+        /// The id is longer than 255 bytes of UTF-8.
+        case tooLong(bytes: Int)
+        /// The id holds a control character.
+        case controlCharacter(Unicode.Scalar)
+        /// The id starts with whitespace.
+        case whitespaceAtStart(Unicode.Scalar)
+        /// The id ends with whitespace.
+        case whitespaceAtEnd(Unicode.Scalar)
+
+        /// The rule broken, such as `is empty`.
+        public var description: String {
+            switch self {
+            case .empty: "is empty"
+            case .tooLong(let bytes): "is \(bytes) bytes long in UTF-8"
+            case .controlCharacter(let scalar): "holds the control character \(Self.name(scalar))"
+            case .whitespaceAtStart(let scalar): "starts with the whitespace \(Self.name(scalar))"
+            case .whitespaceAtEnd(let scalar): "ends with the whitespace \(Self.name(scalar))"
+            }
+        }
+
+        /// `U+000A`.
+        private static func name(_ scalar: Unicode.Scalar) -> String {
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+    }
 
     /// The longest name or title accepted, in characters, once trimmed.
     public static let maximumTextLength = 1000
@@ -25,17 +59,23 @@ public enum Rejection: Error, Hashable, Sendable, CustomStringConvertible {
     /// A message a person can act on, naming the value and the rule.
     public var description: String {
         switch self {
-        case .timelineExists(let id): "timeline \"\(id)\" already exists"
-        case .unknownTimeline(let id): "unknown timeline \"\(id)\""
-        case .eventExists(let id): "event \"\(id)\" already exists"
-        case .unknownEvent(let id): "unknown event \"\(id)\""
+        case .timelineExists(let id): "timeline \(quoted(id.rawValue)) already exists"
+        case .unknownTimeline(let id): "unknown timeline \(quoted(id.rawValue))"
+        case .eventExists(let id): "event \(quoted(id.rawValue)) already exists"
+        case .unknownEvent(let id): "unknown event \(quoted(id.rawValue))"
         case .emptyText(let field): "\(field) must not be empty"
         case .textTooLong(let field, let length):
             "\(field) is \(length) characters long; at most \(Rejection.maximumTextLength) are allowed"
         case .endBeforeStart(let event, let start, let end):
-            "event \"\(event)\": end \"\(end.text)\" is before start \"\(start.text)\""
-        case .notOpenRange(let id): "event \"\(id)\" is not an open range"
-        case .notClosedRange(let id): "event \"\(id)\" is not a closed range"
+            "event \(quoted(event.rawValue)): end \"\(end.text)\" is before start \"\(start.text)\""
+        case .notOpenRange(let id): "event \(quoted(id.rawValue)) is not an open range"
+        case .notClosedRange(let id): "event \(quoted(id.rawValue)) is not a closed range"
+        case .invalidID(let field, let value, let problem):
+            "\(field) id \(quoted(value)) \(problem); ids are 1–\(IdentifierText.maximumBytes) bytes of UTF-8 "
+                + "with no control characters and no whitespace at either end: choose another id"
         }
     }
+
+    /// An id in double quotes, its control characters and whitespace escaped.
+    private func quoted(_ id: String) -> String { IdentifierText.quoted(id) }
 }

@@ -19,6 +19,18 @@ public struct EventID: RawRepresentable, Hashable, Sendable, ExpressibleByString
     /// The identifier's text.
     public var description: String { rawValue }
 
+    /// Whether the two identifiers are the same: their UTF-8 bytes are equal. Text that
+    /// Unicode calls canonically equivalent (`"\u{E9}"` and `"e\u{301}"`) is two ids.
+    /// - Complexity: O(*m*) for ids of *m* bytes.
+    @inlinable
+    public static func == (lhs: EventID, rhs: EventID) -> Bool {
+        IdentifierText.sameBytes(lhs.rawValue, rhs.rawValue)
+    }
+
+    /// Hashes the identifier's UTF-8 bytes, in agreement with `==`.
+    @inlinable
+    public func hash(into hasher: inout Hasher) { IdentifierText.hash(rawValue, into: &hasher) }
+
     /// Whether this identifier sorts before `other` when both are compared as UTF-8 bytes.
     ///
     /// - Complexity: O(*m*), where *m* is the length of the shorter identifier.

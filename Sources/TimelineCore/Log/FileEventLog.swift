@@ -42,7 +42,7 @@ public final class FileEventLog: EventLog {
         /// starts (blank lines shift line numbers); for line counts in resume points.
         var lineShifts: [(position: Int, extra: Int)]
         /// The command ids of the records read or appended since the log was opened.
-        var commands: [String: Range<Int>]
+        var commands: [CommandKey: Range<Int>]
         /// The command ids of the prefix that was not read, by hash.
         var prefixCommands: FileEventLog.CommandTable
         /// Where the prefix that was not read ends, in bytes.
@@ -158,7 +158,7 @@ public final class FileEventLog: EventLog {
         private let prefixCommands: CommandTable
         private var reader: ChunkReader
         private var offsets = RecordOffsets()
-        private var commands: [String: Range<Int>] = [:]
+        private var commands: [CommandKey: Range<Int>] = [:]
         private var lineShifts: [(position: Int, extra: Int)] = []
 
         init(_ file: SystemFile, path: String, after start: LogReader.Start,
@@ -349,7 +349,7 @@ public final class FileEventLog: EventLog {
                 var entries = state.prefixCommands.entries
                 for (id, range) in state.commands where range.upperBound <= index + 1 {
                     entries.append(CommandTable.Entry(
-                        hash: CommandTable.hash(id), firstPosition: Int64(range.lowerBound + 1),
+                        hash: CommandTable.hash(id.text), firstPosition: Int64(range.lowerBound + 1),
                         count: Int32(clamping: range.count), offset: state.offsets[range.lowerBound - state.base]))
                 }
                 return ResumePoint(position: position, offset: start + line.count,
@@ -375,7 +375,7 @@ public final class FileEventLog: EventLog {
                     + "\(contents.records.count) whole records, not \(state.base)")
         }
         var offsets = RecordOffsets()
-        var commands: [String: Range<Int>] = [:]
+        var commands: [CommandKey: Range<Int>] = [:]
         var lineShifts: [(position: Int, extra: Int)] = []
         note(contents, first: 0, offsets: &offsets, lineShifts: &lineShifts, commands: &commands)
         for (id, range) in state.commands {
@@ -394,13 +394,13 @@ public final class FileEventLog: EventLog {
     /// records whose line numbers are shifted by blank lines, the records of each command
     /// id — for records whose first has the 0-based index `first`.
     private static func note(_ contents: LogReader.Contents, first: Int, offsets: inout RecordOffsets,
-                             lineShifts: inout [(position: Int, extra: Int)], commands: inout [String: Range<Int>]) {
+                             lineShifts: inout [(position: Int, extra: Int)], commands: inout [CommandKey: Range<Int>]) {
         for (index, record) in contents.records.enumerated() {
             let position = first + index
             let extra = contents.lineNumbers[index] - (position + 1)
             if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((position + 1, extra)) }
             guard let id = record.commandID else { continue }
-            commands[id] = (commands[id]?.lowerBound ?? position)..<(position + 1)
+            commands[CommandKey(id)] = (commands[CommandKey(id)]?.lowerBound ?? position)..<(position + 1)
         }
         offsets.append(contentsOf: contents.offsets)
     }
@@ -504,7 +504,7 @@ public final class FileEventLog: EventLog {
         }
         state.size += state.buffer.count
         if let id = options.commandID {
-            state.commands[id] = state.count..<(state.count + records.count)
+            state.commands[CommandKey(id)] = state.count..<(state.count + records.count)
         }
         state.offsets.append(contentsOf: lineStarts)
         return records
@@ -577,14 +577,14 @@ public final class FileEventLog: EventLog {
 
     private static func records(forCommandID id: String, file: SystemFile,
                                 state: inout State) throws(EventLogError) -> [Record]? {
-        if let range = state.commands[id] {
+        if let range = state.commands[CommandKey(id)] {
             if range.lowerBound < state.base { try readPrefix(&state, file: file) }
             return try records(in: range, file: file, state: state)
         }
         for entry in state.prefixCommands.candidates(for: id) {
             let records = try records(startingAt: entry.offset, firstPosition: entry.firstPosition,
                                       count: Int(entry.count), end: state.prefixEnd, file: file)
-            if records.first?.commandID == id { return records }
+            if let first = records.first?.commandID, IdentifierText.sameBytes(first, id) { return records }
         }
         return nil
     }

@@ -11,7 +11,7 @@ public final class InMemoryEventLog: EventLog {
         /// How many records the log holds.
         var count = 0
         /// The offsets of each command's records.
-        var commands: [String: Range<Int>] = [:]
+        var commands: [CommandKey: Range<Int>] = [:]
 
         /// Adds a batch's records after the others (nothing for an empty batch).
         mutating func add(_ batch: [Record]) {
@@ -48,8 +48,8 @@ public final class InMemoryEventLog: EventLog {
         initial.add(records)
         for (offset, record) in records.enumerated() {
             if let id = record.commandID {
-                let start = initial.commands[id]?.lowerBound ?? offset
-                initial.commands[id] = start..<(offset + 1)
+                let start = initial.commands[CommandKey(id)]?.lowerBound ?? offset
+                initial.commands[CommandKey(id)] = start..<(offset + 1)
             }
         }
         state = Mutex(initial)
@@ -72,7 +72,7 @@ public final class InMemoryEventLog: EventLog {
                 let newer = state.records(Int(max(0, known))..<state.count)
                 do throws(Failure) { try catchingUp(newer) } catch { return .failure(.refused(error)) }
             }
-            if let id = options.commandID, let range = state.commands[id] {
+            if let id = options.commandID, let range = state.commands[CommandKey(id)] {
                 return .success(AppendResult(records: state.records(range), wasDuplicate: true))
             }
             if let expected = options.expectedPosition, expected != position {
@@ -83,7 +83,7 @@ public final class InMemoryEventLog: EventLog {
             guard !facts.isEmpty else { return .success(AppendResult(records: [], wasDuplicate: false)) }
             let records = Record.batch(of: facts, after: position, options: options)
             if let id = options.commandID {
-                state.commands[id] = state.count..<(state.count + records.count)
+                state.commands[CommandKey(id)] = state.count..<(state.count + records.count)
             }
             state.add(records)
             return .success(AppendResult(records: records, wasDuplicate: false))
@@ -101,7 +101,7 @@ public final class InMemoryEventLog: EventLog {
     /// The records a command with this id appended, if any.
     /// - Complexity: O(log *b* + *k*) for the *k* records returned, of *b* batches.
     public func records(forCommandID id: String) throws(EventLogError) -> [Record]? {
-        state.withLock { state in state.commands[id].map { state.records($0) } }
+        state.withLock { state in state.commands[CommandKey(id)].map { state.records($0) } }
     }
 
     /// The records after `position`.
