@@ -16,6 +16,7 @@ extension Runner {
         // Every argument is checked before the log is touched.
         let request = try request(from: arguments)
         let path = try logPath(arguments)
+        if arguments.command.name != Catalogue.createTimeline.name { try requireLog(path) }
         let log = try openLog(path)
         defer { log.close() }
         let store: TimelineStore
@@ -45,7 +46,7 @@ extension Runner {
             throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
         }
         if arguments.flag("--json") { return plainLines(records) }
-        return confirmation(for: command) + " (" + positions(records) + ")\n"
+        return displayText(confirmation(for: command)) + " (" + positions(records) + ")\n"
     }
 
     /// Opens the store's log for writing, taking its lock.
@@ -54,7 +55,7 @@ extension Runner {
         do {
             log = try FileEventLog(path: path)
         } catch {
-            throw CommandFailure(error.description)
+            throw CommandFailure(RepairHint.added(to: error.description, for: path, when: error.isCorruption))
         }
         if let torn = log.tornTail {
             context.warn("\(path): \(torn); cut off")
@@ -65,8 +66,9 @@ extension Runner {
     private func message(for error: StoreError, path: String, command: String) -> String {
         switch error {
         case .rejected(let rejection): "\(command) refused: \(rejection)"
-        case .log(let error): error.description
-        case .invalidRecord(let position, let reason): "\(path): record \(position): \(reason)"
+        case .log(let error): RepairHint.added(to: error.description, for: path, when: error.isCorruption)
+        case .invalidRecord(let position, let reason):
+            RepairHint.added(to: "\(path): record \(position): \(reason)", for: path, when: true)
         case .importRefused, .linesDoNotMatchFacts: "\(path): \(error)"
         }
     }
@@ -195,13 +197,14 @@ extension Runner {
     // MARK: import
 
     func importLog(_ arguments: ParsedArguments) async throws -> String {
-        let file = arguments.firstPositional
+        let input = try InputLog.read(arguments.firstPositional)
+        let file = input.name
         let path = try logPath(arguments)
-        let foreign = try readContents(file)
+        let foreign = try input.contents()
         if let torn = foreign.tornTail {
             throw CommandFailure("\(file): \(torn); nothing imported (see 'timeline repair')")
         }
-        _ = try validate(foreign, path: file)
+        _ = try validate(foreign, path: file, repairable: input.isRepairable)
         var facts: [Fact] = []
         var lines: [Int] = []
         for (record, line) in zip(foreign.records, foreign.lineNumbers) {
@@ -229,6 +232,7 @@ extension Runner {
 
     func repair(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
+        try requireLog(path)
         let report: FileEventLog.RepairReport
         do {
             report = try FileEventLog.repair(path: path)
@@ -239,7 +243,7 @@ extension Runner {
             return "\(path): nothing to repair: \(count(report.kept, "record")) kept\n"
         }
         var text = "\(path): moved \(count(report.moved.count, "line")) to \(side), kept \(count(report.kept, "record"))\n"
-        for line in report.moved { text += "  \(line)\n" }
+        for line in report.moved { text += "  \(displayText(line.description))\n" }
         return text
     }
 }

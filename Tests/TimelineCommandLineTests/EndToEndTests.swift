@@ -134,13 +134,14 @@ struct EndToEndTests {
         let text = try directory.read("store.jsonl")
         #expect(text.contains(#""crc":""#))
         try directory.write("store.jsonl", text.replacingOccurrences(of: "Born", with: "Borm"))
+        let hint = "timeline: to move the bad lines to \(path).rejected and keep the rest: timeline repair --log \(path)\n"
         let run = try await timeline(["replay", path])
         #expect(run.status == 1)
         #expect(run.output.isEmpty)
-        #expect(run.errors == "timeline: \(path): line 2: checksum mismatch\n")
+        #expect(run.errors == "timeline: \(path): line 2: checksum mismatch\n" + hint)
         let verify = try await timeline(["verify", "--log", path])
         #expect(verify.status == 1)
-        #expect(verify.errors == "timeline: \(path): line 2: checksum mismatch\n")
+        #expect(verify.errors == "timeline: \(path): line 2: checksum mismatch\n" + hint)
         let write = try await timeline(["remove-timeline", "--timeline", "life", "--log", path])
         #expect(write.status == 1)
         #expect(write.errors.contains("line 2: checksum mismatch"))
@@ -232,13 +233,18 @@ struct EndToEndTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("nowhere.jsonl")
-        for arguments in [["replay", path], ["rows", "--log", path], ["timelines", "--log", path],
-                          ["verify", "--log", path], ["export", "--log", path], ["repair", "--log", path],
-                          ["import", path, "--log", directory.path("store.jsonl")]] {
+        for arguments in [["replay", path], ["import", path, "--log", directory.path("store.jsonl")]] {
             let run = try await timeline(arguments)
             #expect(run.status == 1, "\(arguments)")
             #expect(run.output.isEmpty)
-            #expect(run.errors.hasPrefix("timeline: \(path): "), "\(arguments): \(run.errors)")
+            #expect(run.errors == "timeline: \(path): no such file\n", "\(arguments): \(run.errors)")
+        }
+        for arguments in [["rows", "--log", path], ["timelines", "--log", path], ["verify", "--log", path],
+                          ["export", "--log", path], ["repair", "--log", path]] {
+            let run = try await timeline(arguments)
+            #expect(run.status == 1, "\(arguments)")
+            #expect(run.output.isEmpty)
+            #expect(run.errors.hasPrefix("timeline: there is no log at \(path)\n"), "\(arguments): \(run.errors)")
         }
     }
 
