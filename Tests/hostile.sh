@@ -86,6 +86,8 @@ for command in "export --log store.jsonl" "rows --log store.jsonl" "rows --log s
     check "$command > /dev/full" 1 - "cannot write to standard output: No space left on device" \
         "$t $command > /dev/full"
 done
+check "--version with standard output closed" 1 - "cannot write to standard output: Bad file descriptor" \
+    "$t --version >&-"
 for command in "replay big.jsonl" "replay big.jsonl --json" "export --log big.jsonl" "rows --log big.jsonl"; do
     check "$command | head" 0 '^141$' - "$t $command | head -c 20 >/dev/null; echo \${PIPESTATUS[0]}"
     check "$command | head, SIGPIPE ignored" 0 '^141$' - \

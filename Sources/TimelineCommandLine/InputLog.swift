@@ -49,6 +49,7 @@ struct InputLog {
             if count < 0 {
                 let code = errno
                 if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK, waitUntilReady(descriptor, for: Int16(POLLIN)) { continue }
                 throw failure(name, "read", code)
             }
             if count == 0 { break }

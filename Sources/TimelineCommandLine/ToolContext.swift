@@ -53,6 +53,8 @@ public struct FileDescriptorOutput: TextOutput {
                 if written < 0 {
                     let code = errno
                     if code == EINTR { continue }
+                    // A descriptor left non-blocking by whoever opened it: wait until it takes more.
+                    if code == EAGAIN || code == EWOULDBLOCK, waitUntilReady(descriptor, for: Int16(POLLOUT)) { continue }
                     return code == EPIPE ? .closed : .failed(code: code)
                 }
                 // A write that takes nothing and reports no error would loop for ever.
@@ -158,4 +160,15 @@ private func windowColumns(of descriptor: Int32) -> Int? {
     var size = winsize()
     guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
     return Int(size.ws_col)
+}
+
+/// Waits until `descriptor` is ready for `events` (`POLLIN`, `POLLOUT`); `false` when
+/// polling itself fails.
+func waitUntilReady(_ descriptor: Int32, for events: Int16) -> Bool {
+    var entry = pollfd(fd: descriptor, events: events, revents: 0)
+    while true {
+        let result = poll(&entry, 1, -1)
+        if result >= 0 { return true }
+        if errno != EINTR { return false }
+    }
 }

@@ -56,6 +56,37 @@ struct EdgeTests {
         }
     }
 
+    @Test func aNonBlockingStandardOutputIsWrittenWhole() async throws {
+        let tool = try #require(toolURL)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try directory.write("big.jsonl", generatedLog(events: 5000))
+        let pipe = Pipe()
+        let descriptor = pipe.fileHandleForWriting.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        let process = Process()
+        process.executableURL = tool
+        process.arguments = ["replay", log, "--json"]
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try pipe.fileHandleForWriting.close()
+        // The pipe fills while nobody reads: the tool meets EAGAIN and must wait, not fail.
+        // Read only once the pipe is full (64 KiB), and a moment more, so that it did.
+        let reading = pipe.fileHandleForReading.fileDescriptor
+        let deadline = ContinuousClock.now + .seconds(60)
+        var buffered: Int32 = 0
+        while process.isRunning, buffered < 60_000, ContinuousClock.now < deadline {
+            _ = ioctl(reading, UInt(FIONREAD), &buffered)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(process.terminationStatus == 0)
+        #expect(output.filter { $0 == 0x0A }.count == 5000)
+    }
+
     // MARK: Pipes, FIFOs and -
 
     @Test func replayReadsPipesFIFOsAndStandardInputAsStreams() async throws {
