@@ -38,13 +38,14 @@ struct InputLog {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw CommandFailure("\(name): is a directory, not a log file")
         }
-        var bytes: [UInt8] = []
-        // The size of a regular file is only a hint for the first allocation.
-        if isRegularFile, info.st_size > 0 { bytes.reserveCapacity(Int(info.st_size) + 1) }
-        var chunk = [UInt8](repeating: 0, count: readSize)
+        // The bytes are read in place; the size of a regular file is only a hint for the
+        // first allocation (one byte more, so that the read that meets the end has room).
+        var bytes = [UInt8](repeating: 0, count: isRegularFile && info.st_size > 0 ? Int(info.st_size) + 1 : readSize)
+        var used = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                Self.systemRead(descriptor, buffer.baseAddress!, buffer.count)
+            if used == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(readSize, bytes.count))) }
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                Self.systemRead(descriptor, buffer.baseAddress! + used, buffer.count - used)
             }
             if count < 0 {
                 let code = errno
@@ -53,8 +54,9 @@ struct InputLog {
                 throw failure(name, "read", code)
             }
             if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
+            used += count
         }
+        bytes.removeSubrange(used...)
         return InputLog(name: name, isRepairable: isRegularFile && !isStandardInput, bytes: bytes)
     }
 

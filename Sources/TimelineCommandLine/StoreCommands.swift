@@ -202,7 +202,7 @@ extension Runner {
         let path = try logPath(arguments)
         let foreign = try input.contents()
         if let torn = foreign.tornTail {
-            throw CommandFailure("\(file): \(torn); nothing imported (see 'timeline repair')")
+            throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
         }
         _ = try validate(foreign, path: file, repairable: input.isRepairable)
         var facts: [Fact] = []

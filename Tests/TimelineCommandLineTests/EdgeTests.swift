@@ -127,6 +127,10 @@ struct EdgeTests {
         let torn = try await shell(#"printf '{"type":"timelineCreated","data":{"timeline":"a","name":"A"}}\n{"ty' | "$TIMELINE" replay - --json"#)
         #expect(torn.status == 0, "\(torn)")
         #expect(torn.errors.hasPrefix("timeline: warning: standard input: line 2: incomplete last record"))
+        let tornImport = try await shell(#"printf '{"type":"timelineCreated","data":{"timeline":"a","name":"A"}}\n{"ty' | "$TIMELINE" import - --log never.jsonl"#)
+        #expect(tornImport.status == 1)
+        #expect(tornImport.errors.hasPrefix("timeline: standard input: line 2: incomplete last record"))
+        #expect(tornImport.errors.hasSuffix("; nothing imported\n"), "no repair for a pipe: \(tornImport.errors)")
     }
 
     @Test func exportPipedIntoImportMakesTheSameStore() async throws {
