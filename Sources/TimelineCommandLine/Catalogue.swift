@@ -14,7 +14,8 @@ enum Catalogue {
         OptionSpec(name: "--ongoing", value: "now|first|last", choices: ["now", "first", "last"],
                    help: "where the rows of open ranges sort: at now (the default), before or after all dated rows"),
         OptionSpec(name: "--now", value: "DATE", help: "the moment taken as now (default: the system clock)"),
-        OptionSpec(name: "--upto", value: "SEQ", help: "apply only the records at positions 1 to SEQ (0: none)"),
+        OptionSpec(name: "--upto", value: "SEQ",
+                   help: "apply only the atomic batches that end at or before position SEQ (0: none)"),
         OptionSpec(name: "--json", help: "one JSON object per row, per line, in list order"),
         OptionSpec(name: "--sections", value: "year|month|decade", choices: ["year", "month", "decade"],
                    help: "group the rows by the year, month or decade of their date"),
@@ -22,7 +23,13 @@ enum Catalogue {
 
     static let viewDetails = """
         Columns: kind (single, start, end, ongoing), date (as written in the log; an \
-        ongoing row shows "now"), title, timeline. With --json, each row is
+        ongoing row shows "now"), timeline, event (the id that retitle-event, close-range, \
+        move-event and the other commands take), title. On a terminal the table fits \
+        its width ($COLUMNS, else the terminal's), cutting long titles with "…", and \
+        shows the kinds in colour unless $NO_COLOR is set; written to a file or a pipe, \
+        it is never cut and has no colour. --upto never stops inside an atomic batch (the \
+        records of one command, or of one import): it shows a state that was committed. \
+        With --json, each row is
           {"event":"e1","timeline":"life","title":"Born","kind":"single","date":"1990-04-12"}
         with "date" null for an ongoing row, and a last member "section" with --sections.
         """
@@ -42,8 +49,9 @@ enum Catalogue {
 
     static let storeDetails = """
         Takes the log's writer lock: fails with "log is in use" while another process \
-        writes to it. On success prints one line; with --json, the records appended, as \
-        JSON Lines.
+        writes to it. Only create-timeline and import create a log that does not exist \
+        yet; every other command fails saying so. On success prints one line; with \
+        --json, the records appended, as JSON Lines.
         """
 
     // MARK: Commands
@@ -51,19 +59,21 @@ enum Catalogue {
     static let replay = CommandSpec(
         name: "replay",
         summary: "print the date rows of a log file, replayed from scratch",
-        positionals: [PositionalSpec(name: "FILE", help: "a log: JSON Lines, one record per line")],
+        positionals: [PositionalSpec(name: "FILE", help: "a log: JSON Lines, one record per line; - for standard input")],
         options: viewOptions,
         details: """
             Reads every record of FILE, checks each against the format and the domain \
             rules, and prints the rows of the chosen view. An invalid log prints nothing \
             on standard output, names the first bad line on standard error, and exits \
             with status 1. An incomplete last line (a torn write) is named in a warning \
-            and not applied.
+            and not applied. FILE may be a pipe or a FIFO (cat L | timeline replay -, \
+            timeline replay <(...)): it is read as a stream to its end.
             """ + "\n\n" + viewDetails + "\n\n" + dateDetails,
         examples: [
             "timeline replay life.jsonl --now 2026-11-29",
             "timeline replay life.jsonl --timeline work --order desc --ongoing last --json",
             "timeline replay life.jsonl --sections decade --upto 40",
+            "timeline replay - --json < life.jsonl",
         ])
 
     static let rows = CommandSpec(
@@ -96,7 +106,8 @@ enum Catalogue {
     static let timelines = CommandSpec(
         name: "timelines",
         summary: "list the timelines with their event counts and date spans",
-        options: [log, OptionSpec(name: "--upto", value: "SEQ", help: "apply only the records at positions 1 to SEQ"), json],
+        options: [log, OptionSpec(name: "--upto", value: "SEQ",
+                                  help: "apply only the atomic batches that end at or before position SEQ"), json],
         details: """
             Columns: timeline id, name, events, ongoing (open ranges), earliest and latest \
             date. With --json, each timeline is
@@ -155,14 +166,17 @@ enum Catalogue {
     static let importLog = CommandSpec(
         name: "import",
         summary: "append the facts of another log to the store's log, all or nothing",
-        positionals: [PositionalSpec(name: "FILE", help: "the log to import")],
+        positionals: [PositionalSpec(name: "FILE", help: "the log to import; - for standard input")],
         options: [log, json],
         details: """
             Checks FILE completely (format and domain rules, on its own and then after \
             the store's records) before writing anything, then appends all of its facts \
-            as one atomic batch, recorded now. A torn last line in FILE refuses the import.
+            as one atomic batch, recorded now. A torn last line in FILE refuses the import. \
+            FILE may be a pipe or a FIFO, read as a stream. Creates the store's log when \
+            there is none yet.
             """,
-        examples: ["timeline import --log timeline.jsonl exported.jsonl"])
+        examples: ["timeline import --log timeline.jsonl exported.jsonl",
+                   "timeline import - --log new.jsonl < exported.jsonl"])
 
     static let createTimeline = CommandSpec(
         name: "create-timeline",

@@ -11,6 +11,7 @@ enum HelpText {
               timeline COMMAND [ARGUMENTS] [OPTIONS]
               timeline help [COMMAND]
               timeline COMMAND --help
+              timeline --version
 
             """
         let nameWidth = Catalogue.all.map(\.name.count).max() ?? 0
@@ -22,10 +23,13 @@ enum HelpText {
         }
         text += """
 
-            The store's log is --log PATH, or $TIMELINE_LOG, or ./timeline.jsonl.
+            The store's log is --log PATH, or $TIMELINE_LOG, or ./timeline.jsonl; only
+            create-timeline and import create it. A FILE argument may be - (standard input).
             \(wrap(Catalogue.dateDetails, indent: ""))
-            Exit status: 0 on success, 1 when a log is invalid, missing or in use, or a
-            command is refused; 2 for a mistake on the command line.
+            Exit status: 0 on success, 1 when a log is invalid, missing or in use, a
+            command is refused, or standard output cannot be written; 2 for a mistake on
+            the command line. When the reader of standard output goes away (| head), the
+            command ends quietly, as by SIGPIPE.
 
             Examples:
               timeline replay Examples/logs/life.jsonl --now 2026-11-29

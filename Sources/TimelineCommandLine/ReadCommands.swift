@@ -7,10 +7,11 @@ import TimelineProjections
 extension Runner {
     /// Reads a whole log without its lock; a log that cannot be read is a command failure.
     func readContents(_ path: String) throws -> LogReader.Contents {
+        try requireLog(path)
         do {
             return try FileEventLog.read(path: path)
         } catch {
-            throw CommandFailure(error.description)
+            throw CommandFailure(RepairHint.added(to: error.description, for: path, when: error.isCorruption))
         }
     }
 
@@ -23,12 +24,23 @@ extension Runner {
         return contents
     }
 
+    /// Reads a log given as a file argument (`-`: standard input) as a stream; a torn
+    /// last line is named in a warning.
+    func readInput(_ path: String) throws -> (contents: LogReader.Contents, input: InputLog) {
+        let input = try InputLog.read(path)
+        let contents = try input.contents()
+        if let torn = contents.tornTail {
+            context.warn("\(input.name): \(torn); not applied")
+        }
+        return (contents, input)
+    }
+
     /// Checks every record of a log against the domain rules.
-    func validate(_ contents: LogReader.Contents, path: String) throws -> DomainState {
+    func validate(_ contents: LogReader.Contents, path: String, repairable: Bool = true) throws -> DomainState {
         do {
             return try LogValidator.validate(contents)
         } catch {
-            throw CommandFailure("\(path): \(error)")
+            throw CommandFailure(RepairHint.added(to: "\(path): \(error)", for: path, when: repairable))
         }
     }
 
@@ -40,26 +52,51 @@ extension Runner {
     /// The records up to `--upto`, or all of them.
     func records(_ contents: LogReader.Contents, _ arguments: ParsedArguments) throws -> ArraySlice<Record> {
         guard let upTo = try arguments.nonNegativeInteger("--upto") else { return contents.records[...] }
-        return contents.records.prefix { $0.position <= upTo }
+        return Self.records(contents.records, upTo: upTo)
+    }
+
+    /// The records of the whole atomic batches that end at or before position `upTo`:
+    /// a state that was committed, never one inside a batch.
+    static func records(_ records: [Record], upTo: Int64) -> ArraySlice<Record> {
+        var end = 0
+        for (index, record) in records.enumerated() {
+            guard record.position <= upTo else { break }
+            if record.batchRemainder == 0 { end = index + 1 }
+        }
+        return records[..<end]
     }
 
     // MARK: replay, rows
 
-    func replay(_ arguments: ParsedArguments, path: String) throws -> String {
-        let (projection, view) = try projectedView(arguments, path: path)
+    /// `replay FILE` (`input`: the path is a file argument, read as a stream) or `rows`
+    /// (the store's log).
+    func replay(_ arguments: ParsedArguments, path: String, input: Bool = false) throws -> String {
+        let (projection, view) = try projectedView(arguments, path: path, input: input)
         let printer = RowPrinter(rows: projection.rows(view) ?? RowList(), sections: Array(projection.sections(view)))
-        return arguments.flag("--json") ? printer.json() : printer.table()
+        return arguments.flag("--json") ? printer.json()
+            : printer.table(width: context.tableWidth, colour: context.usesColour)
     }
 
     /// The view that the view options choose, and the projection of the log at `path`
     /// (checked, up to `--upto`, at `--now`) that maintains it; warns about an unknown
-    /// `--timeline`. What replay, rows and render show.
-    func projectedView(_ arguments: ParsedArguments, path: String) throws -> (TimelineProjection, ViewDefinition) {
+    /// `--timeline`. What replay, rows and render show. With `input`, `path` is a file
+    /// argument (`-` for standard input), read as a stream.
+    func projectedView(_ arguments: ParsedArguments, path: String,
+                       input: Bool = false) throws -> (TimelineProjection, ViewDefinition) {
         let view = try view(arguments)
         let now = try now(arguments)
         _ = try arguments.nonNegativeInteger("--upto")
-        let contents = try readLog(path)
-        _ = try validate(contents, path: path)
+        let contents: LogReader.Contents
+        var path = path
+        if input {
+            let read = try readInput(path)
+            contents = read.contents
+            path = read.input.name
+            _ = try validate(contents, path: path, repairable: read.input.isRepairable)
+        } else {
+            contents = try readLog(path)
+            _ = try validate(contents, path: path)
+        }
         let projection = TimelineProjection(records: try records(contents, arguments), views: [view], now: now)
         if case .timeline(let id) = view.filter, !projection.timelineSummaries.contains(where: { $0.id == id }) {
             var message = "\(path): there is no timeline \"\(id)\""
@@ -100,6 +137,8 @@ extension Runner {
                 String(summary.ongoingCount), summary.earliest?.text ?? "-", summary.latest?.text ?? "-",
             ])
         }
+        table.colour = context.usesColour
+        if let width = context.tableWidth { table.fit(to: width, cutting: [1, 0]) }
         return table.render()
     }
 
@@ -170,11 +209,11 @@ struct Progress {
 
     func show(_ step: String) {
         guard context.errorsIsTerminal else { return }
-        context.errors.write("\r\u{1B}[Ktimeline: \(step)...")
+        try? context.errors.write("\r\u{1B}[Ktimeline: \(step)...")
     }
 
     func clear() {
         guard context.errorsIsTerminal else { return }
-        context.errors.write("\r\u{1B}[K")
+        try? context.errors.write("\r\u{1B}[K")
     }
 }

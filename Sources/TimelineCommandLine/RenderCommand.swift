@@ -45,17 +45,18 @@ extension Catalogue {
 extension Runner {
     func render(_ arguments: ParsedArguments) throws -> String {
         let path: String
+        let input: Bool
         if let file = arguments.positionals.first {
             if arguments.value("--log") != nil {
                 throw UsageError(message: "give a log FILE or --log PATH, not both", command: arguments.command.name)
             }
-            path = file
+            (path, input) = (file, true)
         } else {
-            path = try logPath(arguments)
+            (path, input) = (try logPath(arguments), false)
         }
         let output = arguments.value("--output")
         let options = try pictureOptions(arguments, output: output)
-        let (projection, view) = try projectedView(arguments, path: path)
+        let (projection, view) = try projectedView(arguments, path: path, input: input)
         let picture = TimelinePicture.render(view, of: projection, options: options)
         guard let output, output != "-" else { return picture }
         do {

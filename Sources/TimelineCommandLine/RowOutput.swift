@@ -59,36 +59,79 @@ func displayText(_ text: String) -> String {
     return result
 }
 
-/// Lines of text in aligned columns; the last column is not padded.
+/// Lines of text in aligned columns; the last column is not padded. Widths count the
+/// cells a terminal shows (``DisplayWidth``), not characters.
 struct TextTable {
     var header: [String]
     var rows: [[String]] = []
+    /// Whether to show colour: the header bold, and each row's ``colouredColumn`` in its
+    /// entry of ``rowColours``.
+    var colour = false
+    /// An SGR colour (`32`: green) for each row, or `nil` for none; empty: none at all.
+    var rowColours: [String?] = []
+    /// The column that ``rowColours`` colour.
+    var colouredColumn = 0
 
     init(header: [String]) { self.header = header }
 
     var widths: [Int] {
         header.indices.map { column in
-            ([header] + rows).map { $0[column].count }.max() ?? 0
+            ([header] + rows).map { DisplayWidth.of($0[column]) }.max() ?? 0
         }
     }
 
-    func line(_ cells: [String], widths: [Int], indent: String = "") -> String {
+    func line(_ cells: [String], widths: [Int], indent: String = "", colour code: String? = nil) -> String {
         var line = indent
         for (column, cell) in cells.enumerated() {
-            if column == cells.count - 1 {
-                line += cell
+            let padding = column == cells.count - 1 ? "" : String(repeating: " ", count: max(0, widths[column] - DisplayWidth.of(cell)) + 2)
+            if let code, column == colouredColumn || code == Self.bold {
+                line += "\u{1B}[\(code)m" + cell + "\u{1B}[0m" + padding
             } else {
-                line += cell + String(repeating: " ", count: widths[column] - cell.count + 2)
+                line += cell + padding
             }
         }
         while line.last == " " { line.removeLast() }
         return line + "\n"
     }
 
+    /// The header's line.
+    func headerLine(widths: [Int], indent: String = "") -> String {
+        line(header, widths: widths, indent: indent, colour: colour ? Self.bold : nil)
+    }
+
+    /// The line of row `index`.
+    func rowLine(_ index: Int, widths: [Int], indent: String = "") -> String {
+        let code = colour && index < rowColours.count ? rowColours[index] : nil
+        return line(rows[index], widths: widths, indent: indent, colour: code)
+    }
+
+    static let bold = "1"
+
     func render() -> String {
         let widths = widths
-        return ([header] + rows).map { line($0, widths: widths) }.joined()
+        return headerLine(widths: widths) + rows.indices.map { rowLine($0, widths: widths) }.joined()
     }
+
+    /// Cuts the cells of `columns`, in that order, with "…" until the lines (after
+    /// `indent` cells) fit in `width` cells; a column is never cut below
+    /// ``minimumCutWidth`` cells or its header, so a very narrow terminal still gets lines
+    /// longer than it.
+    mutating func fit(to width: Int, cutting columns: [Int], indent: Int = 0) {
+        var widths = widths
+        var excess = indent + widths.reduce(0, +) + 2 * (widths.count - 1) - width
+        for column in columns where excess > 0 {
+            let floor = max(Self.minimumCutWidth, DisplayWidth.of(header[column]))
+            let cut = min(excess, widths[column] - floor)
+            guard cut > 0 else { continue }
+            widths[column] -= cut
+            excess -= cut
+            for row in rows.indices {
+                rows[row][column] = DisplayWidth.truncate(rows[row][column], to: widths[column])
+            }
+        }
+    }
+
+    static let minimumCutWidth = 10
 }
 
 /// The rows of a view as the tool prints them: a table, or JSON Lines.
@@ -120,26 +163,44 @@ struct RowPrinter {
     }
 
     /// An aligned table with a header line; with sections, a heading before each section.
-    func table() -> String {
+    /// With a `width`, cut to fit it (titles first, then timeline and event ids); with
+    /// `colour`, the kinds in colour.
+    func table(width: Int? = nil, colour: Bool = false) -> String {
         guard !rows.isEmpty else { return "(no rows)\n" }
-        var table = TextTable(header: ["KIND", "DATE", "TITLE", "TIMELINE"])
+        var table = TextTable(header: ["KIND", "DATE", "TIMELINE", "EVENT", "TITLE"])
+        table.colour = colour
         for row in rows {
-            table.rows.append([row.kind.rawValue, displayText(row.date?.text ?? "now"), displayText(row.title),
-                               displayText(row.timeline.rawValue)])
+            table.rows.append([row.kind.rawValue, displayText(row.date?.text ?? "now"),
+                               displayText(row.timeline.rawValue), displayText(row.event.rawValue),
+                               displayText(row.title)])
+            table.rowColours.append(Self.colour(of: row.kind))
         }
+        let indent = sections.isEmpty ? 0 : 2
+        if let width { table.fit(to: width, cutting: [4, 2, 3], indent: indent) }
         guard !sections.isEmpty else { return table.render() }
         let widths = table.widths
-        var text = table.line(table.header, widths: widths, indent: "  ")
+        var text = table.headerLine(widths: widths, indent: "  ")
         var next = 0
         for (number, section) in sections.enumerated() {
             // The counts always cover the rows; should they not, the last section takes the rest.
             let end = number == sections.count - 1 ? table.rows.count : min(table.rows.count, next + section.count)
             guard next < end else { continue }
-            text += "\(section.title) (\(end - next) \(end - next == 1 ? "row" : "rows"))\n"
-            for cells in table.rows[next..<end] { text += table.line(cells, widths: widths, indent: "  ") }
+            let heading = "\(displayText(section.title)) (\(end - next) \(end - next == 1 ? "row" : "rows"))"
+            text += (colour ? "\u{1B}[1m" + heading + "\u{1B}[0m" : heading) + "\n"
+            for index in next..<end { text += table.rowLine(index, widths: widths, indent: "  ") }
             next = end
         }
         return text
+    }
+
+    /// The SGR colour of a row's kind on a terminal.
+    static func colour(of kind: RowKind) -> String {
+        switch kind {
+        case .single: "36"  // cyan
+        case .start: "32"  // green
+        case .end: "31"  // red
+        case .ongoing: "33"  // yellow
+        }
     }
 
     /// The section name of each row, in list order, or `nil` without sections.

@@ -16,6 +16,7 @@ extension Runner {
         // Every argument is checked before the log is touched.
         let request = try request(from: arguments)
         let path = try logPath(arguments)
+        if arguments.command.name != Catalogue.createTimeline.name { try requireLog(path) }
         let store = try openStore(path, command: arguments.command.name)
         let command: Command
         switch request {
@@ -40,7 +41,7 @@ extension Runner {
         }
         await finish(store)
         if arguments.flag("--json") { return plainLines(records) }
-        return confirmation(for: command) + " (" + positions(records) + ")\n"
+        return displayText(confirmation(for: command)) + " (" + positions(records) + ")\n"
     }
 
     /// A store command's checkpoint is written again once the records replayed after it
@@ -78,8 +79,9 @@ extension Runner {
     private func message(for error: StoreError, path: String, command: String) -> String {
         switch error {
         case .rejected(let rejection): "\(command) refused: \(rejection)"
-        case .log(let error): error.description
-        case .invalidRecord(let position, let reason): "\(path): record \(position): \(reason)"
+        case .log(let error): RepairHint.added(to: error.description, for: path, when: error.isCorruption)
+        case .invalidRecord(let position, let reason):
+            RepairHint.added(to: "\(path): record \(position): \(reason)", for: path, when: true)
         case .importRefused, .linesDoNotMatchFacts: "\(path): \(error)"
         }
     }
@@ -208,13 +210,14 @@ extension Runner {
     // MARK: import
 
     func importLog(_ arguments: ParsedArguments) async throws -> String {
-        let file = arguments.firstPositional
+        let input = try InputLog.read(arguments.firstPositional)
+        let file = input.name
         let path = try logPath(arguments)
-        let foreign = try readContents(file)
+        let foreign = try input.contents()
         if let torn = foreign.tornTail {
-            throw CommandFailure("\(file): \(torn); nothing imported (see 'timeline repair')")
+            throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
         }
-        _ = try validate(foreign, path: file)
+        _ = try validate(foreign, path: file, repairable: input.isRepairable)
         var facts: [Fact] = []
         var lines: [Int] = []
         for (record, line) in zip(foreign.records, foreign.lineNumbers) {
@@ -243,6 +246,7 @@ extension Runner {
 
     func repair(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
+        try requireLog(path)
         let dryRun = arguments.flag("--dry-run")
         let report: FileEventLog.RepairReport
         do {
@@ -261,7 +265,7 @@ extension Runner {
         } else {
             text = "\(path): \(would)renumber \(count(report.kept, "record")) without gaps; no line moved\n"
         }
-        for line in report.moved { text += "  \(line)\n" }
+        for line in report.moved { text += "  \(displayText(line.description))\n" }
         if dryRun { text += "(dry run: nothing changed)\n" }
         return text
     }

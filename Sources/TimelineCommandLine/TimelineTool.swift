@@ -1,10 +1,19 @@
 import TimelineCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `timeline` command-line tool: parses the arguments, calls the library, prints.
 ///
 /// Results go to standard output, written only once a command has succeeded, so a
 /// failure leaves standard output empty; diagnostics go to standard error, each line
-/// prefixed `timeline: `. Exit status: 0 success, 1 failure, 2 usage error.
+/// prefixed `timeline: `. Exit status: 0 success, 1 failure (a failed write to standard
+/// output included), 2 usage error, ``closedOutput`` when the reader of standard output
+/// went away.
 public enum TimelineTool {
     /// Exit status of a command that did what it was asked.
     public static let success: Int32 = 0
@@ -12,13 +21,17 @@ public enum TimelineTool {
     public static let failure: Int32 = 1
     /// Exit status for a mistake on the command line.
     public static let usageError: Int32 = 2
+    /// Status returned when standard output's reader went away (`| head`): the
+    /// executable then ends as by `SIGPIPE`, quietly, as shells expect.
+    public static let closedOutput: Int32 = 128 + 13
+    /// The tool's version, as `timeline --version` prints it.
+    public static let version = "0.1.0"
 
     /// Runs the tool with `arguments` (without the program's name) and returns the exit status.
     public static func run(_ arguments: [String], context: ToolContext = .process) async -> Int32 {
         do {
             let output = try await Runner(context: context).run(arguments)
-            context.output.write(output)
-            return success
+            return write(output, context: context)
         } catch let error as UsageError {
             context.diagnose(error.message)
             context.diagnose("usage: " + HelpText.usageLine(of: error.command.flatMap(Catalogue.command(named:))))
@@ -29,6 +42,20 @@ public enum TimelineTool {
             return failure
         } catch {
             context.diagnose("\(error)")
+            return failure
+        }
+    }
+
+    /// The one place where results reach standard output: every command's text passes
+    /// here, so a failed write is never a success.
+    private static func write(_ output: String, context: ToolContext) -> Int32 {
+        do {
+            try context.output.write(output)
+            return success
+        } catch {
+            guard case .failed(let code) = error else { return closedOutput }
+            context.diagnose("cannot write to standard output: \(String(cString: strerror(code))) (errno \(code)); "
+                + "what was written is incomplete")
             return failure
         }
     }
@@ -53,6 +80,8 @@ struct Runner {
         switch name {
         case "--help", "-h":
             return HelpText.overview()
+        case "--version":
+            return "timeline \(TimelineTool.version)\n"
         case "help":
             return try help(rest)
         default:
@@ -61,7 +90,7 @@ struct Runner {
         guard let command = Catalogue.command(named: name) else {
             let kind = name.hasPrefix("-") ? "option" : "command"
             var message = "unknown \(kind) '\(name)'"
-            let candidates = name.hasPrefix("-") ? ["--help"] : Catalogue.all.map(\.name)
+            let candidates = name.hasPrefix("-") ? ["--help", "--version"] : Catalogue.all.map(\.name)
             if let near = Suggestion.nearest(to: name, among: candidates) { message += "; did you mean '\(near)'?" }
             throw UsageError(message: message, command: nil)
         }
@@ -90,7 +119,7 @@ struct Runner {
 
     private func run(_ arguments: ParsedArguments) async throws -> String {
         switch arguments.command.name {
-        case Catalogue.replay.name: try replay(arguments, path: arguments.firstPositional)
+        case Catalogue.replay.name: try replay(arguments, path: arguments.firstPositional, input: true)
         case Catalogue.rows.name: try replay(arguments, path: try logPath(arguments))
         case Catalogue.watch.name: try await watch(arguments)
         case Catalogue.render.name: try render(arguments)

@@ -46,8 +46,16 @@ extension Runner {
         interrupt.resume()
         if fixedNow == nil { await store.startClock(every: .seconds(1)) }
         for await change in await store.changes(view) {
-            context.output.write(json ? WatchText.json(change, sectioned: view.sections != .none)
-                                      : WatchText.readable(change))
+            do {
+                try context.output.write(json ? WatchText.json(change, sectioned: view.sections != .none)
+                                              : WatchText.readable(change))
+            } catch .closed {
+                // The reader went away (`| head`): end quietly, as SIGPIPE would.
+                exit(TimelineTool.closedOutput)
+            } catch .failed(let code) {
+                await store.close(checkpoint: false)
+                throw CommandFailure("cannot write to standard output: \(String(cString: strerror(code))) (errno \(code))")
+            }
         }
         return ""
     }

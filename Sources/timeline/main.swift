@@ -7,4 +7,11 @@ import Musl
 import Darwin
 #endif
 
-exit(await TimelineTool.run(Array(CommandLine.arguments.dropFirst())))
+let status = await TimelineTool.run(Array(CommandLine.arguments.dropFirst()))
+if status == TimelineTool.closedOutput {
+    // The reader of standard output went away: end as a pipeline expects, by SIGPIPE,
+    // even when it was ignored when the write failed.
+    signal(SIGPIPE, SIG_DFL)
+    raise(SIGPIPE)
+}
+exit(status)

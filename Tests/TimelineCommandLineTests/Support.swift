@@ -144,3 +144,25 @@ func memberNames(ofJSONObjectLine line: Substring) -> [String] {
     }
     return names
 }
+
+/// Runs `script` with bash, the built `timeline` in `$TIMELINE`, in `directory`: for
+/// pipes, FIFOs, redirections and process substitution as a shell user writes them.
+func shell(_ script: String, in directory: URL? = nil, environment: [String: String] = [:]) async throws -> ToolRun {
+    guard let toolURL else { throw ToolNotFound() }
+    return try await run(URL(fileURLWithPath: "/bin/bash"), ["-c", script], in: directory,
+                         environment: environment.merging(["TIMELINE": toolURL.path]) { $1 })
+}
+
+/// A hand-written log of one timeline with `count` single-date events, `e1` to `eN`.
+func generatedLog(events count: Int) -> String {
+    var text = #"{"type":"timelineCreated","data":{"timeline":"life","name":"Life"}}"# + "\n"
+    for number in 1...count {
+        let day = String(1 + number % 28).leftPadded(to: 2)
+        text += #"{"type":"eventAdded","data":{"event":"e\#(number)","timeline":"life","title":"Event number \#(number) of a long life","date":"2001-02-\#(day)"}}"# + "\n"
+    }
+    return text
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

@@ -1,0 +1,67 @@
+import TimelineCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What to tell a person whose log is corrupt: that `timeline repair` moves the bad
+/// lines aside and keeps the rest.
+enum RepairHint {
+    /// The hint's line for the log at `path`.
+    static func line(for path: String) -> String {
+        "to move the bad lines to \(path).rejected and keep the rest: timeline repair --log \(shellWord(path))"
+    }
+
+    /// `message`, followed by the hint when `applies` and the message does not point to
+    /// `timeline repair` already.
+    static func added(to message: String, for path: String, when applies: Bool) -> String {
+        guard applies, !message.contains("timeline repair") else { return message }
+        return message + "\n" + line(for: path)
+    }
+}
+
+/// `word` as one word of a shell command: as it is when it holds only characters that
+/// need no quoting, else in single quotes.
+func shellWord(_ word: String) -> String {
+    let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
+        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+=:,@%".unicodeScalars.contains(scalar))
+    }
+    if plain { return word }
+    return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+}
+
+extension EventLogError {
+    /// Whether the log holds a line that is not a valid record: `timeline repair` helps.
+    var isCorruption: Bool {
+        if case .invalidLine = self { return true }
+        return false
+    }
+}
+
+extension Runner {
+    /// Throws when there is no log at `path`, saying how to start one. Only the commands
+    /// that create a timeline (`create-timeline`, `import`) create the file; every other
+    /// command needs it to exist, so that a mistyped `--log` creates nothing.
+    func requireLog(_ path: String) throws(CommandFailure) {
+        if access(path, F_OK) == 0 || errno != ENOENT { return }
+        throw CommandFailure(missingLogMessage(path))
+    }
+
+    /// `there is no log at PATH; …` with the command that starts one.
+    func missingLogMessage(_ path: String) -> String {
+        let given = context.environment["TIMELINE_LOG"].map { !$0.isEmpty && $0 == path } ?? false
+        if path == "timeline.jsonl", !given {
+            return "there is no log at ./timeline.jsonl yet (the default log; --log PATH or $TIMELINE_LOG names "
+                + "another)\nstart one with: timeline create-timeline --name NAME"
+        }
+        if given {
+            return "there is no log at \(path) (from $TIMELINE_LOG)\n"
+                + "start one with: timeline create-timeline --name NAME"
+        }
+        return "there is no log at \(path)\nstart one with: timeline create-timeline --name NAME --log \(shellWord(path))"
+            + " (or: timeline import FILE --log \(shellWord(path)))"
+    }
+}

@@ -1,0 +1,423 @@
+import Foundation
+import Testing
+import TimelineCore
+import TimelineTestSupport
+@testable import TimelineCommandLine
+
+/// The tool where it meets the system: standard output that fails or goes away, logs
+/// read from pipes and FIFOs, missing and corrupt logs, hostile text.
+@Suite("timeline at its edges")
+struct EdgeTests {
+    let life = exampleLogs.appendingPathComponent("life.jsonl").path
+
+    /// A store log with a timeline and a few events, made by the tool.
+    func store(in directory: TemporaryDirectory) async throws -> String {
+        let log = directory.path("store.jsonl")
+        for step in [["create-timeline", "--timeline", "life", "--name", "Life"],
+                     ["add-event", "--timeline", "life", "--title", "Born", "--date", "1990", "--event", "born"],
+                     ["add-event", "--timeline", "life", "--title", "Berlin", "--start", "2019-03", "--event", "berlin"]] {
+            let run = try await timeline(step + ["--log", log])
+            try #require(run.status == 0, "\(step): \(run)")
+        }
+        return log
+    }
+
+    // MARK: Output errors
+
+    @Test func aFailedWriteToStandardOutputExitsOneNamingIt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        let commands = [
+            "export --log \(log)", "rows --log \(log)", "rows --log \(log) --json", "replay \(life)",
+            "timelines --log \(log)", "verify --log \(log)", "rebuild --log \(log)", "--help", "--version",
+            "help replay", "add-event --timeline life --title X --date 2000 --log \(log)",
+        ]
+        for command in commands {
+            let run = try await shell("\"$TIMELINE\" \(command) > /dev/full")
+            #expect(run.status == 1, "\(command): \(run)")
+            #expect(run.errors.contains("timeline: cannot write to standard output: No space left on device"),
+                    "\(command): \(run.errors)")
+        }
+    }
+
+    @Test func aClosedPipeEndsTheCommandQuietlyAsBySIGPIPE() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Far more than a pipe's buffer, so that the writer meets the closed pipe.
+        let log = try directory.write("big.jsonl", generatedLog(events: 3000))
+        for prelude in ["", "trap '' PIPE; "] {
+            for command in ["replay \(log)", "replay \(log) --json", "export --log \(log)", "rows --log \(log)"] {
+                let run = try await shell(prelude + "\"$TIMELINE\" \(command) | head -c 10 > /dev/null; "
+                    + "echo \"${PIPESTATUS[0]}\"")
+                #expect(run.output == "141\n", "\(prelude)\(command): \(run)")
+                #expect(run.errors.isEmpty, "\(prelude)\(command): \(run.errors)")
+            }
+        }
+    }
+
+    @Test func aNonBlockingStandardOutputIsWrittenWhole() async throws {
+        let tool = try #require(toolURL)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try directory.write("big.jsonl", generatedLog(events: 5000))
+        let pipe = Pipe()
+        let descriptor = pipe.fileHandleForWriting.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        let process = Process()
+        process.executableURL = tool
+        process.arguments = ["replay", log, "--json"]
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try pipe.fileHandleForWriting.close()
+        // The pipe fills while nobody reads: the tool meets EAGAIN and must wait, not fail.
+        // Read only once the pipe is full (64 KiB), and a moment more, so that it did.
+        let reading = pipe.fileHandleForReading.fileDescriptor
+        let deadline = ContinuousClock.now + .seconds(60)
+        var buffered: Int32 = 0
+        while process.isRunning, buffered < 60_000, ContinuousClock.now < deadline {
+            _ = ioctl(reading, UInt(FIONREAD), &buffered)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(process.terminationStatus == 0)
+        #expect(output.filter { $0 == 0x0A }.count == 5000)
+    }
+
+    // MARK: Pipes, FIFOs and -
+
+    @Test func replayReadsPipesFIFOsAndStandardInputAsStreams() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let expected = try await timeline(["replay", life, "--json", "--now", "2026-11-29"])
+        try #require(expected.status == 0 && expected.outputLines.count > 40)
+        let options = "--json --now 2026-11-29"
+        for script in [
+            "cat '\(life)' | \"$TIMELINE\" replay - \(options)",
+            "cat '\(life)' | \"$TIMELINE\" replay /dev/stdin \(options)",
+            "\"$TIMELINE\" replay - \(options) < '\(life)'",
+            "\"$TIMELINE\" replay <(cat '\(life)') \(options)",
+            "mkfifo fifo && { cat '\(life)' > fifo & } && \"$TIMELINE\" replay fifo \(options)",
+        ] {
+            let run = try await shell(script, in: directory.url)
+            #expect(run.status == 0, "\(script): \(run)")
+            #expect(run.errors.isEmpty, "\(script)")
+            #expect(run.output == expected.output, "\(script)")
+            try? FileManager.default.removeItem(atPath: directory.path("fifo"))
+        }
+    }
+
+    @Test func aLogLargerThanAPipesBufferIsReadWhole() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try directory.write("big.jsonl", generatedLog(events: 20_000))
+        let run = try await shell("cat '\(log)' | \"$TIMELINE\" replay - --json | wc -l")
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines) == "20000")
+    }
+
+    @Test func standardInputErrorsNameStandardInput() async throws {
+        let run = try await shell(#"printf '{"type":"eventAdd","data":{}}\n' | "$TIMELINE" replay -"#)
+        #expect(run.status == 1)
+        #expect(run.output.isEmpty)
+        #expect(run.errors == "timeline: standard input: line 1: unknown type \"eventAdd\"\n")
+        let torn = try await shell(#"printf '{"type":"timelineCreated","data":{"timeline":"a","name":"A"}}\n{"ty' | "$TIMELINE" replay - --json"#)
+        #expect(torn.status == 0, "\(torn)")
+        #expect(torn.errors.hasPrefix("timeline: warning: standard input: line 2: incomplete last record"))
+        let tornImport = try await shell(#"printf '{"type":"timelineCreated","data":{"timeline":"a","name":"A"}}\n{"ty' | "$TIMELINE" import - --log never.jsonl"#)
+        #expect(tornImport.status == 1)
+        #expect(tornImport.errors.hasPrefix("timeline: standard input: line 2: incomplete last record"))
+        #expect(tornImport.errors.hasSuffix("; nothing imported\n"), "no repair for a pipe: \(tornImport.errors)")
+    }
+
+    @Test func exportPipedIntoImportMakesTheSameStore() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        let copy = directory.path("copy.jsonl")
+        let run = try await shell("\"$TIMELINE\" export --log '\(log)' | \"$TIMELINE\" import - --log '\(copy)'")
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output == "imported 4 facts from standard input into \(copy) (records 1-4)\n")
+        let view = ["--json", "--now", "2026-11-29"]
+        #expect(try await timeline(["rows", "--log", copy] + view).output
+                == (try await timeline(["rows", "--log", log] + view)).output)
+        let fifo = try await shell("mkfifo f && { \"$TIMELINE\" export --log '\(log)' > f & } && "
+            + "\"$TIMELINE\" import f --log fifo.jsonl", in: directory.url)
+        #expect(fifo.status == 0, "\(fifo)")
+        #expect(fifo.output.hasPrefix("imported 4 facts from f into fifo.jsonl"))
+    }
+
+    // MARK: --upto and batches
+
+    @Test func uptoNeverStopsInsideAnAtomicBatch() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        // Records: 1 timeline, 2 born, 3-4 berlin (eventAdded + rangeSet, one batch).
+        let lines = try directory.read("store.jsonl").split(separator: "\n")
+        try #require(lines.count == 4 && lines[2].contains(#""more":1"#))
+        let born = #"{"event":"born","timeline":"life","title":"Born","kind":"single","date":"1990"}"# + "\n"
+        let berlin = #"{"event":"berlin","timeline":"life","title":"Berlin","kind":"start","date":"2019-03"}"# + "\n"
+            + #"{"event":"berlin","timeline":"life","title":"Berlin","kind":"ongoing","date":null}"# + "\n"
+        for (upto, expected) in [("2", born), ("3", born), ("4", born + berlin), ("99", born + berlin)] {
+            for command in [["rows", "--log", log], ["replay", log]] {
+                let run = try await timeline(command + ["--upto", upto, "--json", "--now", "2026-11-29"])
+                #expect(run.status == 0)
+                #expect(run.output == expected, "\(command) --upto \(upto)")
+            }
+        }
+        let timelines = try await timeline(["timelines", "--log", log, "--upto", "3", "--json"])
+        #expect(timelines.output.contains(#""events":1,"#), "\(timelines)")
+    }
+
+    @Test func anImportedLogIsOneBatchForUpto() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("store.jsonl")
+        let run = try await timeline(["import", life, "--log", log])
+        try #require(run.status == 0, "\(run)")
+        // "imported N facts from … (records 1-N)"
+        let last = try #require(Int(run.output.split(separator: "-").last?.dropLast(2) ?? ""), "\(run.output)")
+        let partial = try await timeline(["rows", "--log", log, "--upto", "\(last - 1)", "--json"])
+        #expect(partial.status == 0)
+        #expect(partial.output.isEmpty)
+        let whole = try await timeline(["rows", "--log", log, "--upto", "\(last)", "--json"])
+        #expect(whole.outputLines.count > 40)
+    }
+
+    @Test(arguments: [(0, 0), (1, 1), (2, 1), (3, 1), (4, 4), (5, 5), (6, 6), (9, 6)])
+    func uptoTakesWholeBatches(_ upTo: Int64, _ expectedCount: Int) {
+        // Batches: [1], [2, 3, 4], [5], [6].
+        let fact = Fact.timelineRemoved(timeline: "t")
+        let records = [Record(position: 1, fact: fact), Record(position: 2, fact: fact, batchRemainder: 2),
+                       Record(position: 3, fact: fact, batchRemainder: 1), Record(position: 4, fact: fact),
+                       Record(position: 5, fact: fact), Record(position: 6, fact: fact)]
+        #expect(Runner.records(records, upTo: upTo).count == expectedCount)
+    }
+
+    // MARK: Missing and corrupt logs
+
+    @Test func aMissingLogIsNeverCreatedExceptByTheCommandsThatStartOne() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("mistyped.jsonl")
+        for arguments in [["add-event", "--timeline", "life", "--title", "X", "--date", "2000"],
+                          ["rename-timeline", "--timeline", "life", "--name", "X"], ["remove-event", "--event", "e1"],
+                          ["rows"], ["timelines"], ["verify"], ["export"], ["rebuild"], ["repair"]] {
+            let run = try await timeline(arguments + ["--log", path])
+            #expect(run.status == 1, "\(arguments): \(run)")
+            #expect(run.output.isEmpty)
+            #expect(run.errors == "timeline: there is no log at \(path)\ntimeline: start one with: timeline "
+                + "create-timeline --name NAME --log \(path) (or: timeline import FILE --log \(path))\n", "\(arguments)")
+            #expect(!FileManager.default.fileExists(atPath: path), "\(arguments) created the log")
+        }
+        let created = try await timeline(["create-timeline", "--name", "Life", "--log", path])
+        #expect(created.status == 0)
+        #expect(FileManager.default.fileExists(atPath: path))
+        let imported = try await timeline(["import", life, "--log", directory.path("imported.jsonl")])
+        #expect(imported.status == 0)
+    }
+
+    @Test func aFirstRowsInAnEmptyDirectorySaysHowToStart() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let run = try await timeline(["rows"], in: directory.url)
+        #expect(run.status == 1)
+        #expect(run.errors == "timeline: there is no log at ./timeline.jsonl yet (the default log; --log PATH or "
+            + "$TIMELINE_LOG names another)\ntimeline: start one with: timeline create-timeline --name NAME\n")
+        let fromEnvironment = try await timeline(["rows"], in: directory.url,
+                                                 environment: ["TIMELINE_LOG": directory.path("env.jsonl")])
+        #expect(fromEnvironment.errors.hasPrefix("timeline: there is no log at \(directory.path("env.jsonl")) (from $TIMELINE_LOG)\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+    }
+
+    @Test func aCorruptLogPointsToRepair() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        try directory.write("store.jsonl", try directory.read("store.jsonl").replacingOccurrences(of: "Born", with: "Borm"))
+        let hint = "timeline: to move the bad lines to \(log).rejected and keep the rest: timeline repair --log \(log)\n"
+        for arguments in [["rows", "--log", log], ["verify", "--log", log], ["export", "--log", log],
+                          ["timelines", "--log", log], ["replay", log],
+                          ["add-event", "--timeline", "life", "--title", "X", "--date", "2000", "--log", log]] {
+            let run = try await timeline(arguments)
+            #expect(run.status == 1, "\(arguments)")
+            #expect(run.errors.contains("line 2: checksum mismatch"), "\(arguments): \(run.errors)")
+            #expect(run.errors.hasSuffix(hint), "\(arguments): \(run.errors)")
+        }
+        // Standard input cannot be repaired: no hint.
+        for script in ["\"$TIMELINE\" replay - < '\(log)'", "cat '\(log)' | \"$TIMELINE\" replay -"] {
+            let piped = try await shell(script)
+            #expect(piped.errors == "timeline: standard input: line 2: checksum mismatch\n", "\(script)")
+        }
+    }
+
+    // MARK: Hostile text
+
+    @Test func controlCharactersNeverReachTheTerminalRaw() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("store.jsonl")
+        let red = "\u{1B}[31mRED\u{9B}2J\u{7F}"
+        let created = try await timeline(["create-timeline", "--timeline", "life", "--name", red, "--log", log])
+        #expect(created.status == 0, "\(created)")
+        let added = try await timeline(["add-event", "--timeline", "life", "--title", red, "--date", "2000",
+                                        "--event", "e1", "--log", log])
+        #expect(added.status == 0, "\(added)")
+        let refused = try await timeline(["add-event", "--timeline", red, "--title", "X", "--date", "2000", "--log", log])
+        #expect(refused.status == 1)
+        var human = created.output + added.output + refused.errors
+        for arguments in [["rows", "--log", log], ["timelines", "--log", log], ["rows", "--log", log, "--sections", "year"]] {
+            let run = try await timeline(arguments)
+            #expect(run.status == 0)
+            human += run.output + run.errors
+        }
+        #expect(!human.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" }, "\(human)")
+        #expect(human.contains(#"\u{1b}[31mRED\u{9b}2J\u{7f}"#))
+        // JSON keeps its own escaping, as the contract says.
+        let json = try await timeline(["rows", "--log", log, "--json"])
+        #expect(json.output.contains(#""title":"\u001b[31mRED"#))
+    }
+
+    // MARK: The tool as a person meets it
+
+    @Test func versionIsPrinted() async throws {
+        let run = try await timeline(["--version"])
+        #expect(run.status == 0)
+        #expect(run.output == "timeline \(TimelineTool.version)\n")
+    }
+
+    @Test func rowsShowTheEventIDs() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        let run = try await timeline(["rows", "--log", log, "--now", "2026-11-29"])
+        #expect(run.output == """
+            KIND     DATE     TIMELINE  EVENT   TITLE
+            single   1990     life      born    Born
+            start    2019-03  life      berlin  Berlin
+            ongoing  now      life      berlin  Berlin
+
+            """)
+    }
+
+    @Test func onATerminalTablesFitItsWidthAndShowColour() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        _ = try await timeline(["add-event", "--timeline", "life", "--title", String(repeating: "東京に住む ", count: 12),
+                                "--date", "2020", "--log", log])
+        func script(columns: String?) -> String {
+            let setting = columns.map { "export COLUMNS=\($0)" } ?? "unset COLUMNS"
+            return "script -qec 'stty cols 50; \(setting); \"$TIMELINE\" rows --log store.jsonl --now 2026-11-29' /dev/null"
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            print("skipped: no /usr/bin/script to run the tool on a terminal")
+            return
+        }
+        let run = try await shell(script(columns: nil), in: directory.url, environment: ["NO_COLOR": "", "TERM": "xterm"])
+        #expect(run.status == 0, "\(run)")
+        let lines = run.output.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
+        #expect(lines.count == 5, "\(run.output)")
+        #expect(run.output.contains("\u{1B}[32mstart\u{1B}[0m"), "colour for the kinds: \(run.output)")
+        for line in lines {
+            let visible = String(line).replacingOccurrences(of: #"\u{1B}\[[0-9;]*m"#, with: "", options: .regularExpression)
+            #expect(DisplayWidth.of(visible) <= 50, "\(visible)")
+        }
+        #expect(run.output.contains("…"))
+
+        let plain = try await shell(script(columns: nil), in: directory.url, environment: ["NO_COLOR": "1", "TERM": "xterm"])
+        #expect(!plain.output.contains("\u{1B}["), "NO_COLOR: \(plain.output)")
+        let wide = try await shell(script(columns: "300"), in: directory.url, environment: ["TERM": "xterm"])
+        #expect(!wide.output.contains("…"), "$COLUMNS wins: \(wide.output)")
+        // Not a terminal: nothing cut, no colour, whatever $COLUMNS says.
+        let file = try await timeline(["rows", "--log", log], environment: ["COLUMNS": "40"])
+        #expect(!file.output.contains("…") && !file.output.contains("\u{1B}"))
+    }
+}
+
+@Suite("Tables for people")
+struct TableTests {
+    func context(terminal: Bool, environment: [String: String] = [:], columns: Int? = nil) -> ToolContext {
+        ToolContext(output: CapturedOutput(), errors: CapturedOutput(), environment: environment,
+                    outputIsTerminal: terminal, terminalColumns: columns)
+    }
+
+    @Test func theTableWidthIsTheTerminalsOrCOLUMNSOnlyOnATerminal() {
+        #expect(context(terminal: false, environment: ["COLUMNS": "50"], columns: 80).tableWidth == nil)
+        #expect(context(terminal: true, columns: 80).tableWidth == 80)
+        #expect(context(terminal: true, environment: ["COLUMNS": "50"], columns: 80).tableWidth == 50)
+        #expect(context(terminal: true, environment: ["COLUMNS": "wide"], columns: 80).tableWidth == 80)
+        #expect(context(terminal: true).tableWidth == nil)
+    }
+
+    @Test func colourOnlyOnATerminalWithoutNO_COLOR() {
+        #expect(context(terminal: true).usesColour)
+        #expect(!context(terminal: false).usesColour)
+        #expect(!context(terminal: true, environment: ["NO_COLOR": "1"]).usesColour)
+        #expect(context(terminal: true, environment: ["NO_COLOR": ""]).usesColour)
+        #expect(!context(terminal: true, environment: ["TERM": "dumb"]).usesColour)
+    }
+
+    @Test(arguments: [("abc", 3), ("東京に住む", 10), ("Zürich", 6), ("e\u{301}", 1), ("🎉", 2), ("👩‍👩‍👧", 2),
+                      ("☺\u{FE0F}", 2), ("한국", 4), ("ＡＢ", 4), ("a\u{200B}b", 2), ("", 0)])
+    func displayWidthCountsCells(_ text: String, _ width: Int) {
+        #expect(DisplayWidth.of(text) == width)
+    }
+
+    @Test func wideTextKeepsColumnsAligned() {
+        var table = TextTable(header: ["TITLE", "NEXT"])
+        table.rows = [["東京に住む", "x"], ["Berlin", "y"]]
+        #expect(table.render() == "TITLE       NEXT\n東京に住む  x\nBerlin      y\n")
+    }
+
+    @Test(arguments: [("東京に住む", 5, "東京…"), ("東京に住む", 6, "東京…"), ("Berlin", 6, "Berlin"),
+                      ("Berlin", 5, "Berl…"), ("ab", 0, "")])
+    func truncationCountsCellsAndEndsInAnEllipsis(_ text: String, _ width: Int, _ expected: String) {
+        #expect(DisplayWidth.truncate(text, to: width) == expected)
+    }
+
+    @Test func fittingCutsTheGivenColumnsInOrder() {
+        var table = TextTable(header: ["K", "TITLE", "ID"])
+        table.rows = [["a", String(repeating: "t", count: 30), "identifier-long"]]
+        table.fit(to: 40, cutting: [1, 2])
+        #expect(table.render().split(separator: "\n").allSatisfy { DisplayWidth.of(String($0)) <= 40 })
+        #expect(table.rows[0][2] == "identifier-long", "the second column is cut only when the first is not enough")
+        table.fit(to: 25, cutting: [1, 2])
+        #expect(table.rows[0][1] == "ttttttttt…")
+        #expect(table.rows[0][2].hasSuffix("…"))
+    }
+
+    @Test func propertyFittedTablesNeverExceedTheWidth() {
+        // Seeded: random titles of mixed width, random widths; every line fits unless the
+        // floors (10 cells per cut column and the fixed columns) cannot.
+        var generator = SplitMix64(seed: 0x7AB1E)
+        let pieces = ["a", "Z", "東", "🎉", "é", "e\u{301}", " ", "ü"]
+        for _ in 0..<300 {
+            var table = TextTable(header: ["KIND", "TITLE"])
+            for _ in 0..<3 {
+                let length = Int(generator.next() % 40)
+                let title = (0..<length).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+                table.rows.append(["single", title])
+            }
+            let width = 18 + Int(generator.next() % 40)
+            table.fit(to: width, cutting: [1])
+            for line in table.render().split(separator: "\n") {
+                #expect(DisplayWidth.of(String(line)) <= width, "\(line) in \(width)")
+            }
+        }
+    }
+
+    @Test func rowsInColourColourTheKindOnly() {
+        var table = TextTable(header: ["KIND", "TITLE"])
+        table.rows = [["start", "Berlin"]]
+        table.rowColours = ["32"]
+        table.colour = true
+        #expect(table.render() == "\u{1B}[1mKIND\u{1B}[0m   \u{1B}[1mTITLE\u{1B}[0m\n\u{1B}[32mstart\u{1B}[0m  Berlin\n")
+        table.colour = false
+        #expect(table.render() == "KIND   TITLE\nstart  Berlin\n")
+    }
+}
