@@ -316,8 +316,11 @@ struct RowSet: Sendable {
                 if ascending == nil { ascending = ChangeSetBuilder.build(rows, reusing: &spare.ascending) }
                 built = ascending!
             }
-            if let changeSet = views[offset].endBatch(from: batch.now, to: to, now: now, marked: marked, built: built,
-                                                      rows: self.rows(descending: isDescending)) {
+            let changeSet = views[offset].endBatch(
+                from: batch.now, to: to, now: now, marked: marked, built: built,
+                updated: { Self.updatedIndices(rows, descending: isDescending, newCount: newCount) },
+                rows: self.rows(descending: isDescending))
+            if let changeSet {
                 changes.append(changeSet)
             }
         }
@@ -345,6 +348,16 @@ struct RowSet: Sendable {
                 }
                 rows.append(.init(id: touch.pointee.id, old: old, new: new, contentChanged: changed))
             }
+        }
+    }
+
+    /// The new index of each row of `rows` whose content changed, counted from the end of
+    /// a list of `newCount` rows if `descending`.
+    private static func updatedIndices(_ rows: [ChangeSetBuilder<RowID>.Touched], descending: Bool, newCount: Int)
+        -> [UpdatedIndex] {
+        rows.compactMap { row in
+            guard row.contentChanged, row.old != nil, let new = row.new else { return nil }
+            return UpdatedIndex(id: row.id, index: descending ? newCount - 1 - new : new)
         }
     }
 

@@ -134,16 +134,19 @@ struct ViewState: Sendable {
     /// the same section with the same count, the sections changed exactly where the
     /// batch's changes do not add up to nothing, and the old sections are not made.
     private func sectionDifference(since start: BatchStart?, batchNow: Int64, marked: Int, now: Int64,
-                                   new: KeyedSections) -> (changed: Bool, removals: [Int], insertions: [Int]) {
-        guard hasSections else { return (false, [], []) }
+                                   new: KeyedSections)
+        -> (changed: Bool, removals: [Int], insertions: [Int], old: PastSections?) {
+        guard hasSections else { return (false, [], [], nil) }
         if let start, start.counts == nil, let balance = balance(of: start.changes), !balance.keysChanged,
            start.marked == marked,
            batchNow == now || nowKey(batchNow) == nowKey(now) {
-            return (balance.changed, [], [])
+            // The same sections before and after: the old counts are the new less the batch's changes.
+            let undone = start.changes.map { SectionCountChange(key: $0.key, delta: $0.delta) }
+            return (balance.changed, [], [], PastSections(keyed: new, undone: undone))
         }
         let old = start.map { sectionsAtBatchStart($0, now: batchNow) } ?? ascendingSections(marked: marked, now: batchNow)
         let (removals, insertions) = sectionChanges(old: old, new: new)
-        return (old != new, removals, insertions)
+        return (old != new, removals, insertions, PastSections(keyed: old))
     }
 
     /// The section that rows at `now` count in.
@@ -168,8 +171,12 @@ struct ViewState: Sendable {
     ///
     /// A method of the view, so that its row set does not copy it (callgrind: copying
     /// the views' states was a twentieth of one command's instructions).
+    ///
+    /// `updated` gives the new index (in the view's order) of each row whose content
+    /// changed, for the sectioned form of a view with sections.
     mutating func endBatch(from batchNow: Int64, to: Int64, now: Int64, marked: Int,
-                           built: ChangeSetBuilder<RowID>.Result, rows: RowList) -> ChangeSet? {
+                           built: ChangeSetBuilder<RowID>.Result, updated: () -> [UpdatedIndex],
+                           rows: RowList) -> ChangeSet? {
         let newSections = ascendingSections(marked: marked, now: now)
         let sections = sectionDifference(since: batchStart, batchNow: batchNow, marked: marked, now: now,
                                          new: newSections)
@@ -182,7 +189,8 @@ struct ViewState: Sendable {
             view: definition, from: position, to: to, isReset: false,
             removals: built.removals, insertions: built.insertions, moves: built.moves, updates: built.updates,
             sectionRemovals: sections.removals, sectionInsertions: sections.insertions,
-            sectionsChanged: sections.changed, rows: rows, sections: sectionList(newSections))
+            sectionsChanged: sections.changed, rows: rows, sections: sectionList(newSections),
+            sectionedSource: sections.old.map { .past($0, updated: built.updates.isEmpty ? [] : updated()) } ?? .none)
         if changeSet.isEmpty { return nil }
         position = to
         return changeSet
@@ -192,7 +200,8 @@ struct ViewState: Sendable {
     mutating func reset(to: Int64, marked: Int, now: Int64, rows: RowList) -> ChangeSet {
         batchStart = nil
         let changeSet = ChangeSet(view: definition, from: position, to: to, isReset: true,
-                                  rows: rows, sections: sectionList(ascendingSections(marked: marked, now: now)))
+                                  rows: rows, sections: sectionList(ascendingSections(marked: marked, now: now)),
+                                  sectionedSource: .none)
         position = to
         return changeSet
     }
