@@ -370,8 +370,7 @@ struct RowSet: Sendable {
         }
     }
 
-    /// Reset change sets to the current rows, one per view, for rebuilds and clock jumps
-    /// backwards.
+    /// Reset change sets to the current rows, one per view, for batches too large to animate.
     mutating func reset(to: Int64, now: Int64, into changes: inout [ChangeSet]) {
         let marked = index.markedCount
         for offset in views.indices {
@@ -381,6 +380,16 @@ struct RowSet: Sendable {
     }
 
     // MARK: The clock
+
+    /// The rows that sort at `now` because of it: the ongoing rows whose range started by then.
+    /// - Complexity: O((*m* + *d*) log *n*) for *m* such rows and *d* dated rows at exactly `now`.
+    func rowsAtNow(_ now: Int64) -> [RowEntry] {
+        guard placement == .now, index.markedCount > 0 else { return [] }
+        let order = order(now: now)
+        let lo = index.partitionIndex { order.instant($0) >= order.now }
+        let hi = index.partitionIndex { order.instant($0) > order.now }
+        return (lo..<hi).map { index[$0] }.filter(\.isMarked)
+    }
 
     /// The rows whose place depends on "now" between `from` and `to` (`from` <= `to`): rows
     /// that are not marked with an instant in `from...to`.
