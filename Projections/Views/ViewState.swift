@@ -70,7 +70,7 @@ struct ViewState: Sendable {
     }
 
     /// The section of a row; `nil` for a view without sections and for a row at now.
-    private func sectionKey(of entry: RowEntry, order: RowOrder) -> SectionKey? {
+    func sectionKey(of entry: RowEntry, order: RowOrder) -> SectionKey? {
         guard hasSections, !entry.isMarked else { return nil }
         let group = order.group(entry.kind)
         if entry.kind == .ongoing, definition.placement != .now {
@@ -150,7 +150,7 @@ struct ViewState: Sendable {
     }
 
     /// The section that rows at `now` count in.
-    private func nowKey(_ now: Int64) -> SectionKey {
+    func nowKey(_ now: Int64) -> SectionKey {
         SectionKey(group: 0, bucket: SectionKey.bucket(of: now, definition.sections))
     }
 
