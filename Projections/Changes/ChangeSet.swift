@@ -58,16 +58,17 @@ public struct ChangeSet: Sendable, Equatable {
     /// Where ``sectioned`` comes from.
     let sectionedSource: SectionedSource
 
-    /// What a change set makes its sectioned form of.
+    /// What a change set makes its sectioned form of (boxed: a view without sections
+    /// pays one word for it).
     enum SectionedSource: Sendable {
         /// No sectioned form: a view without sections, or a reset.
         case none
         /// The sectioned form itself, as given to the public initialiser.
-        case given(SectionedChangeSet)
+        indirect case given(SectionedChangeSet)
         /// The sections before the change, and the new indices of the updated rows: the
         /// sectioned form is made when it is read, so a change set nobody reads in
         /// sections costs nothing more.
-        case past(PastSections, updated: [UpdatedIndex])
+        indirect case past(PastSections, updated: [UpdatedIndex])
     }
 
     /// Creates a change set (to test a table adapter, for example); see the properties
