@@ -184,3 +184,33 @@ struct SectionedChangeSetTests {
         for rank in 0..<20 { #expect(SectionedChangeSet.missing(rank, from: sorted) == missing[rank]) }
     }
 }
+
+@Suite("Change sets as values")
+struct ChangeSetValueTests {
+    /// An app's test can build the change set it expects and compare it with one a view sent.
+    @Test func aChangeSetBuiltByHandEqualsTheOneAViewSends() throws {
+        let view = ViewDefinition(placement: .last, sections: .year)
+        var projection = TimelineProjection(views: [view], now: date("2026-06-01").instant)
+        projection.apply(Record(position: 1, facts: [
+            .timelineCreated(timeline: "t", name: "T"),
+            .eventAdded(event: "a", timeline: "t", title: "A", date: date("2019-03")),
+        ]))
+        let changes = projection.apply(Record(position: 2, facts: [
+            .eventAdded(event: "b", timeline: "t", title: "B", date: date("2019-05")),
+        ]))
+        let sent = try #require(changes.changeSet(for: view))
+        let expected = ChangeSet(
+            view: view, from: 1, to: 2, insertions: [1], sectionsChanged: true,
+            rows: projection.rows(view)!, sections: projection.sections(view),
+            sectioned: SectionedChangeSet(insertions: [RowPath(section: 0, item: 1)]))
+        #expect(sent == expected)
+        #expect(sent != ChangeSet(view: view, from: 1, to: 2, insertions: [1], sectionsChanged: true,
+                                  rows: projection.rows(view)!, sections: projection.sections(view),
+                                  sectioned: SectionedChangeSet(insertions: [RowPath(section: 0, item: 0)])))
+        #expect(sent != ChangeSet(view: view, from: 1, to: 2, insertions: [1], sectionsChanged: true,
+                                  sections: projection.sections(view),
+                                  sectioned: SectionedChangeSet(insertions: [RowPath(section: 0, item: 1)])),
+                "other rows")
+        #expect(ChangeSet(view: view, from: 0, to: 1, isReset: true).sectioned == nil)
+    }
+}
