@@ -111,6 +111,22 @@ struct LiveViewLifetimeTests {
         #expect(again.snapshot.position == (await store.position))
     }
 
+    /// A view kept for a subscriber when the checkpoint was written is not kept for good
+    /// by the store that opens from that checkpoint.
+    @Test func aReopenedStoreKeepsOnlyTheViewsItIsOpenedWith() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/log.jsonl"
+        let store = try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        try await store.send(.createTimeline("life", name: "Life"))
+        let subscription = await store.subscribe(Self.byYear)
+        try await store.close()
+        _ = subscription
+        let reopened = try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        #expect(reopened.openingReport.checkpointPosition == 1)
+        #expect(await reopened.liveViews == [ViewDefinition()])
+        try await reopened.close()
+    }
+
     @Test func aSubscriptionEndedByItsTaskDropsTheView() async throws {
         let store = try await storeWithALife()
         let subscription = await store.subscribe(Self.byYear)
