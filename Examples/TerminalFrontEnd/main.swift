@@ -1,8 +1,9 @@
 // timeline-live: a terminal front end that follows a live view of a store.
 //
-// It subscribes to a view and prints each change set as it arrives, while another task
-// sends commands: the same pattern a SwiftUI or UIKit list uses. It holds no domain
-// logic: it sends commands, and prints what the store pushes.
+// It subscribes to a view by year and prints its rows, then each change set as it
+// arrives (flat, and as the (section, item) positions a sectioned table takes), while
+// another task sends commands: the same pattern a SwiftUI or UIKit list uses. It holds
+// no domain logic: it sends commands, and prints what the store pushes.
 //
 //   swift run timeline-live            # an in-memory store with a scripted life
 //   swift run timeline-live --log LOG.jsonl  # follow a store on a log file that any
@@ -12,18 +13,41 @@ import TimelineKit
 
 func show(_ changeSet: ChangeSet) {
     if changeSet.isReset {
-        print("── rows at \(changeSet.to) (\(changeSet.rows.count))")
+        print("── rows at \(changeSet.to) (\(changeSet.rows.count)): reload")
     } else {
         var parts: [String] = []
         if !changeSet.removals.isEmpty { parts.append("removed \(changeSet.removals)") }
         if !changeSet.insertions.isEmpty { parts.append("inserted \(changeSet.insertions)") }
         if !changeSet.moves.isEmpty { parts.append("moved " + changeSet.moves.map { "\($0.from)→\($0.to)" }.joined(separator: ", ")) }
         if !changeSet.updates.isEmpty { parts.append("updated " + changeSet.updates.map(\.description).joined(separator: ", ")) }
-        print("── \(changeSet.from) → \(changeSet.to): " + parts.joined(separator: "; "))
+        print("── \(changeSet.from) → \(changeSet.to): " + (parts.isEmpty ? "no row moved" : parts.joined(separator: "; ")))
+        if let sectioned = changeSet.sectioned { print("   in sections: " + describe(sectioned)) }
     }
-    for (index, row) in changeSet.rows.enumerated() {
-        let date = row.date?.text ?? "now"
-        print(padded(String(index), 4, left: true) + "  " + padded(row.kind.rawValue, 8) + padded(date, 12) + row.title)
+    show(rows: changeSet.rows, sections: changeSet.sections)
+}
+
+/// The (section, item) changes, as a sectioned table applies them.
+func describe(_ change: SectionedChangeSet) -> String {
+    var parts: [String] = []
+    if !change.sectionDeletions.isEmpty { parts.append("sections deleted \(change.sectionDeletions)") }
+    if !change.sectionInsertions.isEmpty { parts.append("sections inserted \(change.sectionInsertions)") }
+    if !change.deletions.isEmpty { parts.append("deleted \(change.deletions.map(\.description).joined(separator: " "))") }
+    if !change.insertions.isEmpty { parts.append("inserted \(change.insertions.map(\.description).joined(separator: " "))") }
+    if !change.moves.isEmpty { parts.append("moved " + change.moves.map { "\($0.from)→\($0.to)" }.joined(separator: ", ")) }
+    if !change.updates.isEmpty { parts.append("updated " + change.updates.map { "\($0.id) at \($0.path)" }.joined(separator: ", ")) }
+    return parts.joined(separator: "; ")
+}
+
+func show(rows: RowList, sections: SectionList) {
+    var index = 0
+    for section in sections {
+        print("   \(section.title)")
+        for _ in 0..<section.count {
+            let row = rows[index]
+            let date = row.date?.text ?? "now"
+            print(padded(String(index), 4, left: true) + "  " + padded(row.kind.rawValue, 8) + padded(date, 12) + row.title)
+            index += 1
+        }
     }
 }
 
@@ -76,9 +100,12 @@ do {
     exit(1)
 }
 
-let stream = await store.changes()
+// The rows by year now, then the change sets that follow them.
+let live = await store.subscribe(ViewDefinition(placement: .now, sections: .year))
+print("── rows at \(live.snapshot.position) (\(live.snapshot.rows.count))")
+show(rows: live.snapshot.rows, sections: live.snapshot.sections)
 let printer = Task {
-    for await changeSet in stream { show(changeSet) }
+    for await changeSet in live.changes { show(changeSet) }
 }
 
 if arguments.isEmpty {
@@ -88,7 +115,7 @@ if arguments.isEmpty {
         try await store.send(command)
     }
     try await Task.sleep(for: .milliseconds(150))
-    print("\n> the clock moves to 2028: the ongoing stay in Berlin passes the trip")
+    print("\n> the clock moves to 2028: the ongoing stay in Berlin passes the trip, into section 2028")
     await store.advanceClock(to: try date("2028").instant)
     try await Task.sleep(for: .milliseconds(150))
     try await store.close()

@@ -9,8 +9,11 @@ import TimelineCore
 /// order in which they apply. A ``isReset`` change set carries no indices: the new rows
 /// replace the old ones.
 ///
+/// A view with sections also gives its changes as (section, item) positions,
+/// ``sectioned``, the form a sectioned `UITableView` takes.
+///
 /// Change sets chain: one's ``to`` is the next one's ``from``.
-public struct ChangeSet: Sendable {
+public struct ChangeSet: Sendable, Equatable {
     /// A row that moved from an index in the old list to an index in the new list.
     public struct Move: Hashable, Sendable {
         /// The row's index in the old list.
@@ -52,13 +55,44 @@ public struct ChangeSet: Sendable {
     public let rows: RowList
     /// The new sections (empty for a view without sections), named on access.
     public let sections: SectionList
+    /// Where ``sectioned`` comes from.
+    let sectionedSource: SectionedSource
+
+    /// What a change set makes its sectioned form of (boxed: a view without sections
+    /// pays one word for it).
+    enum SectionedSource: Sendable {
+        /// No sectioned form: a view without sections, or a reset.
+        case none
+        /// The sectioned form itself, as given to the public initialiser.
+        indirect case given(SectionedChangeSet)
+        /// The sections before the change, and the new indices of the updated rows: the
+        /// sectioned form is made when it is read, so a change set nobody reads in
+        /// sections costs nothing more.
+        indirect case past(PastSections, updated: [UpdatedIndex])
+    }
+
+    /// Creates a change set (to test a table adapter, for example); see the properties
+    /// for what each list holds. `sectioned` is the sectioned form, `nil` for a view
+    /// without sections and for a reset.
+    public init(
+        view: ViewDefinition, from: Int64, to: Int64, isReset: Bool = false,
+        removals: [Int] = [], insertions: [Int] = [], moves: [Move] = [], updates: [RowID] = [],
+        sectionRemovals: [Int] = [], sectionInsertions: [Int] = [], sectionsChanged: Bool = false,
+        rows: RowList = RowList(), sections: SectionList = SectionList(), sectioned: SectionedChangeSet? = nil
+    ) {
+        self.init(view: view, from: from, to: to, isReset: isReset, removals: removals, insertions: insertions,
+                  moves: moves, updates: updates, sectionRemovals: sectionRemovals,
+                  sectionInsertions: sectionInsertions, sectionsChanged: sectionsChanged, rows: rows,
+                  sections: sections, sectionedSource: sectioned.map { .given($0) } ?? .none)
+    }
 
     init(
         view: ViewDefinition, from: Int64, to: Int64, isReset: Bool,
         removals: [Int] = [], insertions: [Int] = [], moves: [Move] = [], updates: [RowID] = [],
         sectionRemovals: [Int] = [], sectionInsertions: [Int] = [], sectionsChanged: Bool = false,
-        rows: RowList, sections: SectionList
+        rows: RowList, sections: SectionList, sectionedSource: SectionedSource
     ) {
+        self.sectionedSource = isReset ? .none : sectionedSource
         self.sectionsChanged = sectionsChanged || isReset
         self.view = view
         self.from = from
@@ -72,6 +106,39 @@ public struct ChangeSet: Sendable {
         self.sectionInsertions = sectionInsertions
         self.rows = rows
         self.sections = sections
+    }
+
+    /// The change as (section, item) positions, for a view with sections; `nil` for a view
+    /// without sections and for a reset (which has no positions: reload).
+    ///
+    /// Apply it in one batch (`performBatchUpdates`), then reconfigure its updates.
+    /// - Complexity: O(*s* + *k* log(*k* + *s*)) for *s* sections and *k* rows listed, made
+    ///   each time it is read.
+    public var sectioned: SectionedChangeSet? {
+        switch sectionedSource {
+        case .none: return nil
+        case .given(let sectioned): return sectioned
+        case .past(let past, let updated):
+            var old = (keys: past.keyed.keys, counts: (0..<past.keyed.count).map(past.count(at:)))
+            var new = (keys: sections.keyed.keys, counts: (0..<sections.keyed.count).map(sections.keyed.count(at:)))
+            if sections.descending {
+                old = (old.keys.reversed(), old.counts.reversed())
+                new = (new.keys.reversed(), new.counts.reversed())
+            }
+            return SectionedChangeSet.make(old: old, new: new, descending: sections.descending, removals: removals,
+                                           insertions: insertions, moves: moves, updated: updated)
+        }
+    }
+
+    /// Whether two change sets say the same: the same view, positions, indices, rows,
+    /// sections and sectioned form.
+    /// - Complexity: O(*n* + *s* + *k* log(*k* + *s*)) for *n* rows, *s* sections and *k* changes.
+    public static func == (a: ChangeSet, b: ChangeSet) -> Bool {
+        a.view == b.view && a.from == b.from && a.to == b.to && a.isReset == b.isReset && a.removals == b.removals
+            && a.insertions == b.insertions && a.moves == b.moves && a.updates == b.updates
+            && a.sectionRemovals == b.sectionRemovals && a.sectionInsertions == b.sectionInsertions
+            && a.sectionsChanged == b.sectionsChanged && a.sections == b.sections && a.rows.elementsEqual(b.rows)
+            && a.sectioned == b.sectioned
     }
 
     /// Whether the change set changes nothing (never true of a change set a view emits).

@@ -315,8 +315,11 @@ struct RowSet: Sendable {
                 if ascending == nil { ascending = ChangeSetBuilder.build(rows, reusing: &spare.ascending) }
                 built = ascending!
             }
-            if let changeSet = views[offset].endBatch(from: batch.now, to: to, now: now, marked: marked, built: built,
-                                                      rows: self.rows(descending: isDescending)) {
+            let changeSet = views[offset].endBatch(
+                from: batch.now, to: to, now: now, marked: marked, built: built,
+                updated: { Self.updatedIndices(rows, descending: isDescending, newCount: newCount) },
+                rows: self.rows(descending: isDescending))
+            if let changeSet {
                 changes.append(changeSet)
             }
         }
@@ -347,6 +350,16 @@ struct RowSet: Sendable {
         }
     }
 
+    /// The new index of each row of `rows` whose content changed, counted from the end of
+    /// a list of `newCount` rows if `descending`.
+    private static func updatedIndices(_ rows: [ChangeSetBuilder<RowID>.Touched], descending: Bool, newCount: Int)
+        -> [UpdatedIndex] {
+        rows.compactMap { row in
+            guard row.contentChanged, row.old != nil, let new = row.new else { return nil }
+            return UpdatedIndex(id: row.id, index: descending ? newCount - 1 - new : new)
+        }
+    }
+
     /// `rows` with their indices counted from the end of lists of `oldCount` and `newCount` rows.
     private static func reversed(_ rows: [ChangeSetBuilder<RowID>.Touched], _ oldCount: Int, _ newCount: Int)
         -> [ChangeSetBuilder<RowID>.Touched] {
@@ -356,8 +369,7 @@ struct RowSet: Sendable {
         }
     }
 
-    /// Reset change sets to the current rows, one per view, for rebuilds and clock jumps
-    /// backwards.
+    /// Reset change sets to the current rows, one per view, for batches too large to animate.
     mutating func reset(to: Int64, now: Int64, into changes: inout [ChangeSet]) {
         let marked = index.markedCount
         for offset in views.indices {
@@ -367,6 +379,16 @@ struct RowSet: Sendable {
     }
 
     // MARK: The clock
+
+    /// The rows that sort at `now` because of it: the ongoing rows whose range started by then.
+    /// - Complexity: O((*m* + *d*) log *n*) for *m* such rows and *d* dated rows at exactly `now`.
+    func rowsAtNow(_ now: Int64) -> [RowEntry] {
+        guard placement == .now, index.markedCount > 0 else { return [] }
+        let order = order(now: now)
+        let lo = index.partitionIndex { order.instant($0) >= order.now }
+        let hi = index.partitionIndex { order.instant($0) > order.now }
+        return (lo..<hi).map { index[$0] }.filter(\.isMarked)
+    }
 
     /// The rows whose place depends on "now" between `from` and `to` (`from` <= `to`): rows
     /// that are not marked with an instant in `from...to`.

@@ -2,19 +2,77 @@ import TimelineCore
 
 /// A section of a view: a run of rows that share a year, a month or a decade.
 public struct RowSection: Hashable, Sendable, Identifiable {
-    /// The section's display name: `2019`, `2019-03`, `2010s`, or `ongoing` for the
-    /// ongoing rows of a view that places them first or last.
-    public var title: String
+    /// The section's identity within its view: its year, month or decade (or the ongoing
+    /// rows), not its display name.
+    public var id: ID
     /// How many rows the section holds.
     public var count: Int
 
-    /// The section's identity within its view (its title, which is unique per view).
-    public var id: String { title }
+    /// The section's display name: `2019`, `2019-03`, `2010s`, or `ongoing` for the
+    /// ongoing rows of a view that places them first or last.
+    public var title: String { id.description }
 
     /// Creates a section.
-    public init(title: String, count: Int) {
-        self.title = title
+    public init(id: ID, count: Int) {
+        self.id = id
         self.count = count
+    }
+
+    /// Which rows a section holds: those of a year, a month, a decade, or the ongoing rows.
+    ///
+    /// Ordered as the sections of an ascending view that places ongoing rows last: by
+    /// time, the ongoing section after every dated one.
+    public struct ID: Hashable, Comparable, Sendable, CustomStringConvertible {
+        /// How the view is sectioned (``Sectioning/none`` for the ongoing section).
+        let sectioning: Sectioning
+        /// The year, the month counted from year 0, or the decade (``SectionKey/bucket(of:_:)``).
+        let bucket: Int32
+
+        init(sectioning: Sectioning, bucket: Int32) {
+            self.sectioning = bucket == SectionKey.ongoingBucket ? .none : sectioning
+            self.bucket = bucket
+        }
+
+        /// The section of a calendar year (UTC), such as 2019.
+        public static func year(_ year: Int) -> ID { ID(sectioning: .year, bucket: Int32(year)) }
+
+        /// The section of a month (1–12) of a year (UTC), such as 2019-03.
+        public static func month(year: Int, month: Int) -> ID {
+            precondition((1...12).contains(month), "month \(month) is not 1–12: give the month of the year")
+            return ID(sectioning: .month, bucket: Int32(year * 12 + month - 1))
+        }
+
+        /// The section of the decade that starts in `year` (a multiple of ten), such as the 2010s.
+        public static func decade(startingIn year: Int) -> ID {
+            precondition(year % 10 == 0, "\(year) does not start a decade: give a multiple of ten, such as 2010")
+            return ID(sectioning: .decade, bucket: Int32(year / 10))
+        }
+
+        /// The section of the ongoing rows in a view that places them first or last.
+        public static let ongoing = ID(sectioning: .none, bucket: SectionKey.ongoingBucket)
+
+        /// Whether this is the section of the ongoing rows.
+        public var isOngoing: Bool { bucket == SectionKey.ongoingBucket }
+
+        /// The section's display name: `2019`, `2019-03`, `2010s` or `ongoing`.
+        public var description: String { SectionKey(group: 0, bucket: bucket).name(sectioning) }
+
+        /// Whether `lhs` comes first: the earlier period, and any period before the ongoing section.
+        public static func < (lhs: ID, rhs: ID) -> Bool {
+            (lhs.bucket, lhs.sectioning.order) < (rhs.bucket, rhs.sectioning.order)
+        }
+    }
+}
+
+extension Sectioning {
+    /// A rank, to order the ids of sections of different sectionings.
+    fileprivate var order: Int {
+        switch self {
+        case .none: 0
+        case .year: 1
+        case .month: 2
+        case .decade: 3
+        }
     }
 }
 
@@ -197,7 +255,8 @@ public struct SectionList: RandomAccessCollection, Sendable, Equatable {
     /// - Complexity: O(1).
     public subscript(position: Int) -> RowSection {
         let index = descending ? keyed.count - 1 - position : position
-        return RowSection(title: keyed.key(at: index).name(sectioning), count: keyed.count(at: index))
+        return RowSection(id: RowSection.ID(sectioning: sectioning, bucket: keyed.key(at: index).bucket),
+                          count: keyed.count(at: index))
     }
 
     /// The index of the section that holds the row at `row` (a row index in list order).

@@ -70,7 +70,7 @@ struct ViewState: Sendable {
     }
 
     /// The section of a row; `nil` for a view without sections and for a row at now.
-    private func sectionKey(of entry: RowEntry, order: RowOrder) -> SectionKey? {
+    func sectionKey(of entry: RowEntry, order: RowOrder) -> SectionKey? {
         guard hasSections, !entry.isMarked else { return nil }
         let group = order.group(entry.kind)
         if entry.kind == .ongoing, definition.placement != .now {
@@ -134,20 +134,23 @@ struct ViewState: Sendable {
     /// the same section with the same count, the sections changed exactly where the
     /// batch's changes do not add up to nothing, and the old sections are not made.
     private func sectionDifference(since start: BatchStart?, batchNow: Int64, marked: Int, now: Int64,
-                                   new: KeyedSections) -> (changed: Bool, removals: [Int], insertions: [Int]) {
-        guard hasSections else { return (false, [], []) }
+                                   new: KeyedSections)
+        -> (changed: Bool, removals: [Int], insertions: [Int], old: PastSections?) {
+        guard hasSections else { return (false, [], [], nil) }
         if let start, start.counts == nil, let balance = balance(of: start.changes), !balance.keysChanged,
            start.marked == marked,
            batchNow == now || nowKey(batchNow) == nowKey(now) {
-            return (balance.changed, [], [])
+            // The same sections before and after: the old counts are the new less the batch's changes.
+            let undone = start.changes.map { SectionCountChange(key: $0.key, delta: $0.delta) }
+            return (balance.changed, [], [], PastSections(keyed: new, undone: undone))
         }
         let old = start.map { sectionsAtBatchStart($0, now: batchNow) } ?? ascendingSections(marked: marked, now: batchNow)
         let (removals, insertions) = sectionChanges(old: old, new: new)
-        return (old != new, removals, insertions)
+        return (old != new, removals, insertions, PastSections(keyed: old))
     }
 
     /// The section that rows at `now` count in.
-    private func nowKey(_ now: Int64) -> SectionKey {
+    func nowKey(_ now: Int64) -> SectionKey {
         SectionKey(group: 0, bucket: SectionKey.bucket(of: now, definition.sections))
     }
 
@@ -166,9 +169,13 @@ struct ViewState: Sendable {
     /// The view's change set at the end of a batch of its row set from `batchNow` to
     /// `now`, or `nil` when nothing it shows changed; moves the view to `to` if one is made.
     ///
-    /// A method of the view, so that its row set does not copy the view's state.
+    /// A method of the view, so that its row set does not copy it.
+    ///
+    /// `updated` gives the new index (in the view's order) of each row whose content
+    /// changed, for the sectioned form of a view with sections.
     mutating func endBatch(from batchNow: Int64, to: Int64, now: Int64, marked: Int,
-                           built: ChangeSetBuilder<RowID>.Result, rows: RowList) -> ChangeSet? {
+                           built: ChangeSetBuilder<RowID>.Result, updated: () -> [UpdatedIndex],
+                           rows: RowList) -> ChangeSet? {
         let newSections = ascendingSections(marked: marked, now: now)
         let sections = sectionDifference(since: batchStart, batchNow: batchNow, marked: marked, now: now,
                                          new: newSections)
@@ -181,7 +188,8 @@ struct ViewState: Sendable {
             view: definition, from: position, to: to, isReset: false,
             removals: built.removals, insertions: built.insertions, moves: built.moves, updates: built.updates,
             sectionRemovals: sections.removals, sectionInsertions: sections.insertions,
-            sectionsChanged: sections.changed, rows: rows, sections: sectionList(newSections))
+            sectionsChanged: sections.changed, rows: rows, sections: sectionList(newSections),
+            sectionedSource: sections.old.map { .past($0, updated: built.updates.isEmpty ? [] : updated()) } ?? .none)
         if changeSet.isEmpty { return nil }
         position = to
         return changeSet
@@ -191,7 +199,8 @@ struct ViewState: Sendable {
     mutating func reset(to: Int64, marked: Int, now: Int64, rows: RowList) -> ChangeSet {
         batchStart = nil
         let changeSet = ChangeSet(view: definition, from: position, to: to, isReset: true,
-                                  rows: rows, sections: sectionList(ascendingSections(marked: marked, now: now)))
+                                  rows: rows, sections: sectionList(ascendingSections(marked: marked, now: now)),
+                                  sectionedSource: .none)
         position = to
         return changeSet
     }

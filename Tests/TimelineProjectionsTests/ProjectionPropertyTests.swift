@@ -126,10 +126,10 @@ struct ProjectionPropertyTests {
         }
     }
 
-    /// Moving the clock backwards resets the `now`-placed views; each reset goes on from
-    /// the view's last change set, as change sets chain, however long ago that was.
+    /// Moving the clock backwards sends a view a change set only if it changed, going on
+    /// from the view's last change set, however long ago that was.
     @Test(arguments: 0..<4)
-    func aResetForTheClockGoingBackGoesOnFromEachViewsLastChangeSet(seed: UInt64) {
+    func theClockGoingBackChangesOnlyTheViewsItMoves(seed: UInt64) {
         var generator = FactGenerator(seed: seed)
         let views = allViews.filter { $0.placement != .first }
         var projection = TimelineProjection(views: views, now: Self.now)
@@ -139,14 +139,47 @@ struct ProjectionPropertyTests {
             for changeSet in changes.rows { positions[changeSet.view] = changeSet.to }
         }
         #expect(positions.values.contains { $0 < projection.position }, "some view's last change is behind")
+        let old = Dictionary(uniqueKeysWithValues: views.map { ($0, (Array(projection.rows($0)!), projection.sections($0))) })
         let changes = projection.advanceClock(to: date("2001").instant)
-        #expect(Set(changes.rows.map(\.view)) == Set(views.filter { $0.placement == .now }))
-        for changeSet in changes.rows {
-            #expect(changeSet.isReset)
+        for view in views {
+            let rows = Array(projection.rows(view)!)
+            #expect(rows == ReferenceModel.rows(generator.state, view, now: projection.now))
+            guard let changeSet = changes.changeSet(for: view) else {
+                #expect(rows == old[view]!.0 && projection.sections(view) == old[view]!.1, "\(view) changed unsent")
+                continue
+            }
+            #expect(view.placement == .now)
+            checkChangeSet(changeSet, old: old[view]!.0, new: rows, oldSections: old[view]!.1)
             #expect(changeSet.from == positions[changeSet.view], "\(changeSet.view)")
             #expect(changeSet.to == projection.position)
             #expect(projection.viewPosition(changeSet.view) == projection.position)
         }
+        #expect(!changes.rows.isEmpty)
+    }
+
+    /// A clock moved back sends nothing to a view it does not change: an empty view, or
+    /// one whose ongoing rows stay where they are.
+    @Test func theClockGoingBackSendsNothingForNothing() {
+        let empty = ViewDefinition(filter: .timeline("nothing"), placement: .now)
+        let dated = ViewDefinition(filter: .timeline("dated"), placement: .now, sections: .year)
+        let ongoing = ViewDefinition(filter: .timeline("ongoing"), placement: .now)
+        var projection = TimelineProjection(views: [empty, dated, ongoing], now: date("2030").instant)
+        projection.apply(Record(position: 1, facts: [
+            .timelineCreated(timeline: "dated", name: "Dated"), .timelineCreated(timeline: "ongoing", name: "Ongoing"),
+            .eventAdded(event: "d", timeline: "dated", title: "D", date: date("2001")),
+            .eventAdded(event: "o", timeline: "ongoing", title: "O", date: date("2010")),
+            .rangeSet(event: "o", start: date("2010"), end: nil),
+            .eventAdded(event: "p", timeline: "ongoing", title: "P", date: date("2020")),
+            .rangeSet(event: "p", start: date("2020"), end: nil),
+        ]))
+        // Back to 2025: the rows at now pass no row.
+        let changes = projection.advanceClock(to: date("2025").instant)
+        #expect(changes.rows.isEmpty, "nothing moved: \(changes.rows.map(\.view))")
+        // Back to 2015: P's ongoing row goes back to its start, after O's ongoing row at now.
+        let back = projection.advanceClock(to: date("2015").instant)
+        #expect(back.rows.map(\.view) == [ongoing])
+        #expect(back.rows.first?.isReset == false)
+        #expect(Array(projection.rows(ongoing)!).map(\.id.description) == ["o/start", "o/end", "p/start", "p/end"])
     }
 }
 

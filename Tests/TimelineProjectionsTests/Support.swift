@@ -105,23 +105,20 @@ enum ReferenceModel {
         guard view.sections != .none else { return [] }
         var result: [RowSection] = []
         for row in rows(state, view, now: now) {
-            let name: String
+            let id: RowSection.ID
             if row.kind == .ongoing, view.placement != .now {
-                name = "ongoing"
+                id = .ongoing
             } else {
                 let instant = row.date?.instant ?? max(now, state.events[row.event]!.dates.start.instant)
                 let (y, m, _) = instant.utcDate
-                let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
                 switch view.sections {
-                case .year: name = year
-                case .month: name = year + "-" + (m < 10 ? "0\(m)" : "\(m)")
-                case .decade:
-                    let d = String(y / 10 * 10)
-                    name = String(repeating: "0", count: max(0, 4 - d.count)) + d + "s"
-                case .none: name = ""
+                case .year: id = .year(y)
+                case .month: id = .month(year: y, month: m)
+                case .decade: id = .decade(startingIn: y / 10 * 10)
+                case .none: fatalError("no sections")
                 }
             }
-            if result.last?.title == name { result[result.count - 1].count += 1 } else { result.append(RowSection(title: name, count: 1)) }
+            if result.last?.id == id { result[result.count - 1].count += 1 } else { result.append(RowSection(id: id, count: 1)) }
         }
         return result
     }

@@ -12,6 +12,7 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
         var head = 0
         var waiter: CheckedContinuation<Element?, Never>?
         var finished = false
+        var onCancel: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -25,6 +26,19 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
     }
 
     var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Called once, when the subscriber cancels (not when the store finishes the stream).
+    var onCancel: (@Sendable () -> Void)? {
+        get { state.withLock { $0.onCancel } }
+        set { state.withLock { $0.onCancel = newValue } }
+    }
+
+    /// Queues `update` before everything queued (the first element of a stream).
+    func pushFirst(_ update: Element) {
+        state.withLock { state in
+            state.pending.insert(update, at: state.head)
+        }
+    }
 
     /// Queues an update, or hands it to a waiting subscriber.
     func push(_ update: Element) {
@@ -51,16 +65,21 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
     func cancel() { end(dropping: true) }
 
     private func end(dropping: Bool) {
-        let waiter: CheckedContinuation<Element?, Never>? = state.withLock { state in
+        let (waiter, onCancel) = state.withLock { state -> (CheckedContinuation<Element?, Never>?, (@Sendable () -> Void)?) in
+            let wasFinished = state.finished
             state.finished = true
+            var onCancel: (@Sendable () -> Void)?
             if dropping {
                 state.pending = []
                 state.head = 0
+                if !wasFinished { onCancel = state.onCancel }
             }
+            state.onCancel = nil
             defer { state.waiter = nil }
-            return state.waiter
+            return (state.waiter, onCancel)
         }
         waiter?.resume(returning: nil)
+        onCancel?()
     }
 
     /// The next update, waiting for one if none is queued; `nil` once finished.
@@ -78,6 +97,9 @@ final class UpdateBuffer<Element: Sendable>: Sendable {
                         return .some(next)
                     }
                     if state.finished { return .some(nil) }
+                    // Two readers would take each other's updates, and the first would wait for good.
+                    precondition(state.waiter == nil, "two tasks wait on one live view's stream at once: a stream "
+                        + "has one reader. Subscribe again for a second reader.")
                     state.waiter = continuation
                     return nil
                 }

@@ -15,8 +15,12 @@ public struct UpdateStream<Element: Sendable>: AsyncSequence, Sendable {
     let buffer: UpdateBuffer<Element>
     let token: SubscriptionToken
 
-    /// Makes the iterator; a stream is meant to be iterated once.
+    /// Makes the iterator. A stream has one reader: two tasks that wait on it at once trap,
+    /// as with `AsyncStream`.
     public func makeAsyncIterator() -> Iterator { Iterator(buffer: buffer, token: token) }
+
+    /// Ends the subscription: the store stops delivering, and the stream finishes.
+    public func cancel() { token.cancel() }
 
     /// Iterates over the updates.
     public struct Iterator: AsyncIteratorProtocol {

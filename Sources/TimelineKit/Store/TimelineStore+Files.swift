@@ -66,6 +66,9 @@ extension TimelineStore {
             var projection = TimelineProjection(checkpoint)
             try Self.validate(tail, in: projection)
             projection.apply(tail)
+            // The store keeps the views it is opened with; those the checkpoint kept for
+            // subscribers of the store that wrote it are dropped.
+            for view in projection.viewDefinitions where !views.contains(view) { projection.removeView(view) }
             for view in views { projection.addView(view) }
             projection.advanceClock(to: clock.now())
             self.init(log: log, clock: clock, projection: projection, checkpointPath: checkpointFile,

@@ -6,19 +6,25 @@ import TimelineProjections
 ///
 /// `send` validates a command against the current state, appends its facts durably,
 /// applies them to every view and publishes one change set per changed view before it
-/// returns (read-your-writes). Views are live: ``changes(_:bufferLimit:)`` streams change
-/// sets, ``observe(_:bufferLimit:_:)`` calls a closure, and `TimelineViewModel` keeps an
-/// `@Observable` copy for SwiftUI. Nobody polls, and a slow subscriber never blocks a writer.
+/// returns (read-your-writes). Views are live: ``subscribe(_:bufferLimit:)`` gives a view's
+/// rows and the stream of its change sets, ``changes(_:bufferLimit:)`` the stream alone,
+/// ``observe(_:bufferLimit:_:)`` calls a closure, and `TimelineViewModel` keeps an
+/// `@Observable` copy for SwiftUI and UIKit. Nobody polls, and a slow subscriber never
+/// blocks a writer. The store keeps a view up to date only while someone subscribes to it
+/// (and the views it was opened with, always); reading a view once does not keep it.
 public actor TimelineStore {
     /// The log the store appends to (read it for catch-up or export; append only through `send` or `importFacts`).
     public nonisolated let log: any EventLog
     nonisolated let clock: any TimelineClock
     /// The views and the timelines and events they are made of; commands are decided
     /// against it (it is a ``DomainLookup``), so the events are held once.
-    private(set) var projection: TimelineProjection
-    private var subscribers: [ViewDefinition: [UpdateBuffer<ChangeSet>]] = [:]
+    var projection: TimelineProjection
+    /// The live subscriptions of each view.
+    var subscribers: [ViewDefinition: [UpdateBuffer<ChangeSet>]] = [:]
+    /// The views the store was opened with: kept up to date whether or not anyone subscribes.
+    var pinnedViews: Set<ViewDefinition> = []
     private var summarySubscribers: [UpdateBuffer<SummaryUpdate>] = []
-    private var tickTask: Task<Void, Never>?
+    var tickTask: Task<Void, Never>?
     /// The log's notifications, while someone subscribes: other processes' appends are
     /// read and published as they come.
     private var logWatch: LogWatch?
@@ -71,6 +77,7 @@ public actor TimelineStore {
         self.log = log
         self.clock = clock
         self.projection = projection
+        self.pinnedViews = Set(projection.viewDefinitions)
         // Nobody follows the summaries yet: describing their changes waits for a subscriber.
         self.projection.tracksSummaryChanges = false
         self.checkpointPath = checkpointPath
@@ -204,50 +211,8 @@ public actor TimelineStore {
 
     // MARK: Views
 
-    /// The current rows of a view (maintained from now on if it was not already).
-    /// - Complexity: O(1) for a maintained view; O(*n* log *n*) to start one.
-    public func rows(_ view: ViewDefinition = ViewDefinition()) -> RowList {
-        projection.addView(view)
-        return projection.rows(view) ?? RowList()
-    }
-
-    /// The current sections of a view.
-    public func sections(_ view: ViewDefinition) -> SectionList {
-        projection.addView(view)
-        return projection.sections(view)
-    }
-
     /// The timeline summaries, ordered by name.
     public var timelineSummaries: [TimelineSummary] { projection.timelineSummaries }
-
-    /// A live view: an `AsyncSequence` whose first change set is the current rows (a reset),
-    /// followed by one change set per change.
-    ///
-    /// At most `bufferLimit` change sets wait for a slow subscriber; past that they collapse
-    /// into one reset. Cancel the iterating task, or the token, to end the subscription.
-    public func changes(_ view: ViewDefinition = ViewDefinition(), bufferLimit: Int = 256) -> ChangeStream {
-        followLog()
-        projection.addView(view)
-        let buffer = UpdateBuffer<ChangeSet>(limit: bufferLimit) { $0.merged(with: $1) }
-        buffer.push(.initial(view: view, position: projection.viewPosition(view) ?? projection.position,
-                             rows: projection.rows(view) ?? RowList(), sections: projection.sections(view)))
-        subscribers[view, default: []].append(buffer)
-        return ChangeStream(buffer: buffer, token: SubscriptionToken(buffer: buffer))
-    }
-
-    /// Calls `handler` with the current rows and then with every change set of `view`, on a
-    /// task of its own; returns the token that ends the observation.
-    public func observe(
-        _ view: ViewDefinition = ViewDefinition(), bufferLimit: Int = 256,
-        _ handler: @escaping @Sendable (ChangeSet) async -> Void
-    ) -> SubscriptionToken {
-        let stream = changes(view, bufferLimit: bufferLimit)
-        let buffer = stream.buffer
-        Task {
-            while let changeSet = await buffer.next() { await handler(changeSet) }
-        }
-        return stream.token
-    }
 
     /// The timeline summaries as a live stream: the current list, then each change.
     public func summaryChanges(bufferLimit: Int = 256) -> SummaryStream {
@@ -283,7 +248,7 @@ public actor TimelineStore {
 
     /// Starts following the log's notifications (once), then catches up with what was
     /// committed before they started, so that nothing falls between the two.
-    private func followLog() {
+    func followLog() {
         guard logWatch == nil else { return }
         logWatch = try? log.watch { [weak self] in
             guard let self, !self.catchUpPending.exchange(true, ordering: .acquiringAndReleasing) else { return }
@@ -319,10 +284,16 @@ public actor TimelineStore {
     /// Reads the store's clock every `interval` and advances the views to it, until
     /// ``stopClock()``; without it, "now" changes only through ``advanceClock(to:)``.
     public func startClock(every interval: Duration) {
+        startClock(every: interval, on: ContinuousClock())
+    }
+
+    /// Reads the store's clock every `interval` of `ticks` (a test's clock, for example)
+    /// and advances the views to it, until ``stopClock()``.
+    public func startClock<C: Clock>(every interval: C.Duration, on ticks: C) {
         tickTask?.cancel()
         tickTask = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                do { try await ticks.sleep(for: interval) } catch { return }
                 guard let self else { return }
                 await self.advanceClock(to: self.clock.now())
             }
