@@ -273,6 +273,61 @@ struct HostileProcessTests {
         #expect(final.count == 2)
     }
 
+    /// A follower that may only read the log (a widget, another user): `watch` reads and
+    /// follows it, leaves a torn tail to the writers, and a write through it fails, naming why.
+    @Test func aProcessThatMayOnlyReadTheLogFollowsIt() async throws {
+        let tool = try #require(toolURL, "timeline not built")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("readable.jsonl")
+        for arguments in [["create-timeline", "--timeline", "life", "--name", "Life"],
+                          ["add-event", "--event", "a", "--timeline", "life", "--title", "A", "--date", "1990"]] {
+            let run = try await timeline(arguments + ["--log", log])
+            try #require(run.status == 0, "\(run)")
+        }
+        // Root may write any file: drop to another user with setpriv, or skip.
+        var command: (URL, [String]) = (tool, [])
+        if getuid() == 0 {
+            let setpriv = URL(fileURLWithPath: "/usr/bin/setpriv")
+            guard FileManager.default.isExecutableFile(atPath: setpriv.path) else {
+                print("skipped: running as root without setpriv, a read-only log cannot be made")
+                return
+            }
+            command = (setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", tool.path])
+            chmod(directory.url.path, 0o755)
+            chmod(log, 0o644)
+        } else {
+            chmod(log, 0o444)
+        }
+        let handle = try #require(FileHandle(forWritingAtPath: log))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"seq":3,"type":"eventAdd"#.utf8))
+        try handle.close()
+        let torn = try #require(FileManager.default.contents(atPath: log))
+
+        let watcher = try SpawnedProcess(command.0, command.1 + ["watch", "--log", log, "--now", MultiProcessTests.now,
+                                                                 "--json"], name: "watch", scratch: directory.url.path)
+        let started = await eventually(until: .now + .seconds(60)) { !watcher.outputLines.isEmpty || !watcher.isRunning }
+        try #require(started && watcher.isRunning, "watch of a read-only log did not start: \(watcher.errors)")
+        #expect(try WatchLine(watcher.outputLines[0]).rows.count == 1)
+        #expect(FileManager.default.contents(atPath: log) == torn, "a reader changed the log")
+        let refused = try await run(command.0, command.1 + ["add-event", "--log", log, "--event", "r", "--timeline",
+                                                             "life", "--title", "R", "--date", "2001"])
+        #expect(refused.status == 1 && refused.errors.contains("open for writing failed"), "\(refused)")
+        #expect(FileManager.default.contents(atPath: log) == torn, "a reader changed the log")
+
+        let added = try await timeline(["add-event", "--log", log, "--event", "b", "--timeline", "life", "--title", "B",
+                                        "--date", "1991"])
+        try #require(added.status == 0, "\(added)")
+        let arrived = await eventually(until: .now + .seconds(60)) { watcher.outputLines.count >= 2 || !watcher.isRunning }
+        #expect(arrived && watcher.isRunning, "the change did not arrive: \(watcher.errors)")
+        let records = try FileEventLog.read(path: log).records
+        _ = try MultiProcessTests.checkWatcher(watcher.outputLines, view: ViewDefinition(), records: records, name: "watch")
+        watcher.send(SIGINT)
+        let ended = await watcher.waitForExit(until: .now + .seconds(30))
+        #expect(ended && watcher.exitStatus == 0, "\(watcher.errors)")
+    }
+
     /// `strace` with fault injection, if installed.
     static let strace: URL? = ["/usr/bin/strace", "/bin/strace", "/usr/local/bin/strace"]
         .map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
