@@ -328,6 +328,50 @@ struct HostileProcessTests {
         #expect(ended && watcher.exitStatus == 0, "\(watcher.errors)")
     }
 
+    /// A log named through a symbolic link (to a file in another directory) is followed:
+    /// appends through the link and a repair of its target reach the watcher.
+    @Test func watchFollowsALogNamedThroughASymbolicLink() async throws {
+        let tool = try #require(toolURL, "timeline not built")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path("real"), withIntermediateDirectories: true)
+        let target = directory.path("real/log.jsonl"), link = directory.path("link.jsonl")
+        let created = try await timeline(["create-timeline", "--log", target, "--timeline", "life", "--name", "Life"])
+        try #require(created.status == 0, "\(created)")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real/log.jsonl")
+        let watcher = try SpawnedProcess(tool, ["watch", "--log", link, "--now", MultiProcessTests.now, "--json"],
+                                         name: "watch", scratch: directory.url.path)
+        let started = await eventually(until: .now + .seconds(60)) { !watcher.outputLines.isEmpty || !watcher.isRunning }
+        try #require(started && watcher.isRunning, "watch did not start: \(watcher.errors)")
+        let added = try await timeline(["add-event", "--log", link, "--event", "a", "--timeline", "life", "--title", "A",
+                                        "--date", "1990"])
+        try #require(added.status == 0, "\(added)")
+        let arrived = await eventually(until: .now + .seconds(30)) { watcher.outputLines.count >= 2 || !watcher.isRunning }
+        #expect(arrived && watcher.isRunning, "the append through the link did not arrive: \(watcher.output)")
+        // A torn tail, then a repair of the target (the link stays), then another append.
+        let handle = try #require(FileHandle(forWritingAtPath: target))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"seq":3,"type":"eventAdd"#.utf8))
+        try handle.close()
+        let repaired = try await timeline(["repair", "--log", link])
+        try #require(repaired.status == 0, "\(repaired)")
+        let again = try await timeline(["add-event", "--log", link, "--event", "b", "--timeline", "life", "--title", "B",
+                                        "--date", "1991"])
+        try #require(again.status == 0, "\(again)")
+        let records = try FileEventLog.read(path: link).records
+        let final = try expectedRows(records, upto: Int64(records.count), view: ViewDefinition(),
+                                     now: try DateValue(parsing: MultiProcessTests.now).instant)
+        let caughtUp = await eventually(until: .now + .seconds(30)) {
+            (try? MultiProcessTests.checkWatcher(watcher.outputLines, view: ViewDefinition(), records: records, name: ""))
+                .map { $0 as NSArray == final as NSArray } == true || !watcher.isRunning
+        }
+        #expect(caughtUp && watcher.isRunning, "the watcher did not follow: \(watcher.output)")
+        #expect(final.count == 2)
+        watcher.send(SIGINT)
+        let ended = await watcher.waitForExit(until: .now + .seconds(30))
+        #expect(ended && watcher.exitStatus == 0, "\(watcher.errors)")
+    }
+
     /// `strace` with fault injection, if installed.
     static let strace: URL? = ["/usr/bin/strace", "/bin/strace", "/usr/local/bin/strace"]
         .map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
