@@ -1,7 +1,7 @@
 /// What to measure and at which sizes, from the command line.
 struct BenchOptions {
     enum Section: String, CaseIterable {
-        case command, replay, open, memory, append
+        case command, replay, open, memory, append, processes
     }
 
     var quick = false
@@ -22,6 +22,8 @@ struct BenchOptions {
     var memoryChild: (subject: String, path: String)?
     /// Set in a child process that repeats the pure pieces of measurement 1.
     var commandChild = false
+    /// Set in a writer child of measurement 6: the log, its ids' prefix, how many commands, the pause (µs).
+    var writerChild: (path: String, prefix: String, count: Int, pause: Int)?
 
     static let usage = """
     USAGE: timeline-bench [--quick] [--only LIST] [--sizes LIST] [--records N] [--events N]
@@ -42,12 +44,17 @@ struct BenchOptions {
       4 memory   peak resident bytes per event of a store (in a child process), beside
                  the same rows held in plain sorted arrays
       5 append   durable appends through FileEventLog, beside raw write + fsync
+      6 processes  a log shared by processes: the time from a send returning in one
+                 process to the change set arriving in another, beside re-reading the
+                 file every 10 ms; one durable send while another process follows,
+                 beside nobody following; two writer processes' commands per second,
+                 beside one
 
     OPTIONS:
       --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
                         samples; finishes in seconds
       --only LIST       comma-separated sections to run: command, replay, open, memory,
-                        append (default: all)
+                        append, processes (default: all)
       --sizes LIST      rows present for the one-command measurement
                         (default 10k,100k,1M; with --quick 10k); k and M suffixes allowed
       --records N       records in the replay and open log (default 1M; --quick 20k)
@@ -118,6 +125,14 @@ struct BenchOptions {
             case "--repetitions": explicitRepetitions = try Self.number(try value(argument), for: argument)
             case "--seed": seed = UInt64(try Self.number(try value(argument), for: argument))
             case "--command-child": commandChild = true
+            case "--writer-child":
+                let path = try value(argument), prefix = try value(argument)
+                let count = try Self.number(try value(argument), for: argument)
+                let pauseText = try value(argument)
+                guard let pause = Int(pauseText), pause >= 0 else {
+                    throw UsageError(description: "\(argument): the pause is microseconds, 0 or more, not '\(pauseText)'")
+                }
+                writerChild = (path, prefix, count, pause)
             case "--memory-child":
                 let subject = try value(argument)
                 memoryChild = (subject, try value(argument))

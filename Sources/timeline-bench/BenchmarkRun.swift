@@ -188,10 +188,31 @@ struct BenchmarkRun {
         }
 
         try repeatLater(after: .append)
+
+        // 6. Processes on one log.
+        var processes: ProcessBenchmark.Result?
+        if options.sections.contains(.processes) {
+            let result = try await ProcessBenchmark(directory: directory, appends: quick ? 60 : 400,
+                                                    burst: quick ? 60 : 500, rounds: quick ? 1 : 3,
+                                                    log: progress).run()
+            processes = result
+            comparison.add("6", "send → change set in another process", size: "—", result.latency,
+                           baseline: "re-reading the file every 10 ms", result.pollingLatency)
+            comparison.add("6", "send's start → change set in another process", size: "—", result.fromStart,
+                           baseline: "re-reading the file every 10 ms", result.pollingFromStart)
+            notes.append("Processes: \(result.early) of \(result.latency.samples.count) change sets (polling: "
+                + "\(result.pollingEarly) of \(result.pollingLatency.samples.count)) arrived before the writer's send "
+                + "returned, counted as 0; the row from the send's start includes the write and the fsync")
+            comparison.add("6", "durable send, another process following", size: "—", result.followedSend,
+                           baseline: "the same, nobody following", result.unfollowedSend)
+            comparison.add("6", "two writer processes, commands/s together", size: "—", result.twoWriters,
+                           baseline: "one writer process", result.oneWriter)
+        }
         while later.anyLeft { try repeatLater(after: .append) }
         var targets = Self.commandTargets(commandResults, repetitions)
         targets.append(Self.laterTargets(replay: replay, withCheckpoints: withCheckpoints, later: later,
                                          memory: memory, records: options.records, events: options.events))
+        if let processes { targets.append(Self.processTargets(processes)) }
 
         print(comparison.rendered)
         if !stages.rows.isEmpty { print(stages.rendered) }
@@ -221,6 +242,22 @@ struct BenchmarkRun {
         } else {
             targets.add("one command at 100k rows: ≥ 1,000× re-sort + diff", measured: "—", met: nil)
         }
+        return targets
+    }
+
+    /// The targets of measurement 6.
+    static func processTargets(_ result: ProcessBenchmark.Result) -> TargetSummary {
+        var targets = TargetSummary()
+        let latency = result.latency
+        targets.add("send → change set in another process: median ≤ 0.5 ms", measured: latency.medianText,
+                    met: latency.samples.isEmpty ? nil : latency.median <= 500_000)
+        let p99 = latency.samples.isEmpty ? Double.nan : latency.samples.percentile(99)
+        targets.add("send → change set in another process: p99 ≤ 5 ms", measured: latency.format(p99),
+                    met: latency.samples.isEmpty ? nil : p99 <= 5_000_000)
+        let factor = result.followedSend.median / result.unfollowedSend.median
+        targets.add("durable send, another process following: ≤ 1.2× nobody following",
+                    measured: String(format: "%.2f×", factor) + " (" + result.followedSend.medianText + " vs "
+                        + result.unfollowedSend.medianText + ")", met: factor.isFinite ? factor <= 1.2 : nil)
         return targets
     }
 

@@ -30,6 +30,14 @@ if options.commandChild {
     exit(0)
 }
 
+if let child = options.writerChild {
+    do { try await ProcessBenchmark.child(path: child.path, prefix: child.prefix, count: child.count, pause: child.pause) } catch {
+        StandardError.write("timeline-bench: \(error)")
+        exit(1)
+    }
+    exit(0)
+}
+
 if let child = options.memoryChild {
     guard let subject = MemoryBenchmark.Subject(rawValue: child.subject) else {
         StandardError.write("timeline-bench: unknown memory subject '\(child.subject)'")

@@ -1,13 +1,18 @@
 // timeline-stress: appends commands to a store on a file log until it is killed.
 //
-// Usage: timeline-stress LOG SEED [CHECKPOINT-INTERVAL] [LIMIT]
+// Usage: timeline-stress LOG SEED [CHECKPOINT-INTERVAL] [LIMIT] [shared]
 //
 // Opens `TimelineStore(path: LOG)`, then sends single commands and batches of several
 // commands, chosen deterministically from SEED and the store's state. After every
 // acknowledged send it prints the last acknowledged position on a line of its own and
 // writes it to standard output unbuffered, so that whoever kills it knows what must have survived. With
 // CHECKPOINT-INTERVAL the store saves a checkpoint every that many records. It stops by
-// itself after LIMIT sends (default: never).
+// itself after LIMIT sends (default: never; 0 is never too).
+//
+// With `shared`, other writers may append to the log between this process's look at the
+// state and its send: ids start with `sSEED-`, every send carries the command id
+// `sSEED-cN`, a send the store refuses (the state moved under it) is skipped, and each
+// acknowledged line reads `POSITION COMMAND-ID`.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -101,11 +106,13 @@ func pickCommand(_ random: inout SplitMix64, state: DomainState, newID: () -> St
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let seed = UInt64(arguments[2]) else {
-    fail("usage: timeline-stress LOG SEED [CHECKPOINT-INTERVAL] [LIMIT]")
+    fail("usage: timeline-stress LOG SEED [CHECKPOINT-INTERVAL] [LIMIT] [shared]")
 }
 let path = arguments[1]
 let interval = arguments.count > 3 ? Int64(arguments[3]).flatMap { $0 > 0 ? $0 : nil } : nil
-let limit = arguments.count > 4 ? Int(arguments[4]) : nil
+let limit = arguments.count > 4 ? Int(arguments[4]).flatMap { $0 > 0 ? $0 : nil } : nil
+let shared = arguments.count > 5 && arguments[5] == "shared"
+let idPrefix = shared ? "s\(seed)-" : ""
 
 let store: TimelineStore
 do { store = try TimelineStore(path: path, checkpointInterval: interval) } catch { fail("\(error)") }
@@ -123,7 +130,7 @@ while limit.map({ sent < $0 }) ?? true {
         attempts += 1
         let command = pickCommand(&random, state: state) {
             counter += 1
-            return "\(base + 1)-\(counter)"
+            return "\(idPrefix)\(base + 1)-\(counter)"
         }
         guard let command else { continue }
         // Check the command against the state after the batch so far, as the store will.
@@ -132,13 +139,14 @@ while limit.map({ sent < $0 }) ?? true {
         batch.append(command)
     }
     guard !batch.isEmpty else { continue }
+    let commandID = shared ? "\(idPrefix)c\(sent)" : nil
     do {
-        let records = try await store.send(batch)
+        let records = try await store.send(batch, commandID: commandID)
         if let last = records.last {
-            emit("\(last.position)\n", to: STDOUT_FILENO)
+            emit(commandID.map { "\(last.position) \($0)\n" } ?? "\(last.position)\n", to: STDOUT_FILENO)
         }
     } catch {
-        fail("send refused: \(error)")
+        guard shared, case .rejected = error else { fail("send refused: \(error)") }
     }
     sent += 1
 }

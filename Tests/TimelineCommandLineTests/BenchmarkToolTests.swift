@@ -108,4 +108,21 @@ struct BenchmarkToolTests {
         #expect(many.status == 2)
         #expect(many.errors.hasPrefix("timeline-bench: --repetitions is at most 20, not 1000"))
     }
+
+    @Test("Measurement 6 runs writer processes and judges the multi-process targets")
+    func processes() async throws {
+        let run = try await timelineBench(["--quick", "--only", "processes"])
+        try #require(run.status == 0, "\(run)")
+        for target in ["send → change set in another process: median ≤ 0.5 ms",
+                       "send → change set in another process: p99 ≤ 5 ms",
+                       "durable send, another process following: ≤ 1.2× nobody following"] {
+            let cells = try #require(Self.row(target, of: "Targets", in: run.output), "\(run)")
+            #expect(cells[1] != "—", "\(target) was not measured: \(run)")
+        }
+        for measurement in ["send → change set in another process", "durable send, another process following",
+                            "two writer processes, commands/s together"] {
+            #expect(run.output.contains(measurement), "\(run)")
+        }
+        #expect(run.errors.contains("processes: one writer, then two at once"), "\(run)")
+    }
 }

@@ -55,6 +55,7 @@ extension FileEventLog {
         let target = resolvedPath(path)
         let file = try lockedFile(target, creating: false)
         defer { file.unlock() }
+        if !dryRun { try file.requireWritable() }
         let bytes = try file.readAll()
         let decoder = RecordDecoder()
         let encoder = RecordEncoder()

@@ -21,12 +21,15 @@ extension FileEventLog {
 
 #if os(Linux)
 /// A thread that waits on inotify for changes to one file, watched through its directory
-/// so that a file renamed over the path (a repair) is seen too.
+/// so that a file renamed over the path (a repair) is seen too. A path that is a symbolic
+/// link is followed first: writers and repairs change the file it points to, and inotify
+/// names that file, in its own directory, never the link.
 enum FileWatch {
     static func start(path: String, _ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let name = Array((slash.map { String(path[path.index(after: $0)...]) } ?? path).utf8)
+        let target = FileEventLog.resolvedPath(path)
+        let slash = target.lastIndex(of: "/")
+        let directory = slash.map { $0 == target.startIndex ? "/" : String(target[..<$0]) } ?? "."
+        let name = Array((slash.map { String(target[target.index(after: $0)...]) } ?? target).utf8)
         let inotify = inotify_init1(Int32(IN_CLOEXEC))
         guard inotify >= 0 else { throw .io(path: path, operation: "inotify_init1", code: errno) }
         let mask = UInt32(IN_MODIFY | IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE)

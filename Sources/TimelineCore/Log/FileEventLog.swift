@@ -78,7 +78,7 @@ public final class FileEventLog: EventLog {
         let file = try Self.lockedFile(path)
         defer { file.unlock() }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
-        let (state, tornTail) = try loading.finish(mending: true)
+        let (state, tornTail) = try loading.finish(mending: loading.canMend)
         self.init(path: path, state: state, tornTail: tornTail)
     }
 
@@ -121,7 +121,7 @@ public final class FileEventLog: EventLog {
                 let start = LogReader.Start(position: point.position, line: point.lineCount, offset: point.offset)
                 var loading = try Loading(file, path: path, after: start, prefixCommands: point.commands)
                 while let records = try loading.next() { consume(true, records) }
-                var (state, tornTail) = try loading.finish(mending: true)
+                var (state, tornTail) = try loading.finish(mending: loading.canMend)
                 state.openedAt = point
                 return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: point.position,
                                resumed: true,
@@ -130,18 +130,20 @@ public final class FileEventLog: EventLog {
         }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
         while let records = try loading.next() { consume(false, records) }
-        let (state, tornTail) = try loading.finish(mending: true)
+        let (state, tornTail) = try loading.finish(mending: loading.canMend)
         return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: 0, resumed: false,
                        resumeProblem: problem)
     }
 
     /// Opens (or creates) the log's file and takes its exclusive lock, on the file that the
     /// path names once the lock is held: a process that waited while a repair renamed a
-    /// new file over the path must not go on with the old one.
+    /// new file over the path must not go on with the old one. A log this process may only
+    /// read is opened for reading: it is read and followed, never mended, and an append
+    /// to it fails naming why.
     static func lockedFile(_ path: String, creating: Bool = true) throws(EventLogError) -> SystemFile {
         while true {
             let existed = SystemFile.exists(path)
-            let file = try SystemFile(path: path, flags: O_RDWR | (creating ? O_CREAT : 0))
+            let file = try SystemFile(readingIfNotWritable: path, flags: creating ? O_CREAT : 0)
             try file.lock(exclusive: true)
             if !existed { SystemFile.syncDirectory(of: path) }
             if try SystemFile.identity(of: path) == file.identity() { return file }
@@ -177,6 +179,10 @@ public final class FileEventLog: EventLog {
                               lineShifts: &lineShifts, commands: &commands)
             return contents.records
         }
+
+        /// Whether a torn tail can be cut and a missing newline added: the file was opened
+        /// for writing (its exclusive lock is held by whoever calls ``finish(mending:)``).
+        var canMend: Bool { file.notWritable == nil }
 
         /// Reads what is left and returns the log's state. With `mending` (the exclusive
         /// lock held), a torn tail is moved to the side file and cut off, and a last record
@@ -278,10 +284,10 @@ public final class FileEventLog: EventLog {
             let replacement = try Self.lockedFile(path, creating: false)
             defer { replacement.unlock() }
             var loading = try Loading(replacement, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
-            state = try loading.finish(mending: true).state
+            state = try loading.finish(mending: loading.canMend).state
             throw .replaced(path: path)
         }
-        let newer = try Self.catchUp(&state, file: file, path: path, mending: exclusive)
+        let newer = try Self.catchUp(&state, file: file, path: path, mending: exclusive && file.notWritable == nil)
         return try body(&state, file, newer)
     }
 
@@ -431,6 +437,7 @@ public final class FileEventLog: EventLog {
         let outcome: Result<AppendResult, AppendFailure<Failure>> = state.withLock { state in
             do throws(EventLogError) {
                 return try withCaughtUp(&state, exclusive: true) { (state, file, newer) throws(EventLogError) in
+                    try file.requireWritable()
                     let count = state.count
                     if known < Int64(count) {
                         let start = Int(max(0, known))

@@ -23,6 +23,9 @@ struct FileIdentity: Hashable, Sendable {
 final class SystemFile: Sendable {
     let path: String
     let descriptor: Int32
+    /// Why the file could not be opened for writing (an `errno`), when it was opened for
+    /// reading only by ``init(readingIfNotWritable:flags:)``; `nil` otherwise.
+    let notWritable: Int32?
 
     /// Opens `path` with `flags` (and creates it with `mode`, less the umask, when `O_CREAT` is given).
     init(path: String, flags: Int32, mode: mode_t = 0o644) throws(EventLogError) {
@@ -30,6 +33,31 @@ final class SystemFile: Sendable {
         let fd = open(path, flags | O_CLOEXEC, mode)
         guard fd >= 0 else { throw .io(path: path, operation: "open", code: errno) }
         descriptor = fd
+        notWritable = nil
+    }
+
+    /// Opens `path` for reading and writing with `flags`; an existing file that this
+    /// process may only read (its mode, a read-only file system) is opened for reading,
+    /// so that it can be read and followed, and ``notWritable`` says why not written.
+    init(readingIfNotWritable path: String, flags: Int32) throws(EventLogError) {
+        self.path = path
+        let fd = open(path, flags | O_RDWR | O_CLOEXEC, 0o644)
+        if fd >= 0 {
+            descriptor = fd
+            notWritable = nil
+            return
+        }
+        let code = errno
+        guard code == EACCES || code == EROFS || code == EPERM else { throw .io(path: path, operation: "open", code: code) }
+        let readOnly = open(path, O_RDONLY | O_CLOEXEC)
+        guard readOnly >= 0 else { throw .io(path: path, operation: "open", code: code) }
+        descriptor = readOnly
+        notWritable = code
+    }
+
+    /// Throws, naming the path and the reason, when the file was opened for reading only.
+    func requireWritable() throws(EventLogError) {
+        if let code = notWritable { throw .io(path: path, operation: "open for writing", code: code) }
     }
 
     deinit { close(descriptor) }
