@@ -17,7 +17,7 @@ extension Runner {
         let request = try request(from: arguments)
         let path = try logPath(arguments)
         let log = try openLog(path)
-        defer { log.close() }
+        defer { DatabaseLogs.close(log) }
         let store: TimelineStore
         do {
             store = try TimelineStore(log: log, clock: SystemClock(), views: [])
@@ -48,8 +48,10 @@ extension Runner {
         return confirmation(for: command) + " (" + positions(records) + ")\n"
     }
 
-    /// Opens the store's log for writing, taking its lock.
-    func openLog(_ path: String) throws -> FileEventLog {
+    /// Opens the store's log for writing, taking its lock (a file), or connects to it (a
+    /// database URL).
+    func openLog(_ path: String) throws -> any EventLog {
+        if DatabaseLogs.isURL(path) { return try DatabaseLogs.open(path) }
         let log: FileEventLog
         do {
             log = try FileEventLog(path: path)
@@ -211,7 +213,7 @@ extension Runner {
         guard !facts.isEmpty else { return "\(file): nothing to import\n" }
 
         let log = try openLog(path)
-        defer { log.close() }
+        defer { DatabaseLogs.close(log) }
         let records: [Record]
         do {
             let store = try TimelineStore(log: log, clock: ContextClock(read: context.clock), views: [])
@@ -229,6 +231,7 @@ extension Runner {
 
     func repair(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
+        if DatabaseLogs.isURL(path) { throw CommandFailure(DatabaseLogs.repairDoesNotApply(path)) }
         let report: FileEventLog.RepairReport
         do {
             report = try FileEventLog.repair(path: path)
