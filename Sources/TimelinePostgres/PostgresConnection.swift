@@ -25,9 +25,12 @@ final class PostgresConnection: @unchecked Sendable {
             throw .database(log: location.displayName, message: "could not allocate a connection")
         }
         self.handle = handle
+        // The server's notices (a ROLLBACK outside a transaction, …) are not for the user:
+        // libpq would print them on standard error.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         if PQstatus(handle) != CONNECTION_OK {
+            // Every property is set: `deinit` finishes the handle.
             let message = Self.message(handle)
-            PQfinish(handle)
             throw .database(log: location.displayName, message: "cannot connect: " + location.scrub(message))
         }
     }
