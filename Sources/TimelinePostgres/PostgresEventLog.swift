@@ -35,6 +35,8 @@ public final class PostgresEventLog: EventLog {
     /// thread at a time, as libpq requires.
     private let state: Mutex<State>
     private let encoder = RecordEncoder()
+    /// Whether a commit notifies the log's channel (always, but for measuring its cost).
+    private let notifying: Bool
 
     /// How many rows one read fetches at most: reading a long log never holds it whole
     /// in libpq's memory.
@@ -47,8 +49,19 @@ public final class PostgresEventLog: EventLog {
     }
 
     /// Opens the log at `location`, creating the tables and the log if missing.
-    public init(location: PostgresLocation) throws(EventLogError) {
+    public convenience init(location: PostgresLocation) throws(EventLogError) {
+        try self.init(location: location, notifying: true)
+    }
+
+    /// Opens the log named in `url`; `notifying: false` leaves out the commit's `NOTIFY`
+    /// (followers then learn of nothing: only for measuring what `NOTIFY` costs).
+    package convenience init(url: String, notifying: Bool) throws(EventLogError) {
+        try self.init(location: PostgresLocation(url: url), notifying: notifying)
+    }
+
+    private init(location: PostgresLocation, notifying: Bool) throws(EventLogError) {
         self.location = location
+        self.notifying = notifying
         let connection = try PostgresConnection(location)
         let name = try connection.literal(location.log)
         // Two first opens at once would race to create the tables: a transaction-scoped
@@ -238,7 +251,7 @@ public final class PostgresEventLog: EventLog {
             withUnsafeBytes(of: Int32(length).bigEndian) { array.replaceSubrange(lengthAt..<(lengthAt + 4), with: $0) }
         }
         let result = try connection.run(
-            prepared: "timeline_append",
+            prepared: notifying ? "timeline_append" : "timeline_append_quietly",
             sql: """
                 WITH new AS (
                     INSERT INTO timeline_records (log, position, line)
@@ -247,7 +260,7 @@ public final class PostgresEventLog: EventLog {
                     INSERT INTO timeline_commands (log, command, first, last)
                     SELECT $1, $4, $2 + 1, $2 + $5 WHERE $4 IS NOT NULL
                 )
-                UPDATE timeline_logs SET head = $2 + $5 WHERE id = $1 RETURNING pg_notify($6, '')
+                UPDATE timeline_logs SET head = $2 + $5 WHERE id = $1 RETURNING \(notifying ? "pg_notify($6, '')" : "$6")
                 """,
             types: [23, 20, 1009, 25, 20, 25],
             values: [Array("\(id)".utf8), Array("\(head)".utf8), array, commandID.map { Array($0.utf8) },

@@ -16,6 +16,8 @@ struct BenchOptions {
     var repetitions = 3
     var seed: UInt64 = 42
     var showHelp = false
+    /// The PostgreSQL server for measurement 6 (`--postgres URL`).
+    var postgresURL: String?
     /// Only the pure pieces of measurement 1, synchronously (``CommandProfile``).
     var profile = false
     /// Set in the child process that measures memory: what to build, and from which log.
@@ -27,6 +29,7 @@ struct BenchOptions {
     USAGE: timeline-bench [--quick] [--only LIST] [--sizes LIST] [--records N] [--events N]
                           [--commands N] [--repetitions N] [--seed N]
            timeline-bench --profile [--sizes LIST] [--commands N] [--seed N]
+           timeline-bench --postgres URL [--quick] [--records N] [--commands N] [--seed N]
 
     Measures the timeline core and prints each figure beside a baseline measured in the
     same run, with the ratio, then a summary of the performance targets (PASS/MISS).
@@ -42,6 +45,11 @@ struct BenchOptions {
       4 memory   peak resident bytes per event of a store (in a child process), beside
                  the same rows held in plain sorted arrays
       5 append   durable appends through FileEventLog, beside raw write + fsync
+      6 postgres only with --postgres URL, in a build with `--traits PostgreSQL`, and run
+                 alone: the event log on PostgreSQL beside the file log (one command,
+                 batches of 1,000, catch-up reading of --records records, append-to-
+                 notification latency across connections, NOTIFY's commit queue with
+                 1, 4 and 8 logs appending at once)
 
     OPTIONS:
       --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
@@ -73,6 +81,10 @@ struct BenchOptions {
                           valgrind --tool=callgrind --collect-atstart=no \\
                             --toggle-collect='*profiledCommands*' \\
                             timeline-bench --profile --sizes 100k --commands 500
+      --postgres URL    run measurement 6 alone on the server at URL
+                        (postgresql://USER@HOST:PORT/DATABASE); it creates logs
+                        named bench-*; one command and the latency take --commands
+                        samples, the catch-up reads a log of --records records
       -h, --help        show this help
 
     Exit status: 0 when the benchmark ran (missed targets are reported, not failed),
@@ -117,6 +129,7 @@ struct BenchOptions {
             case "--commands": explicitCommands = try Self.number(try value(argument), for: argument)
             case "--repetitions": explicitRepetitions = try Self.number(try value(argument), for: argument)
             case "--seed": seed = UInt64(try Self.number(try value(argument), for: argument))
+            case "--postgres": postgresURL = try value(argument)
             case "--command-child": commandChild = true
             case "--memory-child":
                 let subject = try value(argument)
