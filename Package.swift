@@ -71,9 +71,8 @@ let package = Package(
         .testTarget(
             name: "TimelinePostgresTests",
             dependencies: [
-                "TimelineCore", "TimelineTestSupport", "EventLogContract",
+                "TimelineCore", "TimelineTestSupport", "EventLogContract", "timeline",
                 .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"])),
-                .target(name: "timeline", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Tests/TimelinePostgresTests", swiftSettings: shared),
         .testTarget(
