@@ -22,7 +22,9 @@ enum HelpText {
         }
         text += """
 
-            The store's log is --log PATH, or $TIMELINE_LOG, or ./timeline.jsonl.
+            The store's log is --log PATH, or $TIMELINE_LOG, or ./timeline.jsonl. A URL,
+            postgresql://USER@HOST:PORT/DATABASE?log=NAME, names a log on PostgreSQL (in a
+            build with `swift build --traits PostgreSQL`).
             \(wrap(Catalogue.dateDetails, indent: ""))
             Exit status: 0 on success, 1 when a log is invalid, missing or in use, or a
             command is refused; 2 for a mistake on the command line.
