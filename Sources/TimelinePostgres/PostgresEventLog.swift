@@ -121,6 +121,19 @@ public final class PostgresEventLog: EventLog {
         return connection
     }
 
+    /// Runs `body`; when it fails because the connection was lost (the server restarted
+    /// or dropped it since the last call), connects again and runs it once more. Only
+    /// for work that is safe to repeat: reads, and an append's first round trip, before
+    /// it writes anything.
+    private static func again<T>(_ connection: PostgresConnection,
+                                 _ body: () throws(EventLogError) -> T) throws(EventLogError) -> T {
+        do throws(EventLogError) { return try body() } catch {
+            guard connection.isBroken else { throw error }
+            try connection.reset()
+            return try body()
+        }
+    }
+
     // MARK: append
 
     /// Appends a batch decided under the log's row lock, in one transaction; see
@@ -168,7 +181,9 @@ public final class PostgresEventLog: EventLog {
                 + " WHERE c.log = \(id) AND c.command = \(quoted) ORDER BY r.position;"
         }
         let results: [QueryResult]
-        do throws(EventLogError) { results = try connection.run(sql) } catch {
+        do throws(EventLogError) {
+            results = try Self.again(connection) { () throws(EventLogError) in try connection.run(sql) }
+        } catch {
             rollback()
             return .failure(.log(error))
         }
@@ -295,10 +310,11 @@ public final class PostgresEventLog: EventLog {
         while true {
             let records: [Record] = try state.withLock { state throws(EventLogError) in
                 let connection = try self.connection(&state)
-                let result = try connection.run(
-                    prepared: "timeline_after",
-                    sql: Self.afterSQL,
-                    types: [23, 20], values: [Array("\(id)".utf8), Array("\(last)".utf8)], binary: [false, false])
+                let result = try Self.again(connection) { () throws(EventLogError) in
+                    try connection.run(
+                        prepared: "timeline_after", sql: Self.afterSQL, types: [23, 20],
+                        values: [Array("\(id)".utf8), Array("\(last)".utf8)], binary: [false, false])
+                }
                 let records = try decode(result)
                 if let end = records.last?.position { state.seen = max(state.seen, end) }
                 return records
@@ -317,10 +333,11 @@ public final class PostgresEventLog: EventLog {
         while true {
             let (rows, end): (Int, Int64) = try state.withLock { state throws(EventLogError) in
                 let connection = try self.connection(&state)
-                let result = try connection.run(
-                    prepared: "timeline_after",
-                    sql: Self.afterSQL,
-                    types: [23, 20], values: [Array("\(id)".utf8), Array("\(last)".utf8)], binary: [false, false])
+                let result = try Self.again(connection) { () throws(EventLogError) in
+                    try connection.run(
+                        prepared: "timeline_after", sql: Self.afterSQL, types: [23, 20],
+                        values: [Array("\(id)".utf8), Array("\(last)".utf8)], binary: [false, false])
+                }
                 for row in 0..<result.rowCount {
                     bytes.append(contentsOf: result.bytes(row: row, column: 1))
                     bytes.append(0x0A)
@@ -337,12 +354,14 @@ public final class PostgresEventLog: EventLog {
     public func records(forCommandID id: String) throws(EventLogError) -> [Record]? {
         try state.withLock { state throws(EventLogError) -> [Record]? in
             let connection = try self.connection(&state)
-            let result = try connection.run(
-                prepared: "timeline_command",
-                sql: "SELECT r.position, r.line FROM timeline_commands c JOIN timeline_records r"
-                    + " ON r.log = c.log AND r.position BETWEEN c.first AND c.last"
-                    + " WHERE c.log = $1 AND c.command = $2 ORDER BY r.position",
-                types: [23, 25], values: [Array("\(self.id)".utf8), Array(id.utf8)], binary: [false, false])
+            let result = try Self.again(connection) { () throws(EventLogError) in
+                try connection.run(
+                    prepared: "timeline_command",
+                    sql: "SELECT r.position, r.line FROM timeline_commands c JOIN timeline_records r"
+                        + " ON r.log = c.log AND r.position BETWEEN c.first AND c.last"
+                        + " WHERE c.log = $1 AND c.command = $2 ORDER BY r.position",
+                    types: [23, 25], values: [Array("\(self.id)".utf8), Array(id.utf8)], binary: [false, false])
+            }
             let records = try decode(result)
             return records.isEmpty ? nil : records
         }

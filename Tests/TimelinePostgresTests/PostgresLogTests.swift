@@ -138,6 +138,28 @@ struct PostgresLogTests {
         #expect(try follower.records(after: 0) == appended.records)
     }
 
+    /// A connection the server dropped between two calls is made again, and the call goes
+    /// through: reads, and an append (which had written nothing when it found out).
+    @Test func aDroppedConnectionIsMadeAgainBeforeAnythingIsWritten() throws {
+        let name = TestServer.newLogName("reconnect")
+        let log = try PostgresEventLog(url: TestServer.url(log: name) + "&application_name=\(name)")
+        let facts = try EventLogContract.storyFacts()
+        let first = try log.append([facts[0]], options: AppendOptions())
+        let admin = try adminConnection()
+        func drop() throws {
+            _ = try admin.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'")
+            let gone = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '\(name)'"
+            #expect(try wait(for: DispatchSemaphore(value: 0)) { try value(admin, gone) == "0" })
+        }
+        try drop()
+        let second = try log.append([facts[4]], options: AppendOptions(commandID: "after-drop"))
+        #expect(second.records.map(\.position) == [2])
+        try drop()
+        #expect(try log.records(after: 0) == first.records + second.records)
+        try drop()
+        #expect(try log.records(forCommandID: "after-drop") == second.records)
+    }
+
     /// Cancelling a watch stops its calls; the follower's connection closes.
     @Test func aCancelledWatchIsNotCalledAgain() throws {
         let name = TestServer.newLogName("cancelled")
