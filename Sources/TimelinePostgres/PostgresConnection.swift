@@ -75,17 +75,21 @@ final class PostgresConnection: @unchecked Sendable {
     /// Runs `sql` (one statement or several, without parameters) and returns each
     /// statement's result; a failed statement throws, with the server's message.
     func run(_ sql: String) throws(EventLogError) -> [QueryResult] {
+        let results = try runEach(sql)
+        if let problem = results.lazy.compactMap(\.problem).first {
+            throw .database(log: logName, message: location.scrub(problem))
+        }
+        if isBroken { throw failure("connection lost") }
+        return results
+    }
+
+    /// Runs `sql` and returns each statement's result, failed ones included (after an
+    /// error the server skips the rest of the string); throws only when it cannot be sent.
+    func runEach(_ sql: String) throws(EventLogError) -> [QueryResult] {
         defer { drainNotifications() }
         guard PQsendQuery(handle, sql) == 1 else { throw failure("cannot send a query") }
         var results: [QueryResult] = []
-        var error: EventLogError?
-        while let raw = PQgetResult(handle) {
-            let result = QueryResult(raw)
-            if error == nil, let problem = result.problem { error = .database(log: logName, message: location.scrub(problem)) }
-            results.append(result)
-        }
-        if let error { throw error }
-        if isBroken { throw failure("connection lost") }
+        while let raw = PQgetResult(handle) { results.append(QueryResult(raw)) }
         return results
     }
 

@@ -17,7 +17,8 @@ import TimelineCore
 ///   commits: one transaction. So one log's appends are ordered by that row lock (positions
 ///   are contiguous, and a reader never sees position n+1 before n), and appends to other
 ///   logs lock other rows.
-/// - The commit notifies the channel named like the log; ``watch(_:)`` listens to it.
+/// - Right after the commit, in the same round trip, a `NOTIFY` on the channel named like
+///   the log tells followers; ``watch(_:)`` listens to it.
 /// - Every libpq call runs on the calling thread with the connection's lock held: it
 ///   blocks that thread, as a file log's `fsync` does.
 public final class PostgresEventLog: EventLog {
@@ -35,8 +36,8 @@ public final class PostgresEventLog: EventLog {
     /// thread at a time, as libpq requires.
     private let state: Mutex<State>
     private let encoder = RecordEncoder()
-    /// Whether a commit notifies the log's channel (always, but for measuring its cost).
-    private let notifying: Bool
+    /// How a commit notifies the log's channel.
+    private let notifying: Notifying
 
     /// How many rows one read fetches at most: reading a long log never holds it whole
     /// in libpq's memory.
@@ -50,16 +51,32 @@ public final class PostgresEventLog: EventLog {
 
     /// Opens the log at `location`, creating the tables and the log if missing.
     public convenience init(location: PostgresLocation) throws(EventLogError) {
-        try self.init(location: location, notifying: true)
+        try self.init(location: location, notifying: .afterCommit)
     }
 
-    /// Opens the log named in `url`; `notifying: false` leaves out the commit's `NOTIFY`
-    /// (followers then learn of nothing: only for measuring what `NOTIFY` costs).
-    package convenience init(url: String, notifying: Bool) throws(EventLogError) {
+    /// How an append tells followers of its commit.
+    package enum Notifying: Sendable {
+        /// `NOTIFY` right after the commit, in the same round trip, in a transaction of
+        /// its own that does not wait for its commit record's flush. PostgreSQL holds a
+        /// database-wide lock from a notifying transaction's pre-commit until its commit
+        /// is done, flush included: notifying inside the appending transaction would
+        /// queue the commits of every log one behind another (no group commit). A server
+        /// crash between the two transactions loses the notification, but then every
+        /// follower loses its connection too, and catches up when it reconnects.
+        case afterCommit
+        /// `NOTIFY` inside the appending transaction (for measuring what that costs).
+        case inTransaction
+        /// No `NOTIFY` (for measuring; followers learn of nothing).
+        case never
+    }
+
+    /// Opens the log named in `url`, its appends notifying as `notifying` says (for
+    /// measuring what notifying costs).
+    package convenience init(url: String, notifying: Notifying) throws(EventLogError) {
         try self.init(location: PostgresLocation(url: url), notifying: notifying)
     }
 
-    private init(location: PostgresLocation, notifying: Bool) throws(EventLogError) {
+    private init(location: PostgresLocation, notifying: Notifying) throws(EventLogError) {
         self.location = location
         self.notifying = notifying
         let connection = try PostgresConnection(location)
@@ -232,8 +249,15 @@ public final class PostgresEventLog: EventLog {
             return .failure(.log(error))
         }
         do throws(EventLogError) {
-            let committed = try connection.run("COMMIT")
-            guard committed.last?.commandStatus == "COMMIT" else {
+            let notify = "NOTIFY \"\(Self.channel(of: location.log))\""
+            let committed = try connection.runEach(notifying == .afterCommit
+                ? "COMMIT; BEGIN; SET LOCAL synchronous_commit TO off; \(notify); COMMIT" : "COMMIT")
+            // A failed notification leaves its own transaction open (the rest of the
+            // string is skipped after an error): end it.
+            if committed.contains(where: { $0.problem != nil }) { rollback() }
+            guard let first = committed.first else { throw connection.failure("no answer to COMMIT") }
+            if let problem = first.problem { throw .database(log: location.displayName, message: problem) }
+            guard first.commandStatus == "COMMIT" else {
                 return .failure(.log(.database(log: location.displayName, message: "the transaction was rolled back")))
             }
         } catch {
@@ -246,7 +270,7 @@ public final class PostgresEventLog: EventLog {
     }
 
     /// Inserts the batch's lines (one statement, the lines as one array), records its
-    /// command id, moves the head and notifies the log's channel, in the open transaction.
+    /// command id and moves the head, in the open transaction.
     private func write(_ records: [Record], after head: Int64, commandID: String?,
                        connection: PostgresConnection) throws(EventLogError) {
         // The lines as a binary `text[]`: a header, then each line's length and bytes.
@@ -266,7 +290,7 @@ public final class PostgresEventLog: EventLog {
             withUnsafeBytes(of: Int32(length).bigEndian) { array.replaceSubrange(lengthAt..<(lengthAt + 4), with: $0) }
         }
         let result = try connection.run(
-            prepared: notifying ? "timeline_append" : "timeline_append_quietly",
+            prepared: notifying == .inTransaction ? "timeline_append_notifying" : "timeline_append",
             sql: """
                 WITH new AS (
                     INSERT INTO timeline_records (log, position, line)
@@ -275,7 +299,7 @@ public final class PostgresEventLog: EventLog {
                     INSERT INTO timeline_commands (log, command, first, last)
                     SELECT $1, $4, $2 + 1, $2 + $5 WHERE $4 IS NOT NULL
                 )
-                UPDATE timeline_logs SET head = $2 + $5 WHERE id = $1 RETURNING \(notifying ? "pg_notify($6, '')" : "$6")
+                UPDATE timeline_logs SET head = $2 + $5 WHERE id = $1 RETURNING \(notifying == .inTransaction ? "pg_notify($6, '')" : "$6")
                 """,
             types: [23, 20, 1009, 25, 20, 25],
             values: [Array("\(id)".utf8), Array("\(head)".utf8), array, commandID.map { Array($0.utf8) },

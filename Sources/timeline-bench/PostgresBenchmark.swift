@@ -14,7 +14,8 @@ import TimelinePostgres
 /// - append-to-notification latency across connections: from the start of an append on
 ///   one connection until a follower on another has been notified and has read the record;
 /// - the cost of `NOTIFY`'s commit queue: one command at a time on 1, 4 and 8 logs at once
-///   (a thread and a connection each), with and without the notification.
+///   (a thread and a connection each), notifying after the commit (the log's way), inside
+///   the transaction, and not at all.
 struct PostgresBenchmark {
     let url: String
     let directory: TemporaryDirectory
@@ -95,17 +96,21 @@ struct PostgresBenchmark {
                            Figure(.duration, latency).medianText, Figure(.duration, latency).spreadText,
                            "—", "", "", "p99 ≤ 5 ms"])
 
-        var queue = ReportTable(title: "What NOTIFY's commit queue costs: one command at a time on several logs at once",
-                                header: ["logs at once", "with NOTIFY", "spread", "without", "spread", "ratio",
-                                         "commands/s with", "without"])
+        var queue = ReportTable(
+            title: "What NOTIFY's commit queue costs: one command at a time on several logs at once (latency; commands/s of all)",
+            header: ["logs at once", "NOTIFY after the commit (the log's way)", "NOTIFY in the transaction",
+                     "no NOTIFY", "after vs in"])
         for logs in [1, 4, 8] {
-            log("postgres: \(logs) logs at once, with and without NOTIFY")
-            let with = try measureConcurrentLogs(logs, notifying: true, at: at)
-            let without = try measureConcurrentLogs(logs, notifying: false, at: at)
-            let (withFigure, withoutFigure) = (Figure(.duration, with.latencies), Figure(.duration, without.latencies))
-            queue.add([String(logs), withFigure.medianText, withFigure.spreadText, withoutFigure.medianText,
-                               withoutFigure.spreadText, withFigure.comparison(with: withoutFigure),
-                               Formatting.rate(perSecond: with.rate), Formatting.rate(perSecond: without.rate)])
+            log("postgres: \(logs) logs at once: NOTIFY after the commit, in the transaction, none")
+            let after = try measureConcurrentLogs(logs, notifying: .afterCommit, at: at)
+            let inside = try measureConcurrentLogs(logs, notifying: .inTransaction, at: at)
+            let none = try measureConcurrentLogs(logs, notifying: .never, at: at)
+            func cell(_ result: (latencies: Samples, rate: Double)) -> String {
+                let figure = Figure(.duration, result.latencies)
+                return figure.medianText + " (" + figure.spreadText + "); " + Formatting.rate(perSecond: result.rate)
+            }
+            queue.add([String(logs), cell(after), cell(inside), cell(none),
+                       Figure(.duration, after.latencies).comparison(with: Figure(.duration, inside.latencies))])
         }
         return table.rendered + "\n" + queue.rendered
     }
@@ -181,7 +186,7 @@ struct PostgresBenchmark {
 
     /// `logs` threads, each with a connection and a log of its own, append one command at
     /// a time for a while; the latency of each append and the commands per second of all.
-    private func measureConcurrentLogs(_ logs: Int, notifying: Bool, at: DateValue) throws
+    private func measureConcurrentLogs(_ logs: Int, notifying: PostgresEventLog.Notifying, at: DateValue) throws
         -> (latencies: Samples, rate: Double) {
         let perThread = max(50, singles / 2)
         let facts = [Fact.timelineCreated(timeline: "t", name: "T")]
