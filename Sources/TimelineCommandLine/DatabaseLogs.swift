@@ -27,7 +27,9 @@ enum DatabaseLogs {
         if url != location.displayName { given.withLock { $0[location.displayName] = url } }
         return location.displayName
         #else
-        return "the PostgreSQL log"
+        // Still a URL (so that opening it refuses, saying how to build with PostgreSQL),
+        // without anything of the one given.
+        return url.hasPrefix("postgres://") ? "postgres://" : "postgresql://"
         #endif
     }
 

@@ -135,14 +135,23 @@ enum PostgresFollower {
 /// Runs `body` on a new, detached thread (not the concurrency pool: it blocks in `poll`).
 private func spawnThread(_ body: sending @escaping () -> Void) {
     let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    #if canImport(Darwin)
+    var thread: pthread_t?
+    let created = pthread_create(&thread, nil, { raw in
+        Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().run()
+        return nil
+    }, box)
+    precondition(created == 0, "cannot start a thread: errno \(created)")
+    if let thread { pthread_detach(thread) }
+    #else
     var thread = pthread_t()
     let created = pthread_create(&thread, nil, { raw in
-        let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
-        body.run()
+        Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
         return nil
     }, box)
     precondition(created == 0, "cannot start a thread: errno \(created)")
     pthread_detach(thread)
+    #endif
 }
 
 /// A closure handed to a new thread. `@unchecked Sendable` is safe: the closure was
