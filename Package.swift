@@ -34,14 +34,31 @@ let package = Package(
             name: "TimelineRender", dependencies: ["TimelineProjections"], path: "Sources/TimelineRender",
             swiftSettings: shared),
         .target(
-            name: "TimelineCommandLine", dependencies: ["TimelineKit", "TimelineRender"],
+            name: "TimelineCommandLine",
+            dependencies: [
+                "TimelineKit", "TimelineRender",
+                .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
             path: "Sources/TimelineCommandLine", swiftSettings: shared),
+        // libpq, PostgreSQL's C client library, from the system's packages (Debian: libpq-dev);
+        // built and linked only with the trait `PostgreSQL`.
+        .systemLibrary(
+            name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .target(
+            name: "TimelinePostgres",
+            dependencies: ["TimelineCore", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"]))],
+            path: "Sources/TimelinePostgres", swiftSettings: shared),
         .executableTarget(
             name: "timeline", dependencies: ["TimelineCommandLine"], path: "Sources/timeline", swiftSettings: shared),
         // The benchmark is a target CI runs (`swift run -c release timeline-bench`), not a product.
         .executableTarget(
-            name: "timeline-bench", dependencies: ["TimelineKit", "TimelineTestSupport"], path: "Sources/timeline-bench",
-            swiftSettings: shared),
+            name: "timeline-bench",
+            dependencies: [
+                "TimelineKit", "TimelineTestSupport",
+                .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            path: "Sources/timeline-bench", swiftSettings: shared),
         .executableTarget(
             name: "timeline-stress", dependencies: ["TimelineKit", "TimelineTestSupport"],
             path: "Sources/timeline-stress", swiftSettings: shared),
@@ -51,9 +68,20 @@ let package = Package(
         .target(
             name: "SwiftUISketch", dependencies: ["TimelineKit"], path: "Examples/SwiftUISketch", swiftSettings: shared),
         .target(name: "TimelineTestSupport", path: "Sources/TimelineTestSupport", swiftSettings: shared),
+        // The checks every kind of event log must pass, shared by the test targets of each kind.
+        .target(
+            name: "EventLogContract", dependencies: ["TimelineCore"], path: "Sources/EventLogContract",
+            swiftSettings: shared),
         .testTarget(
-            name: "TimelineCoreTests", dependencies: ["TimelineCore", "TimelineTestSupport"],
+            name: "TimelineCoreTests", dependencies: ["TimelineCore", "TimelineTestSupport", "EventLogContract"],
             path: "Tests/TimelineCoreTests", swiftSettings: shared),
+        .testTarget(
+            name: "TimelinePostgresTests",
+            dependencies: [
+                "TimelineCore", "TimelineTestSupport", "EventLogContract", "timeline",
+                .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            path: "Tests/TimelinePostgresTests", swiftSettings: shared),
         .testTarget(
             name: "TimelineProjectionsTests", dependencies: ["TimelineProjections", "TimelineTestSupport"],
             path: "Tests/TimelineProjectionsTests", swiftSettings: shared),

@@ -25,6 +25,8 @@ enum HelpText {
 
             The store's log is --log PATH, or $TIMELINE_LOG, or ./timeline.jsonl; only
             create-timeline and import create it. A FILE argument may be - (standard input).
+            A URL, postgresql://USER@HOST:PORT/DATABASE?log=NAME, names a log on PostgreSQL
+            (in a build with `swift build --traits PostgreSQL`).
             \(wrap(Catalogue.dateDetails, indent: ""))
             Exit status: 0 on success, 1 when a log is invalid, missing or in use, a
             command is refused, or standard output cannot be written; 2 for a mistake on

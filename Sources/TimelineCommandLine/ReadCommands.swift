@@ -7,6 +7,7 @@ import TimelineProjections
 extension Runner {
     /// Reads a whole log without its lock; a log that cannot be read is a command failure.
     func readContents(_ path: String) throws -> LogReader.Contents {
+        if DatabaseLogs.isURL(path) { return try DatabaseLogs.read(DatabaseLogs.name(for: path)) }
         try requireLog(path)
         do {
             return try FileEventLog.read(path: path)

@@ -16,7 +16,7 @@ extension Runner {
         // Every argument is checked before the log is touched.
         let request = try request(from: arguments)
         let path = try logPath(arguments)
-        if arguments.command.name != Catalogue.createTimeline.name { try requireLog(path) }
+        if !DatabaseLogs.isURL(path), arguments.command.name != Catalogue.createTimeline.name { try requireLog(path) }
         let store = try openStore(path, command: arguments.command.name)
         let command: Command
         switch request {
@@ -54,6 +54,16 @@ extension Runner {
     /// length. The store keeps the list of everything, so that the checkpoint has it.
     func openStore(_ path: String, command: String) throws -> TimelineStore {
         let store: TimelineStore
+        if DatabaseLogs.isURL(path) {
+            // A database log: its checkpoints are not kept yet, so the store reads it whole.
+            do {
+                store = try TimelineStore(log: try DatabaseLogs.open(path), clock: ContextClock(read: context.clock),
+                                          views: [ViewDefinition()])
+            } catch let error as StoreError {
+                throw CommandFailure(message(for: error, path: path, command: command))
+            }
+            return store
+        }
         do {
             store = try TimelineStore(path: path, clock: ContextClock(read: context.clock), views: [ViewDefinition()])
         } catch {
@@ -246,6 +256,7 @@ extension Runner {
 
     func repair(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
+        if DatabaseLogs.isURL(path) { throw CommandFailure(DatabaseLogs.repairDoesNotApply(path)) }
         try requireLog(path)
         let dryRun = arguments.flag("--dry-run")
         let report: FileEventLog.RepairReport

@@ -133,13 +133,16 @@ struct Runner {
         }
     }
 
-    /// The store's log: `--log`, else `$TIMELINE_LOG`, else `./timeline.jsonl`.
+    /// The store's log: `--log`, else `$TIMELINE_LOG`, else `./timeline.jsonl`. A database
+    /// URL comes back as the name shown for it, without its password.
     func logPath(_ arguments: ParsedArguments) throws(UsageError) -> String {
         if let path = arguments.value("--log") {
             guard !path.isEmpty else { throw UsageError(message: "invalid value '' for --log: expected a path", command: arguments.command.name) }
-            return path
+            return DatabaseLogs.isURL(path) ? DatabaseLogs.name(for: path) : path
         }
-        if let path = context.environment["TIMELINE_LOG"], !path.isEmpty { return path }
+        if let path = context.environment["TIMELINE_LOG"], !path.isEmpty {
+            return DatabaseLogs.isURL(path) ? DatabaseLogs.name(for: path) : path
+        }
         return "timeline.jsonl"
     }
 }

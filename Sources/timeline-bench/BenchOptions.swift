@@ -16,6 +16,8 @@ struct BenchOptions {
     var repetitions = 3
     var seed: UInt64 = 42
     var showHelp = false
+    /// The PostgreSQL server for measurement 6 (`--postgres URL`).
+    var postgresURL: String?
     /// Only the pure pieces of measurement 1, synchronously (``CommandProfile``).
     var profile = false
     /// Set in the child process that measures memory: what to build, and from which log.
@@ -29,6 +31,7 @@ struct BenchOptions {
     USAGE: timeline-bench [--quick] [--only LIST] [--sizes LIST] [--records N] [--events N]
                           [--commands N] [--repetitions N] [--seed N]
            timeline-bench --profile [--sizes LIST] [--commands N] [--seed N]
+           timeline-bench --postgres URL [--quick] [--records N] [--commands N] [--seed N]
 
     Measures the timeline core and prints each figure beside a baseline measured in the
     same run, with the ratio, then a summary of the performance targets (PASS/MISS).
@@ -49,6 +52,11 @@ struct BenchOptions {
                  file every 10 ms; one durable send while another process follows,
                  beside nobody following; two writer processes' commands per second,
                  beside one
+      7 postgres only with --postgres URL, in a build with `--traits PostgreSQL`, and run
+                 alone: the event log on PostgreSQL beside the file log (one command,
+                 batches of 1,000, catch-up reading of --records records, append-to-
+                 notification latency across connections, NOTIFY's commit queue with
+                 1, 4 and 8 logs appending at once)
 
     OPTIONS:
       --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
@@ -80,6 +88,10 @@ struct BenchOptions {
                           valgrind --tool=callgrind --collect-atstart=no \\
                             --toggle-collect='*profiledCommands*' \\
                             timeline-bench --profile --sizes 100k --commands 500
+      --postgres URL    run measurement 6 alone on the server at URL
+                        (postgresql://USER@HOST:PORT/DATABASE); it creates logs
+                        named bench-*; one command and the latency take --commands
+                        samples, the catch-up reads a log of --records records
       -h, --help        show this help
 
     Exit status: 0 when the benchmark ran (missed targets are reported, not failed),
@@ -124,6 +136,7 @@ struct BenchOptions {
             case "--commands": explicitCommands = try Self.number(try value(argument), for: argument)
             case "--repetitions": explicitRepetitions = try Self.number(try value(argument), for: argument)
             case "--seed": seed = UInt64(try Self.number(try value(argument), for: argument))
+            case "--postgres": postgresURL = try value(argument)
             case "--command-child": commandChild = true
             case "--writer-child":
                 let path = try value(argument), prefix = try value(argument)

@@ -16,6 +16,29 @@ if options.showHelp {
     exit(0)
 }
 
+if let url = options.postgresURL {
+    #if PostgreSQL
+    let directory = TemporaryDirectory()
+    do {
+        let benchmark = PostgresBenchmark(
+            url: url, directory: directory, seed: options.seed, dates: DatePool(seed: options.seed),
+            singles: options.commands, batches: options.quick ? 5 : 20, records: options.records,
+            log: { StandardError.write("timeline-bench: \($0)") })
+        print(try benchmark.run())
+    } catch {
+        directory.remove()
+        StandardError.write("timeline-bench: \(error)")
+        exit(1)
+    }
+    directory.remove()
+    exit(0)
+    #else
+    StandardError.write("timeline-bench: --postgres needs a build with PostgreSQL support: "
+        + "swift build -c release --traits PostgreSQL (needs libpq: apt-get install libpq-dev)")
+    exit(2)
+    #endif
+}
+
 if options.profile {
     for line in CommandProfile.run(sizes: options.commandSizes, commands: options.commands, seed: options.seed) {
         print(line)

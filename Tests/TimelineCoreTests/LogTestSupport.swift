@@ -1,3 +1,4 @@
+import EventLogContract
 import Foundation
 import Testing
 @testable import TimelineCore
@@ -87,10 +88,7 @@ func storeBytes(_ records: [Record]) -> [UInt8] {
 
 /// The records an append of `facts` at `position` writes: one batch, `more` counting down.
 func batch(_ facts: [Fact], after position: Int64, recordedAt: DateValue? = nil, commandID: String? = nil) -> [Record] {
-    facts.enumerated().map { offset, fact in
-        Record(position: position + Int64(offset) + 1, fact: fact, recordedAt: recordedAt, commandID: commandID,
-               batchRemainder: facts.count - offset - 1)
-    }
+    EventLogContract.batch(facts, after: position, recordedAt: recordedAt, commandID: commandID)
 }
 
 /// Single records (batches of one) at positions 1, 2, 3, … for `facts`.
@@ -102,25 +100,10 @@ func singles(_ facts: [Fact]) -> [Record] {
 func utf8(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// The facts of a small life story that the decider accepts in this order.
-func storyFacts() throws -> [Fact] {
-    [
-        .timelineCreated(timeline: "life", name: "My life"),
-        .eventAdded(event: "born", timeline: "life", title: "Born", date: try day("1990-04-12")),
-        .eventAdded(event: "school", timeline: "life", title: "School \"Ünter den Linden\" 🏫", date: try day("1996")),
-        .rangeSet(event: "school", start: try day("1996-09"), end: nil),
-        .timelineCreated(timeline: "work", name: "Work"),
-        .eventAdded(event: "job", timeline: "work", title: "First job", date: try day("2012-05-02T09:00+02:00")),
-        .rangeClosed(event: "school", end: try day("2008-07")),
-        .eventRetitled(event: "born", title: "Born in Berlin"),
-        .eventMoved(event: "job", timeline: "life"),
-        .rangeReopened(event: "school"),
-    ]
-}
+func storyFacts() throws -> [Fact] { try EventLogContract.storyFacts() }
 
 /// A timestamp for a record's `at`.
-func recordedAt() throws -> DateValue {
-    try day("2026-11-29T12:00:00Z")
-}
+func recordedAt() throws -> DateValue { try EventLogContract.recordedAt() }
 
 /// What reading `bytes` as a log throws, or `nil` when it reads.
 func readFailure(_ bytes: [UInt8]) -> LogReader.Failure? {

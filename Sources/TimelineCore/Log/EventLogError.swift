@@ -20,6 +20,9 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A record of the batch would be a line longer than the log accepts when read
     /// (``LogReader/maximumLineLength``), so the batch was not appended.
     case recordTooLong(length: Int, limit: Int)
+    /// The log's database (PostgreSQL) refused or could not be reached; `message` is the
+    /// server's or client library's explanation, without any password.
+    case database(log: String, message: String)
 
     /// A message a person can act on.
     public var description: String {
@@ -44,6 +47,8 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "before sending the command again; a command sent with a command id is never appended twice"
         case .recordTooLong(let length, let limit):
             "record too long: its line would be \(length) bytes; at most \(limit) are allowed"
+        case .database(let log, let message):
+            "\(log): \(message)"
         }
     }
 }

@@ -7,7 +7,7 @@ extension Record {
     /// storage for at most two facts is kept so, since a log keeps its records: a caller's
     /// array with more storage reserved is copied.
     /// - Complexity: O(*k*) for *k* facts.
-    static func batch(of facts: [Fact], after position: Int64, options: AppendOptions) -> [Record] {
+    package static func batch(of facts: [Fact], after position: Int64, options: AppendOptions) -> [Record] {
         if facts.count == 1 && facts.capacity <= 2 {
             return [Record(position: position + 1, facts: facts, recordedAt: options.recordedAt,
                            commandID: options.commandID, batchRemainder: 0)]

@@ -1,0 +1,2 @@
+// libpq, PostgreSQL's C client library (pkg-config `libpq`; Debian: libpq-dev).
+#include <libpq-fe.h>

@@ -1,0 +1,441 @@
+#if PostgreSQL
+import CLibPQ
+import Synchronization
+import TimelineCore
+
+/// An event log in a PostgreSQL database: the same records as ``FileEventLog`` writes, one
+/// row per record, many logs in one database.
+///
+/// Tables (created if missing): `timeline_logs` (a row per log: its id, name and head
+/// position), `timeline_records` (`log`, `position`, `line`: the record's JSON line, as the
+/// file log writes it, checksum included), `timeline_commands` (`log`, `command`, the
+/// batch's first and last position; unique per log).
+///
+/// - An append locks its log's row (`SELECT … FOR UPDATE`), reads what others committed
+///   since its caller's position, checks the command id and the expected position, lets
+///   the caller decide, then inserts the batch with one statement, moves the head and
+///   commits: one transaction. So one log's appends are ordered by that row lock (positions
+///   are contiguous, and a reader never sees position n+1 before n), and appends to other
+///   logs lock other rows.
+/// - Right after the commit, in the same round trip, a `NOTIFY` on the channel named like
+///   the log tells followers; ``watch(_:)`` listens to it.
+/// - Every libpq call runs on the calling thread with the connection's lock held: it
+///   blocks that thread, as a file log's `fsync` does.
+public final class PostgresEventLog: EventLog {
+    private struct State {
+        var connection: PostgresConnection?
+        /// The last position this object has seen committed.
+        var seen: Int64
+    }
+
+    /// Where the log is.
+    public let location: PostgresLocation
+    /// The log's row id in `timeline_logs`.
+    private let id: Int32
+    /// The connection, and what this object has seen. A `Mutex` hands the connection to one
+    /// thread at a time, as libpq requires.
+    private let state: Mutex<State>
+    private let encoder = RecordEncoder()
+    /// How a commit notifies the log's channel.
+    private let notifying: Notifying
+
+    /// How many rows one read fetches at most: reading a long log never holds it whole
+    /// in libpq's memory.
+    static let chunkRows = 20_000
+
+    /// Opens the log named in `url` (`postgresql://USER@HOST:PORT/DATABASE?log=NAME`),
+    /// creating the tables and the log if missing.
+    public convenience init(url: String) throws(EventLogError) {
+        try self.init(location: PostgresLocation(url: url))
+    }
+
+    /// Opens the log at `location`, creating the tables and the log if missing.
+    public convenience init(location: PostgresLocation) throws(EventLogError) {
+        try self.init(location: location, notifying: .afterCommit)
+    }
+
+    /// How an append tells followers of its commit.
+    package enum Notifying: Sendable {
+        /// `NOTIFY` right after the commit, in the same round trip, in a transaction of
+        /// its own that does not wait for its commit record's flush. PostgreSQL holds a
+        /// database-wide lock from a notifying transaction's pre-commit until its commit
+        /// is done, flush included: notifying inside the appending transaction would
+        /// queue the commits of every log one behind another (no group commit). A server
+        /// crash between the two transactions loses the notification, but then every
+        /// follower loses its connection too, and catches up when it reconnects.
+        case afterCommit
+        /// `NOTIFY` inside the appending transaction (for measuring what that costs).
+        case inTransaction
+        /// No `NOTIFY` (for measuring; followers learn of nothing).
+        case never
+    }
+
+    /// Opens the log named in `url`, its appends notifying as `notifying` says (for
+    /// measuring what notifying costs).
+    package convenience init(url: String, notifying: Notifying) throws(EventLogError) {
+        try self.init(location: PostgresLocation(url: url), notifying: notifying)
+    }
+
+    private init(location: PostgresLocation, notifying: Notifying) throws(EventLogError) {
+        self.location = location
+        self.notifying = notifying
+        let connection = try PostgresConnection(location)
+        let name = try connection.literal(location.log)
+        // Two first opens at once would race to create the tables: a transaction-scoped
+        // advisory lock (one fixed key, used for this only) makes them take turns.
+        let results = try connection.run("""
+            BEGIN;
+            SET LOCAL client_min_messages = warning;
+            SELECT pg_advisory_xact_lock(\(Self.schemaLockKey));
+            CREATE TABLE IF NOT EXISTS timeline_logs (
+                id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                name text NOT NULL UNIQUE,
+                head bigint NOT NULL DEFAULT 0);
+            CREATE TABLE IF NOT EXISTS timeline_records (
+                log integer NOT NULL,
+                position bigint NOT NULL,
+                line text NOT NULL,
+                PRIMARY KEY (log, position));
+            CREATE TABLE IF NOT EXISTS timeline_commands (
+                log integer NOT NULL,
+                command text NOT NULL,
+                first bigint NOT NULL,
+                last bigint NOT NULL,
+                PRIMARY KEY (log, command));
+            INSERT INTO timeline_logs (name) VALUES (\(name)) ON CONFLICT (name) DO NOTHING;
+            SELECT id, head FROM timeline_logs WHERE name = \(name);
+            COMMIT;
+            """)
+        let row = results[results.count - 2]
+        guard row.rowCount == 1, let id = row.text(row: 0, column: 0).flatMap(Int32.init),
+              let head = row.text(row: 0, column: 1).flatMap(Int64.init) else {
+            throw .database(log: location.displayName, message: "the log's row in timeline_logs is missing")
+        }
+        self.id = id
+        state = Mutex(State(connection: connection, seen: head))
+    }
+
+    /// The key of the advisory lock that creating the tables takes ("timeline" in ASCII).
+    private static let schemaLockKey: Int64 = 0x7469_6D65_6C69_6E65
+
+    /// The channel a log's commits notify: the log's name (1–63 safe characters, so a
+    /// valid quoted identifier).
+    static func channel(of log: String) -> String { log }
+
+    /// The position of the last committed record this object has seen.
+    public var position: Int64 { state.withLock { $0.seen } }
+
+    /// Closes the connection; later calls fail.
+    public func close() {
+        state.withLock { $0.connection = nil }
+    }
+
+    /// The open connection, reconnected if the server closed it (a restart, a dropped
+    /// connection).
+    private func connection(_ state: inout State) throws(EventLogError) -> PostgresConnection {
+        guard let connection = state.connection else { throw .closed(path: location.displayName) }
+        if connection.isBroken { try connection.reset() }
+        return connection
+    }
+
+    /// Runs `body`; when it fails because the connection was lost (the server restarted
+    /// or dropped it since the last call), connects again and runs it once more. Only
+    /// for work that is safe to repeat: reads, and an append's first round trip, before
+    /// it writes anything.
+    private static func again<T>(_ connection: PostgresConnection,
+                                 _ body: () throws(EventLogError) -> T) throws(EventLogError) -> T {
+        do throws(EventLogError) { return try body() } catch {
+            guard connection.isBroken else { throw error }
+            try connection.reset()
+            return try body()
+        }
+    }
+
+    // MARK: append
+
+    /// Appends a batch decided under the log's row lock, in one transaction; see
+    /// ``EventLog/append(after:options:catchingUp:deciding:)``.
+    ///
+    /// When the connection is lost while the commit is under way, the error says that the
+    /// batch may be in the log: a command id makes sending it again safe.
+    public func append<Failure: Error>(
+        after known: Int64, options: AppendOptions,
+        catchingUp: ([Record]) throws(Failure) -> Void,
+        deciding: () throws(Failure) -> [Fact]
+    ) throws(AppendFailure<Failure>) -> AppendResult {
+        let outcome: Result<AppendResult, AppendFailure<Failure>> = state.withLock { state in
+            let connection: PostgresConnection
+            do throws(EventLogError) { connection = try self.connection(&state) } catch { return .failure(.log(error)) }
+            let result = append(connection, after: known, options: options, catchingUp: catchingUp, deciding: deciding)
+            if case .success(let appended) = result, let last = appended.records.last?.position {
+                state.seen = max(state.seen, last)
+            }
+            return result
+        }
+        return try outcome.get()
+    }
+
+    private func append<Failure: Error>(
+        _ connection: PostgresConnection, after known: Int64, options: AppendOptions,
+        catchingUp: ([Record]) throws(Failure) -> Void,
+        deciding: () throws(Failure) -> [Fact]
+    ) -> Result<AppendResult, AppendFailure<Failure>> {
+        func rollback() { _ = try? connection.run("ROLLBACK") }
+        // One round trip: begin, lock the log's row (waiting for an append under way to
+        // commit), then read, in the same transaction and after the lock, what was
+        // committed after `known` and the records of the command id.
+        var sql = "BEGIN; SELECT head FROM timeline_logs WHERE id = \(id) FOR UPDATE;"
+        let catchUp = known < .max
+        if catchUp {
+            sql += " SELECT position, line FROM timeline_records WHERE log = \(id) AND position > \(max(0, known))"
+                + " ORDER BY position;"
+        }
+        if let command = options.commandID {
+            let quoted: String
+            do throws(EventLogError) { quoted = try connection.literal(command) } catch { return .failure(.log(error)) }
+            sql += " SELECT r.position, r.line FROM timeline_commands c JOIN timeline_records r"
+                + " ON r.log = c.log AND r.position BETWEEN c.first AND c.last"
+                + " WHERE c.log = \(id) AND c.command = \(quoted) ORDER BY r.position;"
+        }
+        let results: [QueryResult]
+        do throws(EventLogError) {
+            results = try Self.again(connection) { () throws(EventLogError) in try connection.run(sql) }
+        } catch {
+            rollback()
+            return .failure(.log(error))
+        }
+        guard results.count >= 2, results[1].rowCount == 1, let head = results[1].text(row: 0, column: 0).flatMap(Int64.init)
+        else {
+            rollback()
+            return .failure(.log(.database(log: location.displayName, message: "the log's row in timeline_logs is missing")))
+        }
+        if catchUp {
+            let newer: [Record]
+            do throws(EventLogError) { newer = try decode(results[2]) } catch {
+                rollback()
+                return .failure(.log(error))
+            }
+            if !newer.isEmpty {
+                do throws(Failure) { try catchingUp(newer) } catch {
+                    rollback()
+                    return .failure(.refused(error))
+                }
+            }
+        }
+        if options.commandID != nil, let earlier = results.last, earlier.rowCount > 0 {
+            rollback()
+            do throws(EventLogError) { return .success(AppendResult(records: try decode(earlier), wasDuplicate: true)) } catch {
+                return .failure(.log(error))
+            }
+        }
+        if let expected = options.expectedPosition, expected != head {
+            rollback()
+            return .failure(.log(.conflict(expected: expected, actual: head)))
+        }
+        let facts: [Fact]
+        do throws(Failure) { facts = try deciding() } catch {
+            rollback()
+            return .failure(.refused(error))
+        }
+        guard !facts.isEmpty else {
+            rollback()
+            return .success(AppendResult(records: [], wasDuplicate: false))
+        }
+        let records = Record.batch(of: facts, after: head, options: options)
+        do throws(EventLogError) {
+            try write(records, after: head, commandID: options.commandID, connection: connection)
+        } catch {
+            rollback()
+            return .failure(.log(error))
+        }
+        do throws(EventLogError) {
+            let notify = "NOTIFY \"\(Self.channel(of: location.log))\""
+            let committed = try connection.runEach(notifying == .afterCommit
+                ? "COMMIT; BEGIN; SET LOCAL synchronous_commit TO off; \(notify); COMMIT" : "COMMIT")
+            // A failed notification leaves its own transaction open (the rest of the
+            // string is skipped after an error): end it.
+            if committed.contains(where: { $0.problem != nil }) { rollback() }
+            guard let first = committed.first else { throw connection.failure("no answer to COMMIT") }
+            if let problem = first.problem { throw .database(log: location.displayName, message: problem) }
+            guard first.commandStatus == "COMMIT" else {
+                return .failure(.log(.database(log: location.displayName, message: "the transaction was rolled back")))
+            }
+        } catch {
+            guard connection.isBroken else { return .failure(.log(error)) }
+            return .failure(.log(.database(log: location.displayName, message: "\(error.databaseMessage); the connection "
+                + "was lost while the batch was being committed: it may be in the log. Read the log before sending the "
+                + "command again; a command sent with a command id is never appended twice")))
+        }
+        return .success(AppendResult(records: records, wasDuplicate: false))
+    }
+
+    /// Inserts the batch's lines (one statement, the lines as one array), records its
+    /// command id and moves the head, in the open transaction.
+    private func write(_ records: [Record], after head: Int64, commandID: String?,
+                       connection: PostgresConnection) throws(EventLogError) {
+        // The lines as a binary `text[]`: a header, then each line's length and bytes.
+        var array: [UInt8] = []
+        array.reserveCapacity(20 + records.count * 200)
+        for value: Int32 in [1, 0, 25, Int32(records.count), 1] { array.appendBigEndian(value) }
+        for record in records {
+            let lengthAt = array.count
+            array.appendBigEndian(Int32(0))
+            encoder.encode(record, into: &array)
+            array.removeLast()  // the newline: a row holds the line without it
+            let length = array.count - lengthAt - 4
+            // A line the file log's reader would refuse must never be acknowledged.
+            if length > LogReader.maximumLineLength {
+                throw .recordTooLong(length: length, limit: LogReader.maximumLineLength)
+            }
+            withUnsafeBytes(of: Int32(length).bigEndian) { array.replaceSubrange(lengthAt..<(lengthAt + 4), with: $0) }
+        }
+        let result = try connection.run(
+            prepared: notifying == .inTransaction ? "timeline_append_notifying" : "timeline_append",
+            sql: """
+                WITH new AS (
+                    INSERT INTO timeline_records (log, position, line)
+                    SELECT $1, $2 + t.n, t.line FROM unnest($3::text[]) WITH ORDINALITY AS t(line, n)
+                ), command AS (
+                    INSERT INTO timeline_commands (log, command, first, last)
+                    SELECT $1, $4, $2 + 1, $2 + $5 WHERE $4 IS NOT NULL
+                )
+                UPDATE timeline_logs SET head = $2 + $5 WHERE id = $1 RETURNING \(notifying == .inTransaction ? "pg_notify($6, '')" : "$6")
+                """,
+            types: [23, 20, 1009, 25, 20, 25],
+            values: [Array("\(id)".utf8), Array("\(head)".utf8), array, commandID.map { Array($0.utf8) },
+                     Array("\(records.count)".utf8), Array(Self.channel(of: location.log).utf8)],
+            binary: [false, false, true, false, false, false])
+        guard result.rowCount == 1 else {
+            throw .database(log: location.displayName, message: "the log's row in timeline_logs is missing")
+        }
+    }
+
+    // MARK: reads
+
+    private static let afterSQL = "SELECT position, line FROM timeline_records WHERE log = $1 AND position > $2"
+        + " ORDER BY position LIMIT \(chunkRows)"
+
+    /// The committed records after `position`, read a chunk of rows at a time.
+    /// - Complexity: O(*k*) for the *k* records returned.
+    public func records(after position: Int64) throws(EventLogError) -> [Record] {
+        var all: [Record] = []
+        try forEachChunk(after: position) { records in
+            all += records
+            return true
+        }
+        return all
+    }
+
+    /// Hands the committed records after `position` to `body` a chunk of rows at a time,
+    /// in order, until `body` returns `false`. Each chunk is a query of its own: together
+    /// they are a prefix of the log, since rows commit in position order.
+    public func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError) {
+        var last = max(0, position)
+        while true {
+            let records: [Record] = try state.withLock { state throws(EventLogError) in
+                let connection = try self.connection(&state)
+                let result = try Self.again(connection) { () throws(EventLogError) in
+                    try connection.run(
+                        prepared: "timeline_after", sql: Self.afterSQL, types: [23, 20],
+                        values: [Array("\(id)".utf8), Array("\(last)".utf8)], binary: [false, false])
+                }
+                let records = try decode(result)
+                if let end = records.last?.position { state.seen = max(state.seen, end) }
+                return records
+            }
+            guard let end = records.last?.position else { return }
+            last = end
+            guard body(records), records.count == Self.chunkRows else { return }
+        }
+    }
+
+    /// The whole log as JSON Lines, byte for byte the lines a file log holds for the same
+    /// records (read it with ``LogReader``, write it to a file: it replays to the same rows).
+    public func jsonLines() throws(EventLogError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var last: Int64 = 0
+        while true {
+            let (rows, end): (Int, Int64) = try state.withLock { state throws(EventLogError) in
+                let connection = try self.connection(&state)
+                let result = try Self.again(connection) { () throws(EventLogError) in
+                    try connection.run(
+                        prepared: "timeline_after", sql: Self.afterSQL, types: [23, 20],
+                        values: [Array("\(id)".utf8), Array("\(last)".utf8)], binary: [false, false])
+                }
+                for row in 0..<result.rowCount {
+                    bytes.append(contentsOf: result.bytes(row: row, column: 1))
+                    bytes.append(0x0A)
+                }
+                let end = result.rowCount > 0 ? result.text(row: result.rowCount - 1, column: 0).flatMap(Int64.init) : nil
+                return (result.rowCount, end ?? last)
+            }
+            last = end
+            guard rows == Self.chunkRows else { return bytes }
+        }
+    }
+
+    /// The records a command with this id appended, or `nil`.
+    public func records(forCommandID id: String) throws(EventLogError) -> [Record]? {
+        try state.withLock { state throws(EventLogError) -> [Record]? in
+            let connection = try self.connection(&state)
+            let result = try Self.again(connection) { () throws(EventLogError) in
+                try connection.run(
+                    prepared: "timeline_command",
+                    sql: "SELECT r.position, r.line FROM timeline_commands c JOIN timeline_records r"
+                        + " ON r.log = c.log AND r.position BETWEEN c.first AND c.last"
+                        + " WHERE c.log = $1 AND c.command = $2 ORDER BY r.position",
+                    types: [23, 25], values: [Array("\(self.id)".utf8), Array(id.utf8)], binary: [false, false])
+            }
+            let records = try decode(result)
+            return records.isEmpty ? nil : records
+        }
+    }
+
+    /// The records of a result whose columns are a position and a line, in order; the
+    /// positions must follow each other.
+    private func decode(_ result: QueryResult) throws(EventLogError) -> [Record] {
+        let count = result.rowCount
+        guard count > 0 else { return [] }
+        guard let first = result.text(row: 0, column: 0).flatMap(Int64.init) else {
+            throw .database(log: location.displayName, message: "a record's position is missing")
+        }
+        var records: [Record] = []
+        records.reserveCapacity(count)
+        let decoder = RecordDecoder()
+        for row in 0..<count {
+            let position = first + Int64(row)
+            do {
+                records.append(try decoder.decode(line: result.bytes(row: row, column: 1), lineNumber: Int(position),
+                                                  expectedPosition: position))
+            } catch {
+                throw .invalidLine(path: location.displayName, line: Int(position),
+                                   reason: "record \(position): \(error.reason)")
+            }
+        }
+        return records
+    }
+
+    // MARK: watch
+
+    /// Calls `changed`, on a thread of its own, whenever a commit notifies the log's
+    /// channel, and after a lost connection is made again; see ``EventLog/watch(_:)``.
+    /// Returns once the watch listens: a catch-up read after that misses nothing.
+    public func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
+        try PostgresFollower.start(location: location, changed: changed)
+    }
+}
+
+extension EventLogError {
+    /// The message of a database error (the whole description otherwise).
+    var databaseMessage: String {
+        if case .database(_, let message) = self { return message }
+        return description
+    }
+}
+
+extension [UInt8] {
+    mutating func appendBigEndian(_ value: Int32) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
+}
+#endif

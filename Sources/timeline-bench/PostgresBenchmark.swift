@@ -1,0 +1,238 @@
+#if PostgreSQL
+import Dispatch
+import Foundation
+import Synchronization
+import TimelineCore
+import TimelinePostgres
+
+/// Measurement 6 (`--postgres URL`, in a build with the trait `PostgreSQL`): the event log
+/// on PostgreSQL beside the file log, in the same run, on the same commands.
+///
+/// - one command appended durably (a transaction, its commit flushed by the server);
+/// - batches of 1,000 commands, in records per second;
+/// - catch-up reading of a log of `records` records, in records per second;
+/// - append-to-notification latency across connections: from the start of an append on
+///   one connection until a follower on another has been notified and has read the record;
+/// - the cost of `NOTIFY`'s commit queue: one command at a time on 1, 4 and 8 logs at once
+///   (a thread and a connection each), notifying after the commit (the log's way), inside
+///   the transaction, and not at all.
+struct PostgresBenchmark {
+    let url: String
+    let directory: TemporaryDirectory
+    let seed: UInt64
+    let dates: DatePool
+    let singles: Int
+    let batches: Int
+    let records: Int
+    let log: @Sendable (String) -> Void
+
+    static let batchSize = 1_000
+
+    /// The URL of a log of this run's own.
+    private func logURL(_ name: String) -> String {
+        url + (url.contains("?") ? "&" : "?") + "log=bench-\(name)-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    func run() throws -> String {
+        let at = DateValue(utc: BenchViews.now)
+        let database = try PostgresEventLog(url: logURL("append"))
+        defer { database.close() }
+        let file = try FileEventLog(path: directory.file("durable.jsonl"))
+        defer { file.close() }
+        var model = WorkloadModel(seed: seed &+ 6, dates: dates)
+        for command in model.createPermanentTimelines() {
+            let facts = CommandFacts.facts(of: command)
+            _ = try database.append(facts, options: AppendOptions(recordedAt: at))
+            _ = try file.append(facts, options: AppendOptions(recordedAt: at))
+        }
+        var table = ReportTable(title: "The event log on PostgreSQL beside the file log",
+                                header: ["measurement", "PostgreSQL", "spread", "file log", "spread", "ratio", "goal"])
+
+        log("postgres: one command at a time")
+        var single = Samples(), singleFile = Samples()
+        for index in 0..<singles {
+            let facts = CommandFacts.facts(of: model.next(.interactive))
+            let ours = { () throws(EventLogError) in
+                single.append(nanoseconds: try MonotonicClock.measure { () throws(EventLogError) in
+                    try database.append(facts, options: AppendOptions(recordedAt: at))
+                }.nanoseconds)
+            }
+            let theirs = { () throws(EventLogError) in
+                singleFile.append(nanoseconds: try MonotonicClock.measure { () throws(EventLogError) in
+                    try file.append(facts, options: AppendOptions(recordedAt: at))
+                }.nanoseconds)
+            }
+            if index % 2 == 0 { try ours(); try theirs() } else { try theirs(); try ours() }
+        }
+        table.add("one command, durable", Figure(.duration, single), Figure(.duration, singleFile), goal: "≤ 1 ms")
+
+        log("postgres: batches of \(Self.batchSize) commands")
+        var batch = Samples(), batchFile = Samples()
+        for index in 0..<batches {
+            let facts = (0..<Self.batchSize).flatMap { _ in CommandFacts.facts(of: model.next(.interactive)) }
+            let ours = { () throws(EventLogError) in
+                let time = try MonotonicClock.measure { () throws(EventLogError) in
+                    try database.append(facts, options: AppendOptions(recordedAt: at))
+                }.nanoseconds
+                batch.append(Double(facts.count) / (Double(time) / 1e9))
+            }
+            let theirs = { () throws(EventLogError) in
+                let time = try MonotonicClock.measure { () throws(EventLogError) in
+                    try file.append(facts, options: AppendOptions(recordedAt: at))
+                }.nanoseconds
+                batchFile.append(Double(facts.count) / (Double(time) / 1e9))
+            }
+            if index % 2 == 0 { try ours(); try theirs() } else { try theirs(); try ours() }
+        }
+        table.add("batches of 1,000 commands", Figure(.rate, batch), Figure(.rate, batchFile), goal: "≥ 50k records/s")
+
+        let (catchUp, catchUpFile, filled) = try measureCatchUp(model: &model, at: at)
+        table.add("catch-up reading of \(Formatting.count(filled)) records", Figure(.rate, catchUp),
+                  Figure(.rate, catchUpFile), goal: "≥ 300k records/s")
+
+        log("postgres: append-to-notification latency across connections")
+        let latency = try measureNotificationLatency(model: &model, at: at)
+        table.add(["append → notified follower has read it (across connections)",
+                           Figure(.duration, latency).medianText, Figure(.duration, latency).spreadText,
+                           "—", "", "", "p99 ≤ 5 ms"])
+
+        var queue = ReportTable(
+            title: "What NOTIFY's commit queue costs: one command at a time on several logs at once (latency; commands/s of all)",
+            header: ["logs at once", "NOTIFY after the commit (the log's way)", "NOTIFY in the transaction",
+                     "no NOTIFY", "after vs in"])
+        for logs in [1, 4, 8] {
+            log("postgres: \(logs) logs at once: NOTIFY after the commit, in the transaction, none")
+            let after = try measureConcurrentLogs(logs, notifying: .afterCommit, at: at)
+            let inside = try measureConcurrentLogs(logs, notifying: .inTransaction, at: at)
+            let none = try measureConcurrentLogs(logs, notifying: .never, at: at)
+            func cell(_ result: (latencies: Samples, rate: Double)) -> String {
+                let figure = Figure(.duration, result.latencies)
+                return figure.medianText + " (" + figure.spreadText + "); " + Formatting.rate(perSecond: result.rate)
+            }
+            queue.add([String(logs), cell(after), cell(inside), cell(none),
+                       Figure(.duration, after.latencies).comparison(with: Figure(.duration, inside.latencies))])
+        }
+        return table.rendered + "\n" + queue.rendered
+    }
+
+    /// Fills a log of its own to `records` records (batches of 1,000) and a file log with
+    /// the same records, then reads each from position 0 several times.
+    private func measureCatchUp(model: inout WorkloadModel, at: DateValue) throws
+        -> (Samples, Samples, Int) {
+        let database = try PostgresEventLog(url: logURL("catch-up"))
+        defer { database.close() }
+        let file = try FileEventLog(path: directory.file("catch-up.jsonl"))
+        defer { file.close() }
+        log("postgres: filling a log of \(Formatting.count(records)) records")
+        while database.position < Int64(records) {
+            var facts: [Fact] = []
+            while facts.count < min(Self.batchSize, records - Int(database.position)) {
+                facts += CommandFacts.facts(of: model.next(.interactive))
+            }
+            _ = try database.append(facts, options: AppendOptions(recordedAt: at))
+            _ = try file.append(facts, options: AppendOptions(recordedAt: at))
+        }
+        log("postgres: catch-up reading")
+        var ours = Samples(), theirs = Samples()
+        for round in 0..<6 {
+            func read(_ log: any EventLog) throws -> Double {
+                var count = 0
+                let time = try MonotonicClock.measure { () throws(EventLogError) in
+                    try log.forEachChunk(after: 0) { chunk in
+                        count += chunk.count
+                        return true
+                    }
+                }.nanoseconds
+                return Double(count) / (Double(time) / 1e9)
+            }
+            if round % 2 == 0 {
+                ours.append(try read(database)); theirs.append(try read(file))
+            } else {
+                theirs.append(try read(file)); ours.append(try read(database))
+            }
+        }
+        return (ours, theirs, Int(database.position))
+    }
+
+    /// Appends one command at a time on one connection while a follower on another listens;
+    /// each sample is from the append's start until the follower has read the record.
+    private func measureNotificationLatency(model: inout WorkloadModel, at: DateValue) throws -> Samples {
+        let name = logURL("latency")
+        let writer = try PostgresEventLog(url: name)
+        defer { writer.close() }
+        let follower = try PostgresEventLog(url: name)
+        defer { follower.close() }
+        let seen = Mutex<(position: Int64, time: UInt64)>((0, 0))
+        let arrived = DispatchSemaphore(value: 0)
+        let watch = try follower.watch {
+            guard let last = try? follower.records(after: seen.withLock { $0.position }).last else { return }
+            let now = MonotonicClock.now()
+            seen.withLock { $0 = (last.position, now) }
+            arrived.signal()
+        }
+        defer { watch.cancel() }
+        var samples = Samples()
+        for _ in 0..<singles {
+            let facts = CommandFacts.facts(of: model.next(.interactive))
+            let start = MonotonicClock.now()
+            let position = try writer.append(facts, options: AppendOptions(recordedAt: at)).records.last!.position
+            while seen.withLock({ $0.position }) < position {
+                if arrived.wait(timeout: .now() + 10) == .timedOut { throw BenchFailure("no notification in 10 s") }
+            }
+            samples.append(nanoseconds: seen.withLock { $0.time } - start)
+        }
+        return samples
+    }
+
+    /// `logs` threads, each with a connection and a log of its own, append one command at
+    /// a time for a while; the latency of each append and the commands per second of all.
+    private func measureConcurrentLogs(_ logs: Int, notifying: PostgresEventLog.Notifying, at: DateValue) throws
+        -> (latencies: Samples, rate: Double) {
+        let perThread = max(50, singles / 2)
+        let facts = [Fact.timelineCreated(timeline: "t", name: "T")]
+        let opened = try (0..<logs).map { _ in try PostgresEventLog(url: logURL("queue"), notifying: notifying) }
+        defer { for log in opened { log.close() } }
+        let latencies = Mutex<[Double]>([])
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        let start = MonotonicClock.now()
+        for log in opened {
+            group.enter()
+            Thread.detachNewThread {
+                var mine: [Double] = []
+                do {
+                    for _ in 0..<perThread {
+                        let time = try MonotonicClock.measure { () throws(EventLogError) in
+                            try log.append(facts, options: AppendOptions(recordedAt: at))
+                        }.nanoseconds
+                        mine.append(Double(time))
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+                latencies.withLock { $0 += mine }
+                group.leave()
+            }
+        }
+        group.wait()
+        let elapsed = Double(MonotonicClock.now() - start) / 1e9
+        if let failure = failures.withLock({ $0.first }) { throw BenchFailure(failure) }
+        let all = latencies.withLock { $0 }
+        return (Samples(all), Double(all.count) / elapsed)
+    }
+}
+
+/// A measurement that could not be made.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension ReportTable {
+    /// A row of the PostgreSQL table: the figure, the file log's, the ratio and the goal.
+    fileprivate mutating func add(_ name: String, _ ours: Figure, _ file: Figure, goal: String) {
+        add([name, ours.medianText, ours.spreadText, file.medianText, file.spreadText,
+                     ours.comparison(with: file), goal])
+    }
+}
+#endif

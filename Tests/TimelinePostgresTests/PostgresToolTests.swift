@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TimelineTestSupport
+
+/// What the tool printed and how it ended.
+struct ToolResult {
+    var status: Int32
+    var output: String
+    var errors: String
+}
+
+/// Runs the built `timeline` with `arguments` (and `environment` added to an environment
+/// without `TIMELINE_LOG`), standard input empty.
+func runTool(_ arguments: [String], environment: [String: String] = [:]) throws -> ToolResult {
+    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let tool = try #require(builtExecutable(named: "timeline", packageRoot: packageRoot))
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-tool-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let outputURL = scratch.appendingPathComponent("stdout"), errorsURL = scratch.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
+    let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorsURL)
+    defer {
+        try? output.close()
+        try? errors.close()
+    }
+    let process = Process()
+    process.executableURL = tool
+    process.arguments = arguments
+    process.currentDirectoryURL = scratch
+    var variables = ProcessInfo.processInfo.environment
+    variables["TIMELINE_LOG"] = nil
+    for (key, value) in environment { variables[key] = value }
+    process.environment = variables
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    process.waitUntilExit()
+    return ToolResult(status: process.terminationStatus,
+                      output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+                      errors: String(decoding: try Data(contentsOf: errorsURL), as: UTF8.self))
+}
+
+#if PostgreSQL
+/// The tool on a PostgreSQL log: `--log URL` and `$TIMELINE_LOG`, export and import
+/// between a file and the database, repair refused, no password in any message.
+@Suite(.enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct PostgresToolTests {
+    @Test func theToolWritesReadsExportsAndImportsADatabaseLog() throws {
+        let url = TestServer.url(log: TestServer.newLogName("tool"))
+        // The test server trusts loopback connections: the password is sent nowhere, and
+        // must be shown nowhere.
+        let password = "sekrit-\(UUID().uuidString.prefix(6))"
+        let withPassword = url.replacing("://postgres@", with: "://postgres:\(password)@")
+        #expect(withPassword.contains(password))
+        var results: [ToolResult] = []
+        func tool(_ arguments: [String], environment: [String: String] = [:]) throws -> ToolResult {
+            let result = try runTool(arguments, environment: environment)
+            results.append(result)
+            return result
+        }
+        let created = try tool(["create-timeline", "--log", withPassword, "--timeline", "life", "--name", "My life"])
+        #expect(created.status == 0, "\(created.errors)")
+        let added = try tool(["add-event", "--event", "born", "--timeline", "life", "--title", "Born",
+                              "--date", "1990-04-12"], environment: ["TIMELINE_LOG": withPassword])
+        #expect(added.status == 0, "\(added.errors)")
+        #expect(added.output.contains("record 2"))
+        let verified = try tool(["verify", "--log", withPassword])
+        #expect(verified.output.hasSuffix("ok: 2 records, 2 facts, 1 timeline, 1 event\n"), "\(verified.errors)")
+        let rows = try tool(["rows", "--log", url, "--now", "2026-01-01"])
+        #expect(rows.status == 0 && rows.output.contains("Born"))
+
+        // export writes a JSON Lines log that replays to the same rows, and imports into another database log.
+        let exported = try tool(["export", "--log", withPassword])
+        #expect(exported.status == 0)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("exported.jsonl").path
+        try Data(exported.output.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try tool(["replay", file, "--now", "2026-01-01"]).output == rows.output)
+        let copy = TestServer.url(log: TestServer.newLogName("tool-copy"))
+        let imported = try tool(["import", file, "--log", copy])
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(try tool(["rows", "--log", copy, "--now", "2026-01-01"]).output == rows.output)
+
+        let repair = try tool(["repair", "--log", withPassword])
+        #expect(repair.status == 1)
+        #expect(repair.errors.contains("repair does not apply to a PostgreSQL log"))
+        let badName = try tool(["rows", "--log", TestServer.url(log: "no/slashes")])
+        #expect(badName.status == 1 && badName.errors.contains("invalid log name"))
+        for result in results {
+            #expect(!result.output.contains(password) && !result.errors.contains(password))
+        }
+    }
+}
+#else
+/// Without the trait, a URL gets an error that says how to build with it.
+@Suite struct PostgresToolWithoutTheTraitTests {
+    @Test func aURLAsksForABuildWithPostgreSQL() throws {
+        for arguments in [["rows", "--log", "postgresql://u:pw-secret@localhost/db?log=x"],
+                          ["create-timeline", "--log", "postgres://u:pw-secret@localhost/db", "--name", "Life"]] {
+            let result = try runTool(arguments)
+            #expect(result.status == 1)
+            #expect(result.errors.contains("swift build --traits PostgreSQL"))
+            #expect(!result.errors.contains("pw-secret"))
+        }
+    }
+}
+#endif
