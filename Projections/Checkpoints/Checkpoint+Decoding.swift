@@ -5,7 +5,7 @@ import TimelineCore
 extension Checkpoint {
     /// Reads a checkpoint, refusing a damaged one or one of another schema version.
     /// - Complexity: O(*n*) in the number of events and rows.
-    public static func load(_ bytes: [UInt8]) throws(Failure) -> Checkpoint {
+    package static func load(_ bytes: [UInt8]) throws(Failure) -> Checkpoint {
         try bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try load(raw) } }.get()
     }
 

@@ -3,7 +3,7 @@ import TimelineCore
 extension Checkpoint {
     /// The checkpoint's bytes, ending with their CRC-32C.
     /// - Complexity: O(*n*) in the number of events and rows.
-    public func encoded() -> [UInt8] { encoded(eventsPerBlock: Self.eventsPerBlock) }
+    package func encoded() -> [UInt8] { encoded(eventsPerBlock: Self.eventsPerBlock) }
 
     /// The checkpoint's bytes, with its events in blocks of `eventsPerBlock`.
     func encoded(eventsPerBlock: Int) -> [UInt8] {

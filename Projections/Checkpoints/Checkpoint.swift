@@ -14,16 +14,16 @@ import TimelineCore
 /// builds the event table's shards, each set of rows and the summaries at the same time. A checkpoint of
 /// another schema version, or a damaged one, is refused by ``load(_:)``; the caller
 /// rebuilds from the log instead.
-public struct Checkpoint: Sendable {
+package struct Checkpoint: Sendable {
     /// Why a checkpoint cannot be used.
-    public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
         /// The bytes are not a checkpoint, or they are damaged.
         case damaged(String)
         /// The checkpoint was written by another schema version of the projections.
         case otherSchemaVersion(found: UInt32, expected: UInt32)
 
         /// A message naming what is wrong.
-        public var description: String {
+        package var description: String {
             switch self {
             case .damaged(let reason): "damaged checkpoint: \(reason)"
             case .otherSchemaVersion(let found, let expected):
@@ -38,11 +38,11 @@ public struct Checkpoint: Sendable {
     static let eventsPerBlock = 16_384
 
     /// The log position the state reflects.
-    public let position: Int64
+    package let position: Int64
     /// An identity of the log the state came from (its file's device and inode), if known.
-    public let logIdentity: UInt64
+    package let logIdentity: UInt64
     /// Where the log was at ``position``, if known: lets the log reopen from there.
-    public let resumePoint: FileEventLog.ResumePoint?
+    package let resumePoint: FileEventLog.ResumePoint?
     let projection: TimelineProjection
 
     init(projection: TimelineProjection, logIdentity: UInt64, resumePoint: FileEventLog.ResumePoint?) {
@@ -61,20 +61,20 @@ extension TimelineProjection {
     /// saves the rows of the views with one filter and placement once; version 5 orders
     /// rows by instants exact to the nanosecond, takes ids as the same only when their
     /// bytes are, and keeps now's nanoseconds.
-    public static let schemaVersion: UInt32 = 5
+    package static let schemaVersion: UInt32 = 5
 
     /// The projection's state as a checkpoint, with where the log was at its position.
     ///
     /// A `resumePoint` must be the log's at this projection's position (``position``);
     /// one for another position is left out.
     /// - Complexity: O(1); the state is shared, not copied.
-    public func checkpoint(logIdentity: UInt64 = 0, resumePoint: FileEventLog.ResumePoint? = nil) -> Checkpoint {
+    package func checkpoint(logIdentity: UInt64 = 0, resumePoint: FileEventLog.ResumePoint? = nil) -> Checkpoint {
         Checkpoint(projection: self, logIdentity: logIdentity,
                    resumePoint: resumePoint?.position == position ? resumePoint : nil)
     }
 
     /// The projection a checkpoint saved, with its views.
-    public init(_ checkpoint: Checkpoint) {
+    package init(_ checkpoint: Checkpoint) {
         self = checkpoint.projection
     }
 }

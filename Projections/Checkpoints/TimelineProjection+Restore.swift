@@ -13,7 +13,7 @@ extension TimelineProjection {
 
     /// The domain state the projection's events and timelines stand for.
     /// - Complexity: O(*n*).
-    public var domainState: DomainState {
+    package var domainState: DomainState {
         DomainState(
             timelines: summaries.timelines.map { Timeline(id: $0.key, name: $0.value.name) },
             events: events.snapshots.map { Event(id: $0.id, timeline: $0.timeline, title: $0.title, dates: $0.dates) })

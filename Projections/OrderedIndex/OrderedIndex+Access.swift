@@ -7,7 +7,7 @@ extension OrderedIndex {
     /// - Parameter position: A position in `0..<count`.
     /// - Complexity: O(log *n*) to get or set. To visit many consecutive elements, iterate
     ///   instead (O(1) amortised per element).
-    public subscript(position: Int) -> Element {
+    package subscript(position: Int) -> Element {
         get {
             precondition(position >= 0 && position < count, "OrderedIndex position out of range")
             var node = root
@@ -38,7 +38,7 @@ extension OrderedIndex {
     /// - Complexity: O(log *n*), plus copying the O(log *n*) nodes on the path that are
     ///   shared with another copy of the index.
     @discardableResult
-    public mutating func update(at position: Int, with element: Element) -> Element {
+    package mutating func update(at position: Int, with element: Element) -> Element {
         update(at: position, with: element, along: .none)
     }
 

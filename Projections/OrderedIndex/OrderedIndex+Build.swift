@@ -10,7 +10,7 @@ extension OrderedIndex {
     /// - Parameter elements: The elements, in order.
     /// - Complexity: O(*n*). A sequence without contiguous storage is first copied into
     ///   a temporary array.
-    public init<S: Sequence>(_ elements: S) where S.Element == Element {
+    package init<S: Sequence>(_ elements: S) where S.Element == Element {
         self.init(elements, nodeCapacity: Self.defaultNodeCapacity)
     }
 

@@ -6,20 +6,20 @@
 /// uses the index's own iterator and costs O(1) amortised per element.
 extension OrderedIndex: RandomAccessCollection {
     /// A position in the index.
-    public typealias Index = Int
+    package typealias Index = Int
 
     /// The positions of the index, in order.
-    public typealias Indices = Range<Int>
+    package typealias Indices = Range<Int>
 
     /// The position of the first element: always 0.
     ///
     /// - Complexity: O(1).
-    public var startIndex: Int { 0 }
+    package var startIndex: Int { 0 }
 
     /// The position after the last element: `count`.
     ///
     /// - Complexity: O(1).
-    public var endIndex: Int { count }
+    package var endIndex: Int { count }
 
     /// Returns the elements transformed, in order.
     ///
@@ -27,7 +27,7 @@ extension OrderedIndex: RandomAccessCollection {
     /// - Returns: The transformed elements.
     /// - Complexity: O(*n*) calls of `transform` (it iterates instead of using the
     ///   O(log *n*) subscript, as `Collection.map` would).
-    public func map<T, E: Error>(_ transform: (Element) throws(E) -> T) throws(E) -> [T] {
+    package func map<T, E: Error>(_ transform: (Element) throws(E) -> T) throws(E) -> [T] {
         var result: [T] = []
         result.reserveCapacity(count)
         for element in self {

@@ -5,7 +5,7 @@ extension OrderedIndex: Equatable where Element: Equatable {
     ///
     /// - Complexity: O(1) when the counts differ or both values share their root;
     ///   otherwise O(*n*).
-    public static func == (lhs: OrderedIndex, rhs: OrderedIndex) -> Bool {
+    package static func == (lhs: OrderedIndex, rhs: OrderedIndex) -> Bool {
         if lhs.count != rhs.count { return false }
         if lhs.root === rhs.root { return true }
         return lhs.elementsEqual(rhs)

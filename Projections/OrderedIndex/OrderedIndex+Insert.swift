@@ -9,7 +9,7 @@ extension OrderedIndex {
     ///   - position: Where to insert it, in `0...count`.
     /// - Complexity: O(log *n*), plus copying the O(log *n*) nodes on the path that are
     ///   shared with another copy of the index.
-    public mutating func insert(_ element: Element, at position: Int) {
+    package mutating func insert(_ element: Element, at position: Int) {
         insert(element, at: position, along: .none)
     }
 
@@ -34,7 +34,7 @@ extension OrderedIndex {
     /// Adds an element after the last one.
     ///
     /// - Complexity: O(log *n*).
-    public mutating func append(_ element: Element) {
+    package mutating func append(_ element: Element) {
         insert(element, at: count)
     }
 }

@@ -4,7 +4,7 @@ extension OrderedIndex: Sequence {
     /// It keeps the path from the root to the current node, so each step is O(1)
     /// amortised. The iterator holds its own references to the nodes: mutating the
     /// index during iteration does not affect it (the mutation copies the shared path).
-    public struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         /// The current leaf, if any.
         private var leaf: Node?
         /// The slot in `leaf` of the next element to return.
@@ -36,7 +36,7 @@ extension OrderedIndex: Sequence {
         /// Returns the next element, or `nil` after the last one.
         ///
         /// - Complexity: O(1) amortised.
-        public mutating func next() -> Element? {
+        package mutating func next() -> Element? {
             if let leaf, leafOffset < leaf.elementCount {
                 defer { leafOffset += 1 }
                 return leaf.elements[leafOffset]
@@ -68,7 +68,7 @@ extension OrderedIndex: Sequence {
     /// Returns an iterator over the elements in order.
     ///
     /// - Complexity: O(log *n*) to create; O(1) amortised per element.
-    public func makeIterator() -> Iterator {
+    package func makeIterator() -> Iterator {
         Iterator(root: root, startingAt: 0)
     }
 
@@ -76,7 +76,7 @@ extension OrderedIndex: Sequence {
     ///
     /// - Parameter position: The position of the first element to return, in `0...count`.
     /// - Complexity: O(log *n*) to create; O(1) amortised per element.
-    public func makeIterator(startingAt position: Int) -> Iterator {
+    package func makeIterator(startingAt position: Int) -> Iterator {
         precondition(position >= 0 && position <= count, "OrderedIndex position out of range")
         return Iterator(root: root, startingAt: position)
     }

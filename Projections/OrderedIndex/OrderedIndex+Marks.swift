@@ -4,7 +4,7 @@ extension OrderedIndex {
     /// - Parameter position: A position in `0...count`.
     /// - Returns: How many elements in `0..<position` are marked.
     /// - Complexity: O(log *n*).
-    public func markedCount(before position: Int) -> Int {
+    package func markedCount(before position: Int) -> Int {
         precondition(position >= 0 && position <= count, "OrderedIndex position out of range")
         var node = root
         var offset = position
@@ -34,7 +34,7 @@ extension OrderedIndex {
     /// - Parameter position: A position in `0...count`.
     /// - Returns: How many elements in `0..<position` are not marked.
     /// - Complexity: O(log *n*).
-    public func unmarkedCount(before position: Int) -> Int {
+    package func unmarkedCount(before position: Int) -> Int {
         position - markedCount(before: position)
     }
 
@@ -43,7 +43,7 @@ extension OrderedIndex {
     /// - Parameter n: A zero-based rank in `0..<unmarkedCount`.
     /// - Returns: The position of the `n`-th unmarked element.
     /// - Complexity: O(log *n*).
-    public func indexOfUnmarked(_ n: Int) -> Int {
+    package func indexOfUnmarked(_ n: Int) -> Int {
         precondition(n >= 0 && n < unmarkedCount, "OrderedIndex unmarked rank out of range")
         return position(ofNth: n, marked: false)
     }
@@ -53,7 +53,7 @@ extension OrderedIndex {
     /// - Parameter n: A zero-based rank in `0..<markedCount`.
     /// - Returns: The position of the `n`-th marked element.
     /// - Complexity: O(log *n*).
-    public func indexOfMarked(_ n: Int) -> Int {
+    package func indexOfMarked(_ n: Int) -> Int {
         precondition(n >= 0 && n < markedCount, "OrderedIndex marked rank out of range")
         return position(ofNth: n, marked: true)
     }

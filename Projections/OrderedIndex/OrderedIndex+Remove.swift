@@ -7,7 +7,7 @@ extension OrderedIndex {
     /// - Complexity: O(log *n*), plus copying the O(log *n*) nodes on the path (and
     ///   their siblings used for rebalancing) that are shared with another copy.
     @discardableResult
-    public mutating func remove(at position: Int) -> Element {
+    package mutating func remove(at position: Int) -> Element {
         remove(at: position, along: .none)
     }
 
@@ -28,7 +28,7 @@ extension OrderedIndex {
     ///
     /// - Complexity: O(1) when a copy still shares the old nodes; otherwise O(*n*) to
     ///   free them.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         root = Node.make(capacity: 0)
     }
 }

@@ -11,7 +11,7 @@ extension OrderedIndex {
     /// - Returns: The position where the predicate first holds, in `0...count`.
     /// - Complexity: O(log *n*) evaluations of the predicate: a binary search in each
     ///   node along one root-to-leaf path.
-    public func partitionIndex(where belongsInSecondPartition: (Element) throws -> Bool) rethrows -> Int {
+    package func partitionIndex(where belongsInSecondPartition: (Element) throws -> Bool) rethrows -> Int {
         var node = root
         var base = 0
         while true {

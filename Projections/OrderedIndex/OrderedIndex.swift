@@ -3,7 +3,7 @@
 /// The index keeps, for every subtree, how many of its elements are *marked*, so that
 /// it can count marked elements before a position and find the *n*-th marked or
 /// unmarked element in O(log *n*).
-public protocol OrderedIndexElement {
+package protocol OrderedIndexElement {
     /// Whether the element counts as marked.
     ///
     /// The value must not change while the element is stored in an index; to change
@@ -24,7 +24,7 @@ public protocol OrderedIndexElement {
 /// copies only the nodes on its path that are shared with another copy (or that need
 /// more room than their storage has), so a copy never observes later mutations of the
 /// original, and vice versa.
-public struct OrderedIndex<Element: OrderedIndexElement> {
+package struct OrderedIndex<Element: OrderedIndexElement> {
     /// The root node; an empty leaf when the index is empty.
     var root: Node
 
@@ -35,7 +35,7 @@ public struct OrderedIndex<Element: OrderedIndexElement> {
     /// Creates an empty index.
     ///
     /// - Complexity: O(1).
-    public init() {
+    package init() {
         self.init(nodeCapacity: Self.defaultNodeCapacity)
     }
 
@@ -51,22 +51,22 @@ public struct OrderedIndex<Element: OrderedIndexElement> {
     /// The number of elements in the index.
     ///
     /// - Complexity: O(1).
-    public var count: Int { root.count }
+    package var count: Int { root.count }
 
     /// Whether the index holds no elements.
     ///
     /// - Complexity: O(1).
-    public var isEmpty: Bool { root.count == 0 }
+    package var isEmpty: Bool { root.count == 0 }
 
     /// The number of marked elements in the index.
     ///
     /// - Complexity: O(1).
-    public var markedCount: Int { root.markedCount }
+    package var markedCount: Int { root.markedCount }
 
     /// The number of unmarked elements in the index.
     ///
     /// - Complexity: O(1).
-    public var unmarkedCount: Int { root.count - root.markedCount }
+    package var unmarkedCount: Int { root.count - root.markedCount }
 
     /// The node capacity used by ``init()`` and ``init(_:)``: 64 elements, or fewer
     /// where that is more than 2 KiB of them (at least 16).

@@ -40,7 +40,7 @@ struct IdentifierEndToEndTests {
         let path = directory.path("store.jsonl")
         let run = try await timeline(["create-timeline", "--timeline", "life\n", "--name", "Life", "--log", path])
         #expect(run.status == 1)
-        #expect(run.errors.contains(#"timeline id "life\u{A}" holds the control character U+000A"#), "\(run)")
+        #expect(run.errors.contains(#"timeline id "life\u{a}" holds the control character U+000A"#), "\(run)")
         #expect(try await timeline(["create-timeline", "--timeline", "life", "--name", "Life", "--log", path]).status == 0)
         let spaced = try await timeline(["add-event", "--event", "\u{3000}x", "--timeline", "life", "--title", "T",
                                          "--date", "2019", "--log", path])

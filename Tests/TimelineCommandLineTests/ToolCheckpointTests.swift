@@ -31,8 +31,14 @@ struct ToolCheckpointTests {
         // Damage a record before the checkpoint's position (but not the one ending at it):
         // a command that read the whole log would refuse it; one that starts at the
         // checkpoint never reads it. `verify` reads everything and finds it.
-        let text = try directory.read("store.jsonl")
-        try directory.write("store.jsonl", text.replacingOccurrences(of: #""date":"1903"}"#, with: #""date":"1903-13"}"#))
+        // In place (the same file, as a disk error would), keeping every length.
+        let bytes = Array(try directory.read("store.jsonl").utf8)
+        let target = Array(#""date":"1903"}"#.utf8)
+        let offset = try #require((0...(bytes.count - target.count)).first { Array(bytes[$0..<($0 + target.count)]) == target })
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: log))
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: Data(#""date":"19X3"}"#.utf8))
+        try handle.close()
         let second = try await timeline(["add-event", "--event", "x2", "--timeline", "life", "--title", "Y",
                                          "--date", "2001", "--log", log])
         #expect(second.status == 0, "\(second)")

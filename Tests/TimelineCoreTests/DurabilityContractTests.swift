@@ -89,7 +89,6 @@ import Darwin
             }
             #expect(line == 2)
             #expect(reason.contains("damaged"))
-            #expect("\(error!)".contains("timeline repair"))
             #expect(fileBytes(path) == bytes, "nothing may be cut")
             #expect(throws: LogReader.Failure.self) { try LogReader().read(bytes) }
 

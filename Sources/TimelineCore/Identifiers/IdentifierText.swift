@@ -75,7 +75,7 @@ package enum IdentifierText {
             case " ": result += " "
             default:
                 if isControl(scalar) || scalar.properties.isWhitespace {
-                    result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                    result += "\\u{" + String(scalar.value, radix: 16) + "}"
                 } else {
                     result.unicodeScalars.append(scalar)
                 }

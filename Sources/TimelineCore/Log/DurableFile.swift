@@ -7,30 +7,30 @@ import Darwin
 #endif
 
 /// Whole-file reads and atomic, durable whole-file writes (for checkpoints and side files).
-public enum DurableFile {
+package enum DurableFile {
     /// Writes `bytes` to `path` in one atomic step: a temporary file beside it, fsync,
     /// rename over `path`, fsync of the directory. Readers see the old file or the new one,
     /// never a mix, even after a crash.
-    public static func write(_ bytes: [UInt8], to path: String) throws(EventLogError) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(EventLogError) {
         try SystemFile.writeAtomically(bytes, to: path)
     }
 
     /// Writes `bytes` to `path` as ``write(_:to:)`` does, with the permissions of the file
     /// at `original` (a log's side file gets the log's): who may read the log may read it.
-    public static func write(_ bytes: [UInt8], to path: String, permissionsOf original: String) throws(EventLogError) {
+    package static func write(_ bytes: [UInt8], to path: String, permissionsOf original: String) throws(EventLogError) {
         var info = stat()
         guard stat(original, &info) == 0 else { return try write(bytes, to: path) }
         try SystemFile.writeAtomically(bytes, to: path, mode: info.st_mode & 0o777)
     }
 
     /// The whole content of `path`, or `nil` if there is no such file.
-    public static func read(_ path: String) throws(EventLogError) -> [UInt8]? {
+    package static func read(_ path: String) throws(EventLogError) -> [UInt8]? {
         guard SystemFile.exists(path) else { return nil }
         return try SystemFile(path: path, flags: O_RDONLY).readAll()
     }
 
     /// The file's identity (device and inode): it changes when the file is replaced.
-    public static func identity(_ path: String) -> UInt64? {
+    package static func identity(_ path: String) -> UInt64? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return UInt64(truncatingIfNeeded: info.st_dev) &* 1_000_003 &+ UInt64(truncatingIfNeeded: info.st_ino)
@@ -39,7 +39,7 @@ public enum DurableFile {
     /// Removes the temporary files that ``write(_:to:)`` for `path` left behind when their
     /// process died between creating and renaming them (`PATH.tmp-PID-N`): only those of
     /// processes that no longer run, so that a write in progress elsewhere is left alone.
-    public static func removeTemporaries(of path: String) {
+    package static func removeTemporaries(of path: String) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".tmp-"
@@ -63,7 +63,7 @@ public enum DurableFile {
     }
 
     /// Removes `path` if it exists.
-    public static func remove(_ path: String) {
+    package static func remove(_ path: String) {
         unlink(path)
     }
 }

@@ -34,7 +34,7 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
         case .io(let path, let operation, let code):
             "\(path): \(operation) failed: \(SystemError.message(code)) (errno \(code))"
         case .invalidLine(let path, let line, let reason):
-            "\(path): line \(line): \(reason); `timeline repair --log \(path)` moves bad lines to \(path).rejected"
+            "\(path): line \(line): \(reason)"
         case .closed(let path):
             "\(path): the log is closed"
         case .emptyBatch:

@@ -6,23 +6,23 @@ extension FileEventLog {
     /// length and CRC-32C of that line (so that opening can check that the record ending
     /// there is the one that was there), how many lines come before the offset (for line
     /// numbers in messages), and the command ids of the records up to ``position``.
-    public struct ResumePoint: Sendable, Hashable {
+    package struct ResumePoint: Sendable, Hashable {
         /// The position of the last record before the point (0: the start of the log).
-        public var position: Int64
+        package var position: Int64
         /// The byte offset just after the newline of the record at ``position``.
-        public var offset: Int
+        package var offset: Int
         /// How many lines (records and blank lines) come before ``offset``.
-        public var lineCount: Int
+        package var lineCount: Int
         /// The length of the line of the record at ``position``, its newline included
         /// (0 when ``position`` is 0).
-        public var lastLineLength: Int
+        package var lastLineLength: Int
         /// The CRC-32C of that line's bytes, its newline included.
-        public var lastLineChecksum: UInt32
+        package var lastLineChecksum: UInt32
         /// The command ids of the records up to ``position``.
-        public var commands: CommandTable
+        package var commands: CommandTable
 
         /// Creates a resume point from its parts (as a checkpoint saved them).
-        public init(position: Int64, offset: Int, lineCount: Int, lastLineLength: Int, lastLineChecksum: UInt32,
+        package init(position: Int64, offset: Int, lineCount: Int, lastLineLength: Int, lastLineChecksum: UInt32,
                     commands: CommandTable) {
             self.position = position
             self.offset = offset
@@ -56,20 +56,20 @@ extension FileEventLog {
     /// The command ids of a log's records, by a 64-bit hash of the id: compact to save and
     /// to load, and a lookup reads the records back to compare the real id, so two ids
     /// with the same hash never mix.
-    public struct CommandTable: Sendable, Hashable {
+    package struct CommandTable: Sendable, Hashable {
         /// One command: the hash of its id and where its records are.
-        public struct Entry: Sendable, Hashable {
+        package struct Entry: Sendable, Hashable {
             /// ``CommandTable/hash(_:)`` of the command id.
-            public var hash: UInt64
+            package var hash: UInt64
             /// The position of the command's first record.
-            public var firstPosition: Int64
+            package var firstPosition: Int64
             /// How many records the command's batch holds.
-            public var count: Int32
+            package var count: Int32
             /// The byte offset where the line of the first record starts.
-            public var offset: Int
+            package var offset: Int
 
             /// Creates an entry.
-            public init(hash: UInt64, firstPosition: Int64, count: Int32, offset: Int) {
+            package init(hash: UInt64, firstPosition: Int64, count: Int32, offset: Int) {
                 self.hash = hash
                 self.firstPosition = firstPosition
                 self.count = count
@@ -78,21 +78,21 @@ extension FileEventLog {
         }
 
         /// The entries, in ascending order of hash.
-        public let entries: [Entry]
+        package let entries: [Entry]
 
         /// An empty table.
-        public init() { entries = [] }
+        package init() { entries = [] }
 
         /// A table of `entries`, or `nil` if they are not in ascending order of hash.
         /// - Complexity: O(*n*).
-        public init?(sortedEntries entries: [Entry]) {
+        package init?(sortedEntries entries: [Entry]) {
             for i in entries.indices.dropFirst() where entries[i - 1].hash > entries[i].hash { return nil }
             self.entries = entries
         }
 
         /// A table of `entries` in any order.
         /// - Complexity: O(*n* log *n*).
-        public init(unsorted entries: [Entry]) {
+        package init(unsorted entries: [Entry]) {
             self.entries = entries.sorted { $0.hash < $1.hash }
         }
 
@@ -109,7 +109,7 @@ extension FileEventLog {
         /// The 64-bit FNV-1a hash of a command id's UTF-8: the same in every process and
         /// on every machine, unlike `Hasher`.
         /// - Complexity: O(*m*) for an id of *m* bytes.
-        public static func hash(_ id: String) -> UInt64 {
+        package static func hash(_ id: String) -> UInt64 {
             var hash: UInt64 = 0xCBF2_9CE4_8422_2325
             for byte in id.utf8 {
                 hash ^= UInt64(byte)
@@ -120,15 +120,15 @@ extension FileEventLog {
     }
 
     /// A log opened by ``open(path:resumingAt:consume:)``; its records went to `consume`.
-    public struct Opening: Sendable {
+    package struct Opening: Sendable {
         /// The log, open for writing.
-        public let log: FileEventLog
+        package let log: FileEventLog
         /// The position the records read start after: the resume point's, or 0 when the
         /// whole log was read.
-        public let start: Int64
+        package let start: Int64
         /// Whether the log was read from the resume point (only its tail), rather than whole.
-        public let resumed: Bool
+        package let resumed: Bool
         /// Why the resume point was not used, when one was given: the log was read whole.
-        public let resumeProblem: String?
+        package let resumeProblem: String?
     }
 }

@@ -66,7 +66,7 @@ public final class FileEventLog: EventLog {
     /// The log's path.
     public let path: String
     /// The torn tail that opening cut off, if the last write had been interrupted.
-    public let tornTail: LogReader.TornTail?
+    package let tornTail: LogReader.TornTail?
     private let state: Mutex<State>
     private let encoder = RecordEncoder()
 
@@ -109,7 +109,7 @@ public final class FileEventLog: EventLog {
     /// The records read are handed to `consume` a chunk at a time, in order, with whether
     /// they are the tail after the resume point (`true`) or the whole log (`false`), so
     /// that whatever replays them need not hold them all.
-    public static func open(
+    package static func open(
         path: String, resumingAt resumePoint: () -> ResumePoint?, consume: (_ resumed: Bool, [Record]) -> Void
     ) throws(EventLogError) -> Opening {
         let file = try lockedFile(path)
@@ -325,7 +325,7 @@ public final class FileEventLog: EventLog {
     /// - Complexity: O(*c* log *c*) for the *c* command ids up to `position`, plus reading
     ///   one line (and the first time, for a position before the point the log was opened
     ///   at, the records before that point).
-    public func resumePoint(at position: Int64) throws(EventLogError) -> ResumePoint? {
+    package func resumePoint(at position: Int64) throws(EventLogError) -> ResumePoint? {
         let outcome: Result<ResumePoint?, EventLogError> = state.withLock { state in
             guard let file = state.file else { return .failure(.closed(path: path)) }
             return Result { () throws(EventLogError) in
@@ -413,7 +413,7 @@ public final class FileEventLog: EventLog {
 
     /// Reads the log at `path` without taking the writer's lock (replay, verify, a reader
     /// while a writer is at work). A torn tail is reported, not cut.
-    public static func read(path: String) throws(EventLogError) -> LogReader.Contents {
+    package static func read(path: String) throws(EventLogError) -> LogReader.Contents {
         let file = try SystemFile(path: path, flags: O_RDONLY)
         let bytes = try file.readAll()
         do { return try LogReader().read(bytes) } catch {

@@ -17,50 +17,50 @@ import Darwin
 /// and reading stops at the first one with its line number and the reason.
 ///
 /// Blank lines are skipped (they still count for line numbers).
-public struct LogReader: Sendable {
+package struct LogReader: Sendable {
     /// The longest line accepted, in bytes; a record of the longest title is far shorter.
-    public static let maximumLineLength = 1 << 20
+    package static let maximumLineLength = 1 << 20
 
     /// A torn tail: bytes at the end of the log that are not a complete record or batch.
-    public struct TornTail: Hashable, Sendable, CustomStringConvertible {
+    package struct TornTail: Hashable, Sendable, CustomStringConvertible {
         /// The line number where the torn part starts.
-        public var line: Int
+        package var line: Int
         /// The byte offset where the torn part starts: the log's valid length.
-        public var offset: Int
+        package var offset: Int
         /// How many bytes are torn.
-        public var length: Int
+        package var length: Int
         /// Why the tail is torn.
-        public var reason: String
+        package var reason: String
 
         /// `line 7: incomplete last record (35 bytes): …`.
-        public var description: String { "line \(line): incomplete last record (\(length) bytes): \(reason)" }
+        package var description: String { "line \(line): incomplete last record (\(length) bytes): \(reason)" }
     }
 
     /// What a log holds.
-    public struct Contents: Sendable {
+    package struct Contents: Sendable {
         /// The records, in order.
-        public var records: [Record]
+        package var records: [Record]
         /// The byte offset where each record's line starts (same order as `records`).
-        public var offsets: [Int]
+        package var offsets: [Int]
         /// The line number of each record.
-        public var lineNumbers: [Int]
+        package var lineNumbers: [Int]
         /// The torn tail, if the log ends in one.
-        public var tornTail: TornTail?
+        package var tornTail: TornTail?
         /// The length of the valid part of the log, in bytes.
-        public var validLength: Int
+        package var validLength: Int
     }
 
     /// Why a log is invalid: the first bad line and the rule it breaks.
-    public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
         /// The line number, from 1.
-        public var line: Int
+        package var line: Int
         /// The byte offset where the line starts.
-        public var offset: Int
+        package var offset: Int
         /// What is wrong with it.
-        public var reason: String
+        package var reason: String
 
         /// `line 12: date "2019-13": month must be 01–12`.
-        public var description: String { "line \(line): \(reason)" }
+        package var description: String { "line \(line): \(reason)" }
     }
 
     private let decoder = RecordDecoder()
@@ -69,7 +69,7 @@ public struct LogReader: Sendable {
     let pieceCount: Int?
 
     /// Creates a reader.
-    public init() { pieceCount = nil }
+    package init() { pieceCount = nil }
 
     /// Creates a reader that cuts every log into `pieceCount` pieces (for tests).
     init(pieceCount: Int) { self.pieceCount = pieceCount }
@@ -89,7 +89,7 @@ public struct LogReader: Sendable {
     /// position); positions, batches and the torn tail are then checked in one pass in
     /// order, so the result and the first error reported are those of reading line by line.
     /// - Complexity: O(*n*) in the size of the log.
-    public func read(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Contents {
+    package func read(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Contents {
         try read(bytes, after: Start())
     }
 
@@ -208,7 +208,7 @@ public struct LogReader: Sendable {
     }
 
     /// Reads every record of `bytes`.
-    public func read(_ bytes: [UInt8]) throws(Failure) -> Contents {
+    package func read(_ bytes: [UInt8]) throws(Failure) -> Contents {
         try bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try read(raw) } }.get()
     }
 

@@ -5,7 +5,7 @@
 public enum LogValidator {
     /// Folds `contents` into domain state, or throws the first record that breaks a rule.
     /// - Parameter upTo: replay only the records up to this position.
-    public static func validate(_ contents: LogReader.Contents, upTo: Int64? = nil) throws(LogReader.Failure) -> DomainState {
+    package static func validate(_ contents: LogReader.Contents, upTo: Int64? = nil) throws(LogReader.Failure) -> DomainState {
         var state = DomainState()
         for (index, record) in contents.records.enumerated() {
             if let upTo, record.position > upTo { break }

@@ -3,7 +3,7 @@
 /// Reflected polynomial `0x82F63B78`, initial value and final XOR `0xFFFFFFFF`, so the
 /// checksum of the ASCII text `123456789` is `0xE3069283`. The implementation is
 /// table-driven, slicing-by-8: eight bytes per step through eight 256-entry tables.
-public enum CRC32C {
+package enum CRC32C {
     /// The reflected Castagnoli polynomial.
     static let polynomial: UInt32 = 0x82F6_3B78
 
@@ -28,23 +28,23 @@ public enum CRC32C {
     /// The checksum of `bytes`.
     ///
     /// - Complexity: O(*n*) in the number of bytes.
-    public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         update(0, with: bytes)
     }
 
     /// The checksum of `bytes`.
-    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
 
     /// The checksum of `bytes`.
-    public static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+    package static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
 
     /// Extends the checksum `crc` of some bytes with the bytes that follow them, so that
     /// `update(checksum(a), with: b) == checksum(a + b)`.
-    public static func update(_ crc: UInt32, with bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func update(_ crc: UInt32, with bytes: UnsafeRawBufferPointer) -> UInt32 {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { return crc }
         return tables.withUnsafeBufferPointer { table in
             var crc = ~crc
