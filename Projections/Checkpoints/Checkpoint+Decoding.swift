@@ -36,30 +36,17 @@ extension Checkpoint {
         }
     }
 
-    private static func decodeResumePoint(_ reader: inout ByteReader) throws -> FileEventLog.ResumePoint? {
+    private static func decodeResumePoint(_ reader: inout ByteReader) throws -> LogResumePoint? {
         switch try reader.read(UInt8.self) {
         case 0: return nil
         case 1: break
         case let flag: throw Failure.damaged("unknown resume point flag \(flag)")
         }
         let position = try reader.read(Int64.self)
-        let offset = Int(try reader.read(Int64.self))
-        let lineCount = Int(try reader.read(Int64.self))
-        let lastLineLength = Int(try reader.read(Int64.self))
-        let checksum = try reader.read(UInt32.self)
-        let count = try reader.readCount(minimumSize: 28)
-        var entries: [FileEventLog.CommandTable.Entry] = []
-        entries.reserveCapacity(count)
-        for _ in 0..<count {
-            entries.append(FileEventLog.CommandTable.Entry(
-                hash: try reader.read(UInt64.self), firstPosition: try reader.read(Int64.self),
-                count: try reader.read(Int32.self), offset: Int(try reader.read(Int64.self))))
-        }
-        guard let commands = FileEventLog.CommandTable(sortedEntries: entries) else {
-            throw Failure.damaged("command table out of order")
-        }
-        return FileEventLog.ResumePoint(position: position, offset: offset, lineCount: lineCount,
-                                        lastLineLength: lastLineLength, lastLineChecksum: checksum, commands: commands)
+        let count = try reader.readCount(minimumSize: 1)
+        let bytes = Array(UnsafeRawBufferPointer(rebasing: reader.bytes[reader.offset..<(reader.offset + count)]))
+        reader.offset += count
+        return LogResumePoint(position: position, bytes: bytes)
     }
 
     /// Where a block of events lies in the checkpoint's body.
@@ -94,7 +81,6 @@ extension Checkpoint {
     /// events' table and the summaries at the same time.
     private static func decodeBody(_ reader: inout ByteReader, checksum: UInt32) throws -> Checkpoint {
         let position = try reader.read(Int64.self)
-        let logIdentity = try reader.read(UInt64.self)
         let nowMicroseconds = try reader.read(Int64.self)
         let nowNanoseconds = try reader.read(UInt16.self)
         guard nowNanoseconds < 1000 else { throw Failure.damaged("now's nanoseconds past its microsecond are \(nowNanoseconds)") }
@@ -217,7 +203,7 @@ extension Checkpoint {
         var projection = TimelineProjection(views: [], now: now)
         projection.restore(position: position, events: EventTable(shards: shards), summaries: summaries,
                            rowSets: rowSets)
-        return Checkpoint(projection: projection, logIdentity: logIdentity, resumePoint: resumePoint)
+        return Checkpoint(projection: projection, resumePoint: resumePoint)
     }
 
     /// What one of the tasks that decode the blocks found.

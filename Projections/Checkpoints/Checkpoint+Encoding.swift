@@ -12,7 +12,6 @@ extension Checkpoint {
         writer.bytes.append(contentsOf: Self.magic)
         writer.write(TimelineProjection.schemaVersion)
         writer.write(position)
-        writer.write(logIdentity)
         writer.write(projection.now.microsecondsSinceEpoch)
         writer.write(projection.now.nanosecondsPastMicrosecond)
         Self.encode(resumePoint, into: &writer)
@@ -112,24 +111,15 @@ extension Checkpoint {
         return writer.bytes
     }
 
-    private static func encode(_ point: FileEventLog.ResumePoint?, into writer: inout ByteWriter) {
+    private static func encode(_ point: LogResumePoint?, into writer: inout ByteWriter) {
         guard let point else {
             writer.write(UInt8(0))
             return
         }
         writer.write(UInt8(1))
         writer.write(point.position)
-        writer.write(Int64(point.offset))
-        writer.write(Int64(point.lineCount))
-        writer.write(Int64(point.lastLineLength))
-        writer.write(point.lastLineChecksum)
-        writer.write(UInt32(point.commands.entries.count))
-        for entry in point.commands.entries {
-            writer.write(entry.hash)
-            writer.write(entry.firstPosition)
-            writer.write(entry.count)
-            writer.write(Int64(entry.offset))
-        }
+        writer.write(UInt32(point.bytes.count))
+        writer.bytes.append(contentsOf: point.bytes)
     }
 
     /// The events in the order of the largest set of rows (each at its first row), then

@@ -4,9 +4,8 @@ import TimelineCore
 ///
 /// Opening a store loads its checkpoint and replays only the records after ``position``.
 /// The file holds a format tag, the projection's ``TimelineProjection/schemaVersion``,
-/// the position, where the log was at that position (``resumePoint``: its byte offset,
-/// the last line's checksum and the command ids, so that the log is reopened reading
-/// only what follows), the timelines, the distinct date texts in the order of dates, the
+/// the position, where the log was at that position (``resumePoint``, the log's own
+/// opaque description, so that the log is reopened reading only what follows), the timelines, the distinct date texts in the order of dates, the
 /// events in blocks of ``eventsPerBlock`` (their timeline and dates as indices into those
 /// tables), the views (each view's definition and position, with the row order once
 /// for all views of one filter and placement), and ends with a CRC-32C of everything
@@ -39,15 +38,12 @@ package struct Checkpoint: Sendable {
 
     /// The log position the state reflects.
     package let position: Int64
-    /// An identity of the log the state came from (its file's device and inode), if known.
-    package let logIdentity: UInt64
     /// Where the log was at ``position``, if known: lets the log reopen from there.
-    package let resumePoint: FileEventLog.ResumePoint?
+    package let resumePoint: LogResumePoint?
     let projection: TimelineProjection
 
-    init(projection: TimelineProjection, logIdentity: UInt64, resumePoint: FileEventLog.ResumePoint?) {
+    init(projection: TimelineProjection, resumePoint: LogResumePoint?) {
         self.position = projection.position
-        self.logIdentity = logIdentity
         self.resumePoint = resumePoint
         self.projection = projection
     }
@@ -60,17 +56,17 @@ extension TimelineProjection {
     /// version 3 keeps the dates' table in order and the events in blocks; version 4
     /// saves the rows of the views with one filter and placement once; version 5 orders
     /// rows by instants exact to the nanosecond, takes ids as the same only when their
-    /// bytes are, and keeps now's nanoseconds.
-    package static let schemaVersion: UInt32 = 5
+    /// bytes are, and keeps now's nanoseconds; version 6 keeps any kind of log's resume
+    /// point, opaque, and no file identity of its own.
+    package static let schemaVersion: UInt32 = 6
 
     /// The projection's state as a checkpoint, with where the log was at its position.
     ///
     /// A `resumePoint` must be the log's at this projection's position (``position``);
     /// one for another position is left out.
     /// - Complexity: O(1); the state is shared, not copied.
-    package func checkpoint(logIdentity: UInt64 = 0, resumePoint: FileEventLog.ResumePoint? = nil) -> Checkpoint {
-        Checkpoint(projection: self, logIdentity: logIdentity,
-                   resumePoint: resumePoint?.position == position ? resumePoint : nil)
+    package func checkpoint(resumePoint: LogResumePoint? = nil) -> Checkpoint {
+        Checkpoint(projection: self, resumePoint: resumePoint?.position == position ? resumePoint : nil)
     }
 
     /// The projection a checkpoint saved, with its views.

@@ -88,6 +88,43 @@ public enum EventLogContract {
         #expect(try fixture.log.append([facts[3]], options: AppendOptions()).records.map(\.position) == [5])
     }
 
+    /// A resume point describes its log at its position and no other: it fits the log
+    /// after reopening and after later appends, and ``EventLog/records(after:)`` of its
+    /// position reads on from it; a point inside a batch or beyond the end is `nil`; the
+    /// same records in `other` (another log of the same kind), a point moved to another
+    /// position, cut short, or made by another kind of log do not fit. A log that never
+    /// resumes gives no point at all and refuses every one.
+    public static func resumePointsDescribeTheirLogAndNoOther(
+        _ fixture: some EventLogFixture, other: some EventLogFixture
+    ) throws {
+        let facts = try storyFacts()
+        for target in [fixture.log, other.log] {
+            _ = try target.append(Array(facts[0..<3]), options: AppendOptions(commandID: "three"))
+            _ = try target.append([facts[3]], options: AppendOptions())
+        }
+        let foreign = LogResumePoint(position: 3, bytes: [0xFF, 0, 0, 0])
+        guard let point = try fixture.log.resumePoint(at: 3) else {
+            for position: Int64 in 0...4 { #expect(try fixture.log.resumePoint(at: position) == nil) }
+            #expect(try fixture.log.resumeProblem(at: foreign) != nil)
+            return
+        }
+        #expect(point.position == 3)
+        #expect(try fixture.log.resumePoint(at: 0)?.position == 0)
+        #expect(try fixture.log.resumePoint(at: 1) == nil, "inside a batch")
+        #expect(try fixture.log.resumePoint(at: 5) == nil, "beyond the end")
+        #expect(try fixture.log.resumeProblem(at: point) == nil)
+        try fixture.reopen()
+        #expect(try fixture.log.resumeProblem(at: point) == nil)
+        _ = try fixture.log.append(Array(facts[4...]), options: AppendOptions())
+        #expect(try fixture.log.resumeProblem(at: point) == nil)
+        #expect(try fixture.log.records(after: point.position).first?.position == 4)
+        #expect(try fixture.log.resumePoint(at: 3) == point, "the same position, the same point")
+        #expect(try other.log.resumeProblem(at: point) != nil, "the same records in another log")
+        #expect(try fixture.log.resumeProblem(at: LogResumePoint(position: 4, bytes: point.bytes)) != nil)
+        #expect(try fixture.log.resumeProblem(at: LogResumePoint(position: 3, bytes: point.bytes.dropLast())) != nil)
+        #expect(try fixture.log.resumeProblem(at: foreign) != nil)
+    }
+
     /// An empty batch is refused and records nothing, not even its command id.
     public static func anEmptyBatchIsRefused(_ fixture: some EventLogFixture) throws {
         #expect(throws: EventLogError.emptyBatch) { try fixture.log.append([], options: AppendOptions()) }

@@ -1,4 +1,11 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TimelineCore
 #if PostgreSQL
 import TimelinePostgres
@@ -66,12 +73,24 @@ enum DatabaseLogs {
         #endif
     }
 
-    /// Closes a log the tool opened.
-    static func close(_ log: any EventLog) {
-        (log as? FileEventLog)?.close()
-        #if PostgreSQL
-        (log as? PostgresEventLog)?.close()
-        #endif
+    /// Where the tool keeps the checkpoint of the database log shown as `name`: a local
+    /// file in the user's cache directory (`$XDG_CACHE_HOME/timeline`, else
+    /// `~/.cache/timeline`), named by a stable hash of the log's URL without its password,
+    /// so one per database and log. `nil` when there is no cache directory to be had: the
+    /// store then reads the log whole.
+    static func checkpointPath(for name: String, environment: [String: String]) -> String? {
+        let base: String
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            base = cache
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            base = home + "/.cache"
+        } else {
+            return nil
+        }
+        let directory = base + "/timeline"
+        for path in [base, directory] where mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
+        let key = String(StableHash.of(name), radix: 16)
+        return directory + "/" + String(repeating: "0", count: 16 - key.count) + key + ".checkpoint"
     }
 
     /// Why a build without the trait refuses a URL, and how to build one that takes it.

@@ -16,9 +16,9 @@ enum RepairHint {
     }
 
     /// `message`, followed by the hint when `applies` and the message does not point to
-    /// `timeline repair` already.
+    /// `timeline repair` already; never for a database log, which repair does not apply to.
     static func added(to message: String, for path: String, when applies: Bool) -> String {
-        guard applies, !message.contains("timeline repair") else { return message }
+        guard applies, !DatabaseLogs.isURL(path), !message.contains("timeline repair") else { return message }
         return message + "\n" + line(for: path)
     }
 }

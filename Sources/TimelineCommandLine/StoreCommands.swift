@@ -55,10 +55,15 @@ extension Runner {
     func openStore(_ path: String, command: String) throws -> TimelineStore {
         let store: TimelineStore
         if DatabaseLogs.isURL(path) {
-            // A database log: its checkpoints are not kept yet, so the store reads it whole.
+            // A database log: its checkpoint is a local file in the user's cache directory.
             do {
-                store = try TimelineStore(log: try DatabaseLogs.open(path), clock: ContextClock(read: context.clock),
-                                          views: [ViewDefinition()])
+                let log = try DatabaseLogs.open(path)
+                let clock = ContextClock(read: context.clock)
+                if let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment) {
+                    store = try TimelineStore(log: log, checkpointPath: checkpoint, clock: clock, views: [ViewDefinition()])
+                } else {
+                    store = try TimelineStore(log: log, clock: clock, views: [ViewDefinition()])
+                }
             } catch let error as StoreError {
                 throw CommandFailure(message(for: error, path: path, command: command))
             }

@@ -45,14 +45,14 @@ struct OpenStoreBenchmark {
         guard (try? DurableFile.read(checkpoint)) == nil else { return }
         let store = try TimelineStore(path: path, clock: ManualClock(BenchViews.now), views: BenchViews.definitions)
         try blocking { try await store.saveCheckpoint() }
-        (store.log as? FileEventLog)?.close()
+        store.log.close()
     }
 
     /// Opens the store from the checkpoint beside the log.
     static func openFromCheckpoint(_ path: String) throws -> OpenedStore {
         let store = try TimelineStore(path: path, clock: ManualClock(BenchViews.now), views: BenchViews.definitions)
         precondition(store.openingReport.checkpointPosition != nil, "the checkpoint was not used")
-        return OpenedStore(store: store, close: { (store.log as? FileEventLog)?.close() })
+        return OpenedStore(store: store, close: { store.log.close() })
     }
 
     /// Runs an async operation to completion from synchronous code (outside any timing).

@@ -1,4 +1,5 @@
 import EventLogContract
+import Foundation
 import Testing
 import TimelineTestSupport
 @testable import TimelineCore
@@ -79,6 +80,20 @@ func withLog(_ kind: LogKind, _ body: (LogFixture) throws -> Void) throws {
     @Test(arguments: LogKind.allCases)
     func recordsAfterEveryPosition(kind: LogKind) throws {
         try withLog(kind) { try EventLogContract.recordsAfterEveryPosition($0) }
+    }
+
+    @Test(arguments: LogKind.allCases)
+    func resumePointsDescribeTheirLogAndNoOther(kind: LogKind) throws {
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory + "/other", withIntermediateDirectories: false)
+            let fixture = try LogFixture(kind: kind, directory: directory)
+            let other = try LogFixture(kind: kind, directory: directory + "/other")
+            defer {
+                fixture.close()
+                other.close()
+            }
+            try EventLogContract.resumePointsDescribeTheirLogAndNoOther(fixture, other: other)
+        }
     }
 
     @Test(arguments: LogKind.allCases)

@@ -39,7 +39,7 @@ struct FileEventLogResumeTests {
         defer { log.close() }
         var points: [Int64: FileEventLog.ResumePoint] = [:]
         for position in 0...Int64(count) {
-            if let point = try log.resumePoint(at: position) { points[position] = point }
+            if let point = try log.fileResumePoint(at: position) { points[position] = point }
         }
         return points
     }
@@ -66,7 +66,7 @@ struct FileEventLogResumeTests {
                 }
                 #expect(try opening.log.records(forCommandID: "never-sent") == nil)
                 // A resume point taken again after resuming is the same point.
-                #expect(try opening.log.resumePoint(at: position) == point)
+                #expect(try opening.log.fileResumePoint(at: position) == point)
                 // Reading from before the point reads the prefix once, then everything works.
                 #expect(try opening.log.records(after: 0) == records)
                 #expect(try opening.log.records(after: position / 2) == Array(records.dropFirst(Int(position / 2))))
@@ -90,7 +90,7 @@ struct FileEventLogResumeTests {
             let appended = try opening.log.append([.timelineCreated(timeline: "x", name: "X")],
                                                   options: AppendOptions(commandID: "late"))
             #expect(!appended.wasDuplicate)
-            let later = try #require(try opening.log.resumePoint(at: Int64(records.count + 1)))
+            let later = try #require(try opening.log.fileResumePoint(at: Int64(records.count + 1)))
             #expect(later.commands.entries.count == point.commands.entries.count + 1)
             #expect(try opening.log.records(forCommandID: "late") == appended.records)
         }
@@ -152,7 +152,7 @@ struct FileEventLogResumeTests {
             var bytes = fileBytes(path)
             bytes[10] ^= 0x01
             try writeFile(path, bytes)
-            #expect(try opening.log.resumePoint(at: point.position) == point)
+            #expect(try opening.log.fileResumePoint(at: point.position) == point)
         }
     }
 
@@ -261,7 +261,9 @@ extension FileEventLog {
     static func openCollecting(path: String, resumingAt point: () -> ResumePoint?) throws(EventLogError) -> CollectedOpening {
         var records: [Record] = []
         var kinds: Set<Bool> = []
-        let opening = try open(path: path, resumingAt: point) { resumed, chunk in
+        let opening = try open(path: path, resumingAt: {
+            point().map { encode($0, identity: SystemFile.identity(of: path) ?? FileIdentity(device: 0, inode: 0)) }
+        }) { resumed, chunk in
             kinds.insert(resumed)
             records += chunk
         }

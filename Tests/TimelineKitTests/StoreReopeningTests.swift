@@ -120,7 +120,7 @@ struct StoreReopeningTests {
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: other, toPath: path)
         let reopened = try TimelineStore(path: path, clock: ManualClock(fixedNow), views: Self.views)
-        #expect(reopened.openingReport.checkpointProblem == "checkpoint belongs to another log file")
+        #expect(reopened.openingReport.checkpointProblem == "checkpoint does not match the log: it was made for another log file")
     }
 
     /// Two stores on one log (as two processes would have): each decides against the

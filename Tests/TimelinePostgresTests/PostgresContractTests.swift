@@ -25,6 +25,11 @@ struct PostgresContractTests {
         try EventLogContract.recordsAfterEveryPosition(PostgresFixture("after"))
     }
 
+    @Test func resumePointsDescribeTheirLogAndNoOther() throws {
+        try EventLogContract.resumePointsDescribeTheirLogAndNoOther(PostgresFixture("resume"),
+                                                                   other: PostgresFixture("resume-other"))
+    }
+
     @Test func concurrentAppendsNeverInterleave() async throws {
         try await EventLogContract.concurrentAppendsNeverInterleave(PostgresFixture("concurrent"))
     }

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 import TimelineTestSupport
+#if PostgreSQL
+@testable import TimelinePostgres
+#endif
 
 /// What the tool printed and how it ended.
 struct ToolResult {
@@ -95,6 +98,46 @@ struct PostgresToolTests {
         for result in results {
             #expect(!result.output.contains(password) && !result.errors.contains(password))
         }
+    }
+
+    /// A store command keeps the database log's checkpoint in the cache directory, named
+    /// without the password, and then reads only the records after it: a record before
+    /// it that is damaged in the database does not stop `add-event`, and `verify`, which
+    /// reads everything, finds it.
+    @Test func aStoreCommandKeepsTheCheckpointInTheCacheAndReadsOnlyTheTail() throws {
+        let name = TestServer.newLogName("cached")
+        let url = TestServer.url(log: name)
+        let password = "sekrit-\(UUID().uuidString.prefix(6))"
+        let withPassword = url.replacing("://postgres@", with: "://postgres:\(password)@")
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let environment = ["XDG_CACHE_HOME": cache.path, "TIMELINE_LOG": withPassword]
+        // Without a cache directory to be had, nothing is kept.
+        let uncached = ["XDG_CACHE_HOME": "", "HOME": "", "TIMELINE_LOG": withPassword]
+        #expect(try runTool(["create-timeline", "--timeline", "life", "--name", "Life"], environment: uncached).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: cache.path))
+        // The first command with a cache writes the checkpoint, at position 2.
+        let added = try runTool(["add-event", "--event", "born", "--timeline", "life", "--title", "Born",
+                                 "--date", "1990-04-12"], environment: environment)
+        #expect(added.status == 0, "\(added.errors)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache.path + "/timeline")
+        #expect(files.count == 1 && files[0].hasSuffix(".checkpoint") && !files[0].contains(password), "\(files)")
+        // Damage record 1, which lies before the checkpoint.
+        let connection = try PostgresConnection(PostgresLocation(url: url))
+        _ = try connection.run("""
+            UPDATE timeline_records SET line = 'not a record' WHERE position = 1
+              AND log = (SELECT id FROM timeline_logs WHERE name = '\(name)')
+            """)
+        let later = try runTool(["add-event", "--event", "school", "--timeline", "life", "--title", "School",
+                                 "--date", "1996-09"], environment: environment)
+        #expect(later.status == 0, "\(later.errors)")
+        let verified = try runTool(["verify"], environment: environment)
+        #expect(verified.status == 1 && verified.errors.contains("record 1"), "\(verified.errors)")
+        // Without the cache, the store reads the whole log and refuses it.
+        let whole = try runTool(["add-event", "--event", "work", "--timeline", "life", "--title", "Work",
+                                 "--date", "2012"], environment: uncached)
+        #expect(whole.status == 1 && whole.errors.contains("record 1: not valid JSON"), "\(whole.errors)")
+        #expect(!whole.errors.contains("timeline repair"), "repair does not apply to a database log")
     }
 }
 #else

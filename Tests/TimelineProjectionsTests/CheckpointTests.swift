@@ -26,10 +26,10 @@ struct CheckpointTests {
     @Test(arguments: 0..<8)
     func aCheckpointRestoresTheSameProjection(seed: UInt64) throws {
         let (projection, _) = Self.projection(seed: seed)
-        let bytes = projection.checkpoint(logIdentity: 42).encoded()
+        let bytes = projection.checkpoint().encoded()
         let loaded = try Checkpoint.load(bytes)
         #expect(loaded.position == projection.position)
-        #expect(loaded.logIdentity == 42)
+        #expect(loaded.resumePoint == nil)
         Self.expectEqual(TimelineProjection(loaded), projection)
     }
 
@@ -80,12 +80,8 @@ struct CheckpointTests {
                             "damaged checkpoint: checksum mismatch": (bytes.count - tagBytes) * 3])
     }
 
-    static let resumePoint = FileEventLog.ResumePoint(
-        position: 12, offset: 4_321, lineCount: 13, lastLineLength: 210, lastLineChecksum: 0xDEAD_BEEF,
-        commands: FileEventLog.CommandTable(unsorted: [
-            .init(hash: FileEventLog.CommandTable.hash("a"), firstPosition: 2, count: 2, offset: 150),
-            .init(hash: FileEventLog.CommandTable.hash("b"), firstPosition: 7, count: 1, offset: 1_900),
-        ]))
+    /// A point as a log would describe it: its bytes are the log's own, opaque to the checkpoint.
+    static let resumePoint = LogResumePoint(position: 12, bytes: Array("a log's own description of position 12".utf8))
 
     @Test func aResumePointForAnotherPositionIsRefusedOnLoad() throws {
         // Sealed with a valid checksum, so only the decoder can refuse it: opening from it
@@ -93,9 +89,9 @@ struct CheckpointTests {
         let (projection, _) = Self.projection(seed: 6, records: 12)
         var bytes = projection.checkpoint(resumePoint: Self.resumePoint).encoded()
         bytes.removeLast(4)
-        // Magic, schema version, position, log identity and now (microseconds and
-        // nanoseconds) come first; then the point.
-        let pointPosition = 8 + 4 + 8 + 8 + 8 + 2 + 1
+        // Magic, schema version, position and now (microseconds and nanoseconds) come
+        // first; then the point.
+        let pointPosition = 8 + 4 + 8 + 8 + 2 + 1
         #expect(bytes[pointPosition - 1] == 1, "a resume point follows")
         var other = (Self.resumePoint.position + 1).littleEndian
         withUnsafeBytes(of: &other) { bytes.replaceSubrange(pointPosition..<(pointPosition + 8), with: $0) }
@@ -112,8 +108,7 @@ struct CheckpointTests {
         #expect(loaded.resumePoint == Self.resumePoint)
         #expect(TimelineProjection(loaded).domainState == projection.domainState)
         // A point for another position than the projection's is left out.
-        var other = Self.resumePoint
-        other.position = 11
+        let other = LogResumePoint(position: 11, bytes: Self.resumePoint.bytes)
         #expect(try Checkpoint.load(projection.checkpoint(resumePoint: other).encoded()).resumePoint == nil)
     }
 
@@ -141,14 +136,15 @@ struct CheckpointTests {
 
     /// Version 1 had no resume point and no date table; version 2 had the dates out of
     /// order and the events in one run; version 3 saved the rows of every view; version 4
-    /// ordered rows to the microsecond and kept now without its nanoseconds.
-    @Test(arguments: [UInt8(1), 2, 3, 4])
+    /// ordered rows to the microsecond and kept now without its nanoseconds; version 5
+    /// kept a file log's resume point and identity, not any log's opaque point.
+    @Test(arguments: [UInt8(1), 2, 3, 4, 5])
     func aCheckpointOfAnEarlierSchemaVersionIsRefusedByName(version: UInt8) {
         var bytes = Self.projection(seed: 5, records: 10).0.checkpoint().encoded()
         bytes[8] = version
         let failure = #expect(throws: Checkpoint.Failure.self) { try Checkpoint.load(Self.resealed(bytes)) }
-        #expect(failure == .otherSchemaVersion(found: UInt32(version), expected: 5))
-        #expect(failure?.description == "checkpoint of schema version \(version); this version reads 5")
+        #expect(failure == .otherSchemaVersion(found: UInt32(version), expected: 6))
+        #expect(failure?.description == "checkpoint of schema version \(version); this version reads 6")
     }
 
     /// A title that is not ASCII comes back whole; one that is not UTF-8 (in a checkpoint
@@ -208,9 +204,9 @@ struct CheckpointTests {
     @Test func anEmptyBlockOfEventsIsRefused() throws {
         let empty = TimelineProjection(views: [], now: date("2015").instant)
         var bytes = Array(empty.checkpoint().encoded().dropLast(4))
-        // Tag 8, version 4, position 8, log identity 8, now 8 + 2, no resume point 1; then
-        // the counts of timelines, dates, events and blocks, 4 bytes each.
-        let blockCount = 8 + 4 + 8 + 8 + 8 + 2 + 1 + 3 * 4
+        // Tag 8, version 4, position 8, now 8 + 2, no resume point 1; then the counts of
+        // timelines, dates, events and blocks, 4 bytes each.
+        let blockCount = 8 + 4 + 8 + 8 + 2 + 1 + 3 * 4
         #expect(Array(bytes[blockCount..<(blockCount + 4)]) == [0, 0, 0, 0])
         bytes[blockCount] = 1
         bytes.insert(contentsOf: [UInt8](repeating: 0, count: 8), at: blockCount + 4)

@@ -9,7 +9,8 @@ import Synchronization
 /// under the log's lock, against every record committed before its own.
 ///
 /// To implement a log: ``append(after:options:catchingUp:deciding:)``, the three reads,
-/// and ``watch(_:)``. The rest comes from extensions.
+/// and ``watch(_:)``; for checkpoints, ``resumePoint(at:)`` and ``resumeProblem(at:)``. The
+/// rest comes from extensions.
 public protocol EventLog: AnyObject, Sendable {
     /// The position of the last committed record this log object has seen, 0 for an empty log.
     var position: Int64 { get }
@@ -54,9 +55,33 @@ public protocol EventLog: AnyObject, Sendable {
     /// cancelled or released. It is a hint, not data: read with ``records(after:)``.
     /// Learning of a change costs no polling (file notifications, a database's `LISTEN`).
     func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch
+
+    /// Where the log stands at `position`, to save with a checkpoint; `nil` when `position`
+    /// is inside an atomic batch or beyond the end, or when this kind of log does not resume.
+    func resumePoint(at position: Int64) throws(EventLogError) -> LogResumePoint?
+
+    /// Why reading on from `point` would not continue the log as it was when the point was
+    /// made (another log, or this one changed, shortened or replaced since), or `nil` when
+    /// ``records(after:)`` of the point's position reads exactly the records after it.
+    func resumeProblem(at point: LogResumePoint) throws(EventLogError) -> String?
+
+    /// Releases what the log holds (a file, a connection); later calls fail with
+    /// ``EventLogError/closed(path:)``.
+    func close()
 }
 
 extension EventLog {
+    /// `nil`: this log does not resume from checkpoints, and a store on it replays it whole.
+    public func resumePoint(at position: Int64) throws(EventLogError) -> LogResumePoint? { nil }
+
+    /// Refuses every point: this log does not resume from checkpoints.
+    public func resumeProblem(at point: LogResumePoint) throws(EventLogError) -> String? {
+        "this kind of log does not resume from a checkpoint"
+    }
+
+    /// Holds nothing to release.
+    public func close() {}
+
     /// Hands all the records after `position` to `body` at once.
     public func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError) {
         _ = body(try records(after: position))

@@ -106,17 +106,69 @@ extension FileEventLog {
             return entries[low..<end]
         }
 
-        /// The 64-bit FNV-1a hash of a command id's UTF-8: the same in every process and
-        /// on every machine, unlike `Hasher`.
+        /// The stable hash of a command id (``StableHash``).
         /// - Complexity: O(*m*) for an id of *m* bytes.
-        package static func hash(_ id: String) -> UInt64 {
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            for byte in id.utf8 {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01B3
-            }
-            return hash
+        package static func hash(_ id: String) -> UInt64 { StableHash.of(id) }
+    }
+
+    /// The file log's resume point as the opaque point a checkpoint saves: its kind, the
+    /// identity of the file it was made on, and its parts.
+    static func encode(_ point: ResumePoint, identity: FileIdentity) -> LogResumePoint {
+        var writer = ByteWriter()
+        writer.write(ResumePointKind.file.rawValue)
+        writer.write(identity.device)
+        writer.write(identity.inode)
+        writer.write(Int64(point.offset))
+        writer.write(Int64(point.lineCount))
+        writer.write(Int64(point.lastLineLength))
+        writer.write(point.lastLineChecksum)
+        writer.write(UInt32(point.commands.entries.count))
+        for entry in point.commands.entries {
+            writer.write(entry.hash)
+            writer.write(entry.firstPosition)
+            writer.write(entry.count)
+            writer.write(Int64(entry.offset))
         }
+        return LogResumePoint(position: point.position, bytes: writer.bytes)
+    }
+
+    /// The parts of a point ``encode(_:identity:)`` made, or why it is not one.
+    static func decode(_ point: LogResumePoint) -> Result<(ResumePoint, FileIdentity), ResumeFailure> {
+        point.bytes.withUnsafeBytes { raw in
+            var reader = ByteReader(raw)
+            do throws(ByteReader.Failure) {
+                guard try reader.read(UInt8.self) == ResumePointKind.file.rawValue else {
+                    return .failure(ResumeFailure(reason: "it was made for another kind of log than a file"))
+                }
+                let identity = FileIdentity(device: try reader.read(UInt64.self), inode: try reader.read(UInt64.self))
+                let offset = Int(try reader.read(Int64.self))
+                let lineCount = Int(try reader.read(Int64.self))
+                let lastLineLength = Int(try reader.read(Int64.self))
+                let checksum = try reader.read(UInt32.self)
+                let count = try reader.readCount(minimumSize: 28)
+                var entries: [CommandTable.Entry] = []
+                entries.reserveCapacity(count)
+                for _ in 0..<count {
+                    entries.append(CommandTable.Entry(
+                        hash: try reader.read(UInt64.self), firstPosition: try reader.read(Int64.self),
+                        count: try reader.read(Int32.self), offset: Int(try reader.read(Int64.self))))
+                }
+                guard reader.isAtEnd else { return .failure(ResumeFailure(reason: "it has bytes after its end")) }
+                guard let commands = CommandTable(sortedEntries: entries) else {
+                    return .failure(ResumeFailure(reason: "its command table is out of order"))
+                }
+                return .success((ResumePoint(position: point.position, offset: offset, lineCount: lineCount,
+                                             lastLineLength: lastLineLength, lastLineChecksum: checksum,
+                                             commands: commands), identity))
+            } catch {
+                return .failure(ResumeFailure(reason: "it is damaged: \(error.reason)"))
+            }
+        }
+    }
+
+    /// Why a saved point cannot be read as this log's.
+    struct ResumeFailure: Error {
+        var reason: String
     }
 
     /// A log opened by ``open(path:resumingAt:consume:)``; its records went to `consume`.

@@ -110,14 +110,15 @@ public final class FileEventLog: EventLog {
     /// they are the tail after the resume point (`true`) or the whole log (`false`), so
     /// that whatever replays them need not hold them all.
     package static func open(
-        path: String, resumingAt resumePoint: () -> ResumePoint?, consume: (_ resumed: Bool, [Record]) -> Void
+        path: String, resumingAt resumePoint: () -> LogResumePoint?, consume: (_ resumed: Bool, [Record]) -> Void
     ) throws(EventLogError) -> Opening {
         let file = try lockedFile(path)
         defer { file.unlock() }
         var problem: String?
-        if let point = resumePoint() {
-            problem = try verify(point, file: file)
-            if problem == nil {
+        if let saved = resumePoint() {
+            let point: ResumePoint?
+            (point, problem) = try usable(saved, file: file)
+            if let point {
                 let start = LogReader.Start(position: point.position, line: point.lineCount, offset: point.offset)
                 var loading = try Loading(file, path: path, after: start, prefixCommands: point.commands)
                 while let records = try loading.next() { consume(true, records) }
@@ -291,6 +292,21 @@ public final class FileEventLog: EventLog {
         return try body(&state, file, newer)
     }
 
+    /// The file log's point that `saved` describes when it fits the log in `file`, or why not.
+    private static func usable(
+        _ saved: LogResumePoint, file: SystemFile
+    ) throws(EventLogError) -> (point: ResumePoint?, problem: String?) {
+        let point: ResumePoint
+        let identity: FileIdentity
+        switch decode(saved) {
+        case .failure(let failure): return (nil, failure.reason)
+        case .success(let decoded): (point, identity) = decoded
+        }
+        guard identity == (try file.identity()) else { return (nil, "it was made for another log file") }
+        if let problem = try verify(point, file: file) { return (nil, problem) }
+        return (point, nil)
+    }
+
     /// Why `point` does not fit the log in `file`, or `nil` when it does.
     private static func verify(_ point: ResumePoint, file: SystemFile) throws(EventLogError) -> String? {
         if let inconsistency = point.inconsistency { return "resume point: \(inconsistency)" }
@@ -325,7 +341,23 @@ public final class FileEventLog: EventLog {
     /// - Complexity: O(*c* log *c*) for the *c* command ids up to `position`, plus reading
     ///   one line (and the first time, for a position before the point the log was opened
     ///   at, the records before that point).
-    package func resumePoint(at position: Int64) throws(EventLogError) -> ResumePoint? {
+    public func resumePoint(at position: Int64) throws(EventLogError) -> LogResumePoint? {
+        let identity = state.withLock { $0.identity }
+        return try fileResumePoint(at: position).map { Self.encode($0, identity: identity) }
+    }
+
+    /// Why reading on from `point` would not continue this log: it was made for another
+    /// file, or the line that ends at its offset is not the record it saw; `nil` when it fits.
+    public func resumeProblem(at point: LogResumePoint) throws(EventLogError) -> String? {
+        let outcome: Result<String?, EventLogError> = state.withLock { state in
+            guard let file = state.file else { return .failure(.closed(path: path)) }
+            return Result { () throws(EventLogError) in try Self.usable(point, file: file).problem }
+        }
+        return try outcome.get()
+    }
+
+    /// The file log's own resume point at `position` (see ``resumePoint(at:)``).
+    func fileResumePoint(at position: Int64) throws(EventLogError) -> ResumePoint? {
         let outcome: Result<ResumePoint?, EventLogError> = state.withLock { state in
             guard let file = state.file else { return .failure(.closed(path: path)) }
             return Result { () throws(EventLogError) in

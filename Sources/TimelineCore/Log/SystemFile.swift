@@ -9,9 +9,14 @@ import Darwin
 
 /// A file's device and inode: what stays the same while a file is appended to, and
 /// changes when another file is renamed over its path.
-struct FileIdentity: Hashable, Sendable {
-    var device: UInt64
-    var inode: UInt64
+package struct FileIdentity: Hashable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+
+    package init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
 
     init(_ info: stat) {
         device = UInt64(truncatingIfNeeded: info.st_dev)

@@ -44,11 +44,7 @@ extension TimelineStore {
                 // Holding the log's lock, no other store can be writing its checkpoint: a
                 // temporary checkpoint file is what a killed process left behind.
                 DurableFile.removeTemporaries(of: checkpointFile)
-                checkpoint = Self.loadCheckpoint(at: checkpointFile, path: path, problem: &problem)
-                if let found = checkpoint, found.resumePoint == nil {
-                    problem = "checkpoint does not say where the log was at position \(found.position)"
-                    checkpoint = nil
-                }
+                checkpoint = Self.loadCheckpoint(at: checkpointFile, problem: &problem)
                 return checkpoint?.resumePoint
             }, consume: { resumed, records in
                 readCount += records.count
@@ -66,13 +62,9 @@ extension TimelineStore {
             var projection = TimelineProjection(checkpoint)
             try Self.validate(tail, in: projection)
             projection.apply(tail)
-            // The store keeps the views it is opened with; those the checkpoint kept for
-            // subscribers of the store that wrote it are dropped.
-            for view in projection.viewDefinitions where !views.contains(view) { projection.removeView(view) }
-            for view in views { projection.addView(view) }
-            projection.advanceClock(to: clock.now())
+            Self.settle(&projection, views: views, clock: clock)
             self.init(log: log, clock: clock, projection: projection, checkpointPath: checkpointFile,
-                      checkpointInterval: checkpointInterval,
+                      logFilePath: path, checkpointInterval: checkpointInterval,
                       report: OpeningReport(checkpointPosition: checkpoint.position, replayedRecords: tail.count,
                                             checkpointProblem: nil))
             return
@@ -80,13 +72,76 @@ extension TimelineStore {
         // Without a usable checkpoint the log was read whole, into the loader.
         if let refusal = loader.refusal { throw Self.invalidRecord(refusal) }
         self.init(log: log, clock: clock, projection: loader.finish(),
-                  checkpointPath: checkpointFile, checkpointInterval: checkpointInterval,
+                  checkpointPath: checkpointFile, logFilePath: path, checkpointInterval: checkpointInterval,
                   report: OpeningReport(checkpointPosition: nil, replayedRecords: readCount,
                                         checkpointProblem: problem))
     }
 
-    /// The checkpoint at `file` if it can be read and belongs to the log at `path`.
-    private static func loadCheckpoint(at file: String, path: String, problem: inout String?) -> Checkpoint? {
+    /// Opens a store on any log, its projections from the checkpoint at `checkpointPath`
+    /// when the log says the checkpoint's resume point still fits it
+    /// (``EventLog/resumeProblem(at:)``), replaying only the records after it; otherwise
+    /// from the whole log, with the reason in ``openingReport``. For a log on a server, the
+    /// checkpoint is a local file (the tool keeps one in the user's cache directory).
+    /// `close()` writes a fresh checkpoint; so does every `checkpointInterval` records, if given.
+    public init(
+        log: any EventLog, checkpointPath: String, clock: any TimelineClock = SystemClock(),
+        views: [ViewDefinition] = [ViewDefinition()], checkpointInterval: Int64? = nil
+    ) throws(StoreError) {
+        DurableFile.removeTemporaries(of: checkpointPath)
+        var problem: String?
+        var checkpoint = Self.loadCheckpoint(at: checkpointPath, problem: &problem)
+        if let point = checkpoint?.resumePoint {
+            let mismatch: String?
+            do { mismatch = try log.resumeProblem(at: point) } catch { throw .log(error) }
+            if let mismatch {
+                problem = "checkpoint does not match the log: \(mismatch)"
+                checkpoint = nil
+            }
+        }
+        guard let checkpoint else {
+            let replay = try Self.replayingAll(log, clock: clock, views: views)
+            self.init(log: log, clock: clock, projection: replay.projection, checkpointPath: checkpointPath,
+                      logFilePath: nil, checkpointInterval: checkpointInterval,
+                      report: OpeningReport(checkpointPosition: nil, replayedRecords: replay.count,
+                                            checkpointProblem: problem))
+            return
+        }
+        var projection = TimelineProjection(checkpoint)
+        var replayed = 0
+        var refusal: StoreError?
+        do {
+            try log.forEachChunk(after: checkpoint.position) { records in
+                do throws(StoreError) {
+                    try Self.validate(records, in: projection)
+                } catch {
+                    refusal = error
+                    return false
+                }
+                projection.apply(records)
+                replayed += records.count
+                return true
+            }
+        } catch { throw .log(error) }
+        if let refusal { throw refusal }
+        Self.settle(&projection, views: views, clock: clock)
+        self.init(log: log, clock: clock, projection: projection, checkpointPath: checkpointPath,
+                  logFilePath: nil, checkpointInterval: checkpointInterval,
+                  report: OpeningReport(checkpointPosition: checkpoint.position, replayedRecords: replayed,
+                                        checkpointProblem: nil))
+    }
+
+    /// Gives a projection loaded from a checkpoint the store's views and clock: the store
+    /// keeps the views it is opened with, and those the checkpoint kept for subscribers of
+    /// the store that wrote it are dropped.
+    private static func settle(_ projection: inout TimelineProjection, views: [ViewDefinition], clock: any TimelineClock) {
+        for view in projection.viewDefinitions where !views.contains(view) { projection.removeView(view) }
+        for view in views { projection.addView(view) }
+        projection.advanceClock(to: clock.now())
+    }
+
+    /// The checkpoint at `file` if it can be read and says where the log was; otherwise
+    /// `nil`, with the reason in `problem` (none when there is no file).
+    private static func loadCheckpoint(at file: String, problem: inout String?) -> Checkpoint? {
         let bytes: [UInt8]?
         do { bytes = try DurableFile.read(file) } catch {
             problem = error.description
@@ -98,22 +153,28 @@ extension TimelineStore {
             problem = error.description
             return nil
         }
-        guard checkpoint.logIdentity == DurableFile.identity(path) else {
-            problem = "checkpoint belongs to another log file"
+        guard checkpoint.resumePoint != nil else {
+            problem = "checkpoint does not say where the log was at position \(checkpoint.position)"
             return nil
         }
         return checkpoint
     }
 
-    /// Writes the projections' state beside the log, atomically.
+    /// Writes the projections' state to the store's checkpoint file, atomically (for a file
+    /// log, with the log's permissions).
     public func saveCheckpoint() throws(StoreError) {
-        guard let checkpointPath, let file = log as? FileEventLog else { return }
-        let identity = DurableFile.identity(file.path) ?? 0
+        guard let checkpointPath else { return }
         // Without a resume point (a position inside a batch, a failed read) the checkpoint
         // is written but not used: opening reads and replays the whole log, with the reason.
-        let resumePoint = try? file.resumePoint(at: projection.position)
-        let checkpoint = projection.checkpoint(logIdentity: identity, resumePoint: resumePoint)
-        do { try DurableFile.write(checkpoint.encoded(), to: checkpointPath, permissionsOf: file.path) } catch {
+        let resumePoint = try? log.resumePoint(at: projection.position)
+        let bytes = projection.checkpoint(resumePoint: resumePoint).encoded()
+        do {
+            if let logFilePath {
+                try DurableFile.write(bytes, to: checkpointPath, permissionsOf: logFilePath)
+            } else {
+                try DurableFile.write(bytes, to: checkpointPath)
+            }
+        } catch {
             throw .log(error)
         }
         markCheckpointed()

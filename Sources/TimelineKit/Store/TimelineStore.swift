@@ -30,8 +30,10 @@ public actor TimelineStore {
     private var logWatch: LogWatch?
     /// Whether a catch-up with the log is already on its way (notifications coalesce).
     private nonisolated let catchUpPending = Atomic<Bool>(false)
-    /// Where checkpoints go, for a store on a file log.
+    /// Where checkpoints go, if the store keeps them.
     let checkpointPath: String?
+    /// The log's file, for a store opened on a path: its checkpoints take its permissions.
+    let logFilePath: String?
     /// Write a checkpoint after this many records since the last one (`nil`: only on close).
     let checkpointInterval: Int64?
     private var checkpointedPosition: Int64 = 0
@@ -47,7 +49,7 @@ public actor TimelineStore {
                 views: [ViewDefinition] = [ViewDefinition()]) throws(StoreError) {
         let replay = try Self.replayingAll(log, clock: clock, views: views)
         self.init(log: log, clock: clock, projection: replay.projection,
-                  checkpointPath: nil, checkpointInterval: nil,
+                  checkpointPath: nil, logFilePath: nil, checkpointInterval: nil,
                   report: OpeningReport(checkpointPosition: nil, replayedRecords: replay.count, checkpointProblem: nil))
     }
 
@@ -73,7 +75,7 @@ public actor TimelineStore {
     }
 
     init(log: any EventLog, clock: any TimelineClock, projection: TimelineProjection,
-         checkpointPath: String?, checkpointInterval: Int64?, report: OpeningReport) {
+         checkpointPath: String?, logFilePath: String?, checkpointInterval: Int64?, report: OpeningReport) {
         self.log = log
         self.clock = clock
         self.projection = projection
@@ -81,6 +83,7 @@ public actor TimelineStore {
         // Nobody follows the summaries yet: describing their changes waits for a subscriber.
         self.projection.tracksSummaryChanges = false
         self.checkpointPath = checkpointPath
+        self.logFilePath = logFilePath
         self.checkpointInterval = checkpointInterval
         self.checkpointedPosition = report.checkpointPosition ?? 0
         self.openingReport = report
@@ -306,7 +309,7 @@ public actor TimelineStore {
         tickTask = nil
     }
 
-    /// Writes a checkpoint (for a store on a file log), ends every subscription, stops the
+    /// Writes a checkpoint (for a store that keeps them), ends every subscription, stops the
     /// clock and releases the log.
     public func close() throws(StoreError) {
         defer { release() }
@@ -321,7 +324,7 @@ public actor TimelineStore {
     }
 
     private func release() {
-        (log as? FileEventLog)?.close()
+        log.close()
         logWatch?.cancel()
         logWatch = nil
         stopClock()

@@ -1,12 +1,15 @@
 /// Appends little-endian integers and length-prefixed strings to a byte buffer.
-struct ByteWriter {
-    var bytes: [UInt8] = []
+package struct ByteWriter {
+    package var bytes: [UInt8] = []
 
-    mutating func write<T: FixedWidthInteger>(_ value: T) {
+    /// An empty buffer.
+    package init() {}
+
+    package mutating func write<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func write(_ string: String) {
+    package mutating func write(_ string: String) {
         var string = string
         string.withUTF8 { utf8 in
             write(UInt32(utf8.count))
@@ -17,25 +20,26 @@ struct ByteWriter {
 
 /// Reads what ``ByteWriter`` wrote from bytes borrowed for the reader's lifetime; every
 /// read checks bounds and fails with a reason.
-struct ByteReader {
-    struct Failure: Error, CustomStringConvertible {
-        var reason: String
-        var description: String { reason }
+package struct ByteReader {
+    package struct Failure: Error, CustomStringConvertible {
+        package var reason: String
+        package var description: String { reason }
+        package init(reason: String) { self.reason = reason }
     }
 
-    let bytes: UnsafeRawBufferPointer
-    var offset = 0
+    package let bytes: UnsafeRawBufferPointer
+    package var offset = 0
 
     /// A reader of `bytes`, which must stay valid while it is used.
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    var isAtEnd: Bool { offset == bytes.count }
+    package var isAtEnd: Bool { offset == bytes.count }
 
     /// The bytes not read yet.
-    var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
     @inline(__always)
-    mutating func read<T: FixedWidthInteger>(_: T.Type = T.self) throws(Failure) -> T {
+    package mutating func read<T: FixedWidthInteger>(_: T.Type = T.self) throws(Failure) -> T {
         let size = MemoryLayout<T>.size
         guard size <= bytes.count - offset else { throw Failure(reason: "truncated at byte \(offset)") }
         let value = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
@@ -45,7 +49,7 @@ struct ByteReader {
 
     /// A count of items that each take at least `minimumSize` bytes: a count the bytes
     /// left could not hold is refused, so that a damaged count cannot exhaust memory.
-    mutating func readCount(minimumSize: Int) throws(Failure) -> Int {
+    package mutating func readCount(minimumSize: Int) throws(Failure) -> Int {
         let count = Int(try read(UInt32.self))
         guard count <= remaining / max(minimumSize, 1) else {
             throw Failure(reason: "count \(count) at byte \(offset - 4) exceeds the \(remaining) bytes left")
@@ -54,20 +58,20 @@ struct ByteReader {
     }
 
     /// An index below `limit`.
-    mutating func readIndex(below limit: Int, of what: String) throws(Failure) -> Int {
+    package mutating func readIndex(below limit: Int, of what: String) throws(Failure) -> Int {
         let index = Int(try read(UInt32.self))
         guard index < limit else { throw Failure(reason: "\(what) \(index) at byte \(offset - 4) of \(limit)") }
         return index
     }
 
-    mutating func readString() throws(Failure) -> String {
+    package mutating func readString() throws(Failure) -> String {
         String(decoding: try readUTF8(), as: UTF8.self)
     }
 
     /// A string's bytes, checked to be UTF-8, in place: for a caller that copies them
     /// elsewhere without making a `String` (an event's title goes into its snapshot).
     /// The buffer points into the reader's bytes and is valid only while they are.
-    mutating func readUTF8() throws(Failure) -> UnsafeBufferPointer<UInt8> {
+    package mutating func readUTF8() throws(Failure) -> UnsafeBufferPointer<UInt8> {
         let count = Int(try read(UInt32.self))
         guard count <= bytes.count - offset else { throw Failure(reason: "truncated string at byte \(offset)") }
         defer { offset += count }
