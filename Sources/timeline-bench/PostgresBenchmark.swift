@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TimelineCore
+import TimelineKit
 import TimelinePostgres
 
 /// Measurement 6 (`--postgres URL`, in a build with the trait `PostgreSQL`): the event log
@@ -11,6 +12,7 @@ import TimelinePostgres
 /// - one command appended durably (a transaction, its commit flushed by the server);
 /// - batches of 1,000 commands, in records per second;
 /// - catch-up reading of a log of `records` records, in records per second;
+/// - opening a store on that log: replaying it whole, and from a checkpoint (a local file);
 /// - append-to-notification latency across connections: from the start of an append on
 ///   one connection until a follower on another has been notified and has read the record;
 /// - the cost of `NOTIFY`'s commit queue: one command at a time on 1, 4 and 8 logs at once
@@ -86,9 +88,15 @@ struct PostgresBenchmark {
         }
         table.add("batches of 1,000 commands", Figure(.rate, batch), Figure(.rate, batchFile), goal: "≥ 50k records/s")
 
-        let (catchUp, catchUpFile, filled) = try measureCatchUp(model: &model, at: at)
+        let (catchUp, catchUpFile, filled, logs) = try measureCatchUp(model: &model, at: at)
         table.add("catch-up reading of \(Formatting.count(filled)) records", Figure(.rate, catchUp),
                   Figure(.rate, catchUpFile), goal: "≥ 300k records/s")
+        log("postgres: opening a store, whole and from a checkpoint")
+        let opening = try measureStoreOpening(databaseURL: logs.database, filePath: logs.file)
+        table.add("store opening on \(Formatting.count(filled)) records, whole log", Figure(.duration, opening.whole),
+                  Figure(.duration, opening.wholeFile), goal: "—")
+        table.add("store opening from a checkpoint", Figure(.duration, opening.resumed),
+                  Figure(.duration, opening.resumedFile), goal: "—")
 
         log("postgres: append-to-notification latency across connections")
         let latency = try measureNotificationLatency(model: &model, at: at)
@@ -118,8 +126,9 @@ struct PostgresBenchmark {
     /// Fills a log of its own to `records` records (batches of 1,000) and a file log with
     /// the same records, then reads each from position 0 several times.
     private func measureCatchUp(model: inout WorkloadModel, at: DateValue) throws
-        -> (Samples, Samples, Int) {
-        let database = try PostgresEventLog(url: logURL("catch-up"))
+        -> (Samples, Samples, Int, (database: String, file: String)) {
+        let databaseURL = logURL("catch-up")
+        let database = try PostgresEventLog(url: databaseURL)
         defer { database.close() }
         let file = try FileEventLog(path: directory.file("catch-up.jsonl"))
         defer { file.close() }
@@ -151,7 +160,36 @@ struct PostgresBenchmark {
                 theirs.append(try read(file)); ours.append(try read(database))
             }
         }
-        return (ours, theirs, Int(database.position))
+        return (ours, theirs, Int(database.position), (databaseURL, directory.file("catch-up.jsonl")))
+    }
+
+    /// Opens a store with the default view on the filled logs: once replaying the whole
+    /// log (its close writes the checkpoint), then three times from that checkpoint.
+    private func measureStoreOpening(databaseURL: String, filePath: String) throws
+        -> (whole: Samples, resumed: Samples, wholeFile: Samples, resumedFile: Samples) {
+        let clock = ManualClock(BenchViews.now)
+        func open(_ makeLog: () throws -> any EventLog, checkpoint: String) throws -> (Samples, Samples) {
+            var whole = Samples(), resumed = Samples()
+            for round in 0..<4 {
+                let log = try makeLog()
+                var store: TimelineStore?
+                let time = try MonotonicClock.measure { () throws(StoreError) in
+                    store = try TimelineStore(log: log, checkpointPath: checkpoint, clock: clock)
+                }.nanoseconds
+                guard let opened = store, (round == 0) == (opened.openingReport.checkpointPosition == nil) else {
+                    throw BenchFailure("round \(round) of opening a store did not open as expected: "
+                        + "\(store?.openingReport.checkpointProblem ?? "no report")")
+                }
+                if round == 0 { whole.append(nanoseconds: time) } else { resumed.append(nanoseconds: time) }
+                try OpenStoreBenchmark.blocking { try await opened.close() }
+            }
+            return (whole, resumed)
+        }
+        let (whole, resumed) = try open({ try PostgresEventLog(url: databaseURL) },
+                                        checkpoint: directory.file("postgres.checkpoint"))
+        let (wholeFile, resumedFile) = try open({ try FileEventLog(path: filePath) },
+                                                checkpoint: directory.file("file-log.checkpoint"))
+        return (whole, resumed, wholeFile, resumedFile)
     }
 
     /// Appends one command at a time on one connection while a follower on another listens;

@@ -8,33 +8,33 @@ import Darwin
 
 extension FileEventLog {
     /// What ``repair(path:)`` did: the records it kept and the lines it moved aside.
-    public struct RepairReport: Hashable, Sendable {
+    package struct RepairReport: Hashable, Sendable {
         /// A line moved to the side file, with its number in the old log and the reason.
-        public struct MovedLine: Hashable, Sendable, CustomStringConvertible {
+        package struct MovedLine: Hashable, Sendable, CustomStringConvertible {
             /// The line's number in the log before the repair.
-            public var line: Int
+            package var line: Int
             /// Why it could not stay.
-            public var reason: String
+            package var reason: String
 
             /// `line 7: checksum mismatch`.
-            public var description: String { "line \(line): \(reason)" }
+            package var description: String { "line \(line): \(reason)" }
         }
 
         /// How many records the repaired log holds.
-        public var kept: Int
+        package var kept: Int
         /// The lines moved aside, in order.
-        public var moved: [MovedLine]
+        package var moved: [MovedLine]
         /// The side file that holds the moved lines, byte for byte (`nil` when nothing moved).
-        public var sideFile: String?
+        package var sideFile: String?
         /// Whether the log was (or, in a dry run, would be) rewritten: lines moved aside,
         /// records renumbered, or atomic batches the log could not be read with.
-        public var rewritten: Bool
+        package var rewritten: Bool
         /// Whether this was a dry run: nothing was changed.
-        public var dryRun: Bool
+        package var dryRun: Bool
     }
 
     /// The side file next to a log that receives the lines a repair moves out.
-    public static func sideFilePath(for path: String) -> String { path + ".rejected" }
+    package static func sideFilePath(for path: String) -> String { path + ".rejected" }
 
     /// Repairs the log at `path`, so that it opens again: every line that is not a valid
     /// record, whose fact the decider refuses, or whose `seq` repeats or goes back (a copied
@@ -51,7 +51,7 @@ extension FileEventLog {
     /// keeps the old one's mode and owner: when it cannot, the repair fails and changes
     /// nothing. A symbolic link is followed: its target is repaired, the link stays.
     /// With `dryRun`, the report says what would be done, and nothing is changed.
-    public static func repair(path: String, dryRun: Bool = false) throws(EventLogError) -> RepairReport {
+    package static func repair(path: String, dryRun: Bool = false) throws(EventLogError) -> RepairReport {
         let target = resolvedPath(path)
         let file = try lockedFile(target, creating: false)
         defer { file.unlock() }

@@ -14,7 +14,7 @@ extension FileEventLog {
     /// a dispatch source on Apple platforms), never polling. A notification comes at
     /// `write()`, before the writer's fsync; ``records(after:)`` takes the shared lock, so it
     /// returns only what is committed.
-    public func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
+    package func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
         try FileWatch.start(path: path, changed)
     }
 }

@@ -23,7 +23,7 @@ import Darwin
 ///   line anywhere else refuses to open, naming the line, until ``repair(path:)`` moves
 ///   bad lines to the side file.
 /// - Records carry a CRC-32C, so a flipped bit is found on the next read.
-public final class FileEventLog: EventLog {
+package final class FileEventLog: EventLog {
     private struct State {
         var file: SystemFile?
         /// The open file's device and inode: when the path names another file, the log was replaced.
@@ -64,7 +64,7 @@ public final class FileEventLog: EventLog {
     }
 
     /// The log's path.
-    public let path: String
+    package let path: String
     /// The torn tail that opening cut off, if the last write had been interrupted.
     package let tornTail: LogReader.TornTail?
     private let state: Mutex<State>
@@ -74,7 +74,7 @@ public final class FileEventLog: EventLog {
     /// while it reads (so that a torn tail can be cut); other processes may open it too.
     ///
     /// - Throws: ``EventLogError/invalidLine(path:line:reason:)`` for a bad line before the end.
-    public convenience init(path: String) throws(EventLogError) {
+    package convenience init(path: String) throws(EventLogError) {
         let file = try Self.lockedFile(path)
         defer { file.unlock() }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
@@ -341,14 +341,14 @@ public final class FileEventLog: EventLog {
     /// - Complexity: O(*c* log *c*) for the *c* command ids up to `position`, plus reading
     ///   one line (and the first time, for a position before the point the log was opened
     ///   at, the records before that point).
-    public func resumePoint(at position: Int64) throws(EventLogError) -> LogResumePoint? {
+    package func resumePoint(at position: Int64) throws(EventLogError) -> LogResumePoint? {
         let identity = state.withLock { $0.identity }
         return try fileResumePoint(at: position).map { Self.encode($0, identity: identity) }
     }
 
     /// Why reading on from `point` would not continue this log: it was made for another
     /// file, or the line that ends at its offset is not the record it saw; `nil` when it fits.
-    public func resumeProblem(at point: LogResumePoint) throws(EventLogError) -> String? {
+    package func resumeProblem(at point: LogResumePoint) throws(EventLogError) -> String? {
         let outcome: Result<String?, EventLogError> = state.withLock { state in
             guard let file = state.file else { return .failure(.closed(path: path)) }
             return Result { () throws(EventLogError) in try Self.usable(point, file: file).problem }
@@ -454,14 +454,14 @@ public final class FileEventLog: EventLog {
     }
 
     /// The position of the last record.
-    public var position: Int64 { state.withLock { Int64($0.count) } }
+    package var position: Int64 { state.withLock { Int64($0.count) } }
 
     /// Appends a batch durably, decided under the log's lock: one write, then fsync; see
     /// ``EventLog/append(after:options:catchingUp:deciding:)``.
     ///
     /// A batch with a record whose line would be longer than the reader accepts is
     /// refused with ``EventLogError/recordTooLong(length:limit:)``, and nothing is written.
-    public func append<Failure: Error>(
+    package func append<Failure: Error>(
         after known: Int64, options: AppendOptions,
         catchingUp: ([Record]) throws(Failure) -> Void,
         deciding: () throws(Failure) -> [Fact]
@@ -554,7 +554,7 @@ public final class FileEventLog: EventLog {
     /// For a log opened from a resume point, the first call for a position before that
     /// point also reads the records before it, once.
     /// - Complexity: O(*k*) for the *k* records returned.
-    public func records(after position: Int64) throws(EventLogError) -> [Record] {
+    package func records(after position: Int64) throws(EventLogError) -> [Record] {
         let outcome: Result<[Record], EventLogError> = state.withLock { state in
             Result { () throws(EventLogError) in
                 try withCaughtUp(&state, exclusive: false) { (state, file, newer) throws(EventLogError) in
@@ -572,7 +572,7 @@ public final class FileEventLog: EventLog {
     /// log each), in order, until `body` returns `false`: a replay never holds the whole
     /// log. The records are those of the log when the call starts.
     /// - Complexity: O(*n*) for the *n* bytes after `position`.
-    public func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError) {
+    package func forEachChunk(after position: Int64, _ body: ([Record]) -> Bool) throws(EventLogError) {
         let outcome: Result<(SystemFile, LogReader.Start, Int), EventLogError> = state.withLock { state in
             // What others committed is read first (its records are read again below, a
             // chunk at a time: a whole-log read reads the log once more anyway).
@@ -603,7 +603,7 @@ public final class FileEventLog: EventLog {
     /// The records a command with this id appended, if any.
     /// - Complexity: O(*k*) for a command of *k* records (plus O(log *c*) among the *c*
     ///   command ids of a resume point the log was opened from).
-    public func records(forCommandID id: String) throws(EventLogError) -> [Record]? {
+    package func records(forCommandID id: String) throws(EventLogError) -> [Record]? {
         let outcome: Result<[Record]?, EventLogError> = state.withLock { state in
             Result { () throws(EventLogError) in
                 try withCaughtUp(&state, exclusive: false) { (state, file, _) throws(EventLogError) in
@@ -687,7 +687,7 @@ public final class FileEventLog: EventLog {
     }
 
     /// Releases the file and its lock; later calls fail with ``EventLogError/closed(path:)``.
-    public func close() {
+    package func close() {
         state.withLock { $0.file = nil }
     }
 }
