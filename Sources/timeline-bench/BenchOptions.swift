@@ -39,8 +39,10 @@ struct BenchOptions {
 
       1 command  one command (decide, append to an in-memory log, project, change sets for
                  three live views) with N rows present: the pure pieces and the TimelineStore
-                 actor, beside (a) sorted arrays with binary-search insert/remove and (b)
-                 re-sorting and diffing every view, as a fetched-results controller does
+                 actor (on its own executor, from the main actor and from a task; on the
+                 main actor's, from the main actor), beside (a) sorted arrays with
+                 binary-search insert/remove and (b) re-sorting and diffing every view, as
+                 a fetched-results controller does
       2 replay   parsing and rebuilding a log in the store's layout, and a hand-written
                  style log, beside Foundation's JSONDecoder on the same lines
       3 open     opening a TimelineStore on a log file (full replay)

@@ -37,6 +37,7 @@ struct BenchmarkRun {
                 pureBudget: OneCommandBenchmark.pureBudget(commands: commands, quick: quick),
                 storeBudget: SampleBudget(maximum: commands, minimum: 10, seconds: seconds, warmup: 50),
                 storeFromTaskBudget: SampleBudget(maximum: commands, minimum: 10, seconds: seconds / 2, warmup: 10),
+                storeOnMainActorBudget: SampleBudget(maximum: commands, minimum: 10, seconds: seconds, warmup: 50),
                 sortedArrayBudget: SampleBudget(maximum: commands, minimum: 20, seconds: seconds, warmup: 50),
                 resortDiffBudget: SampleBudget(maximum: quick ? 100 : 300, minimum: 3, seconds: seconds, warmup: 1),
                 log: progress)
@@ -52,6 +53,8 @@ struct BenchmarkRun {
                                baseline: "pure pieces (actor overhead)", result.pure)
                 comparison.add("1", "one command, TimelineStore from a task", size: label, result.storeFromTask,
                                baseline: "pure pieces (actor overhead)", result.pure)
+                comparison.add("1", "one command, TimelineStore on the main actor, from it", size: label,
+                               result.storeOnMainActor, baseline: "pure pieces (actor overhead)", result.pure)
                 stages.add([label] + result.stages.map { $0.figure.medianText + " (" + $0.figure.spreadText + ")" }
                     + [result.pure.medianText, Formatting.decimal(Double(result.changeSets) / Double(max(result.pure.samples.count, 1)))])
                 if result.rejected > 0 { notes.append("\(result.rejected) commands were rejected at \(label) (a workload bug)") }
@@ -239,8 +242,18 @@ struct BenchmarkRun {
             let factor = hundred.pure.advantage(over: hundred.resortDiff)
             targets.add("one command at 100k rows: ≥ 1,000× re-sort + diff", measured: Formatting.factor(factor)
                 + " (" + hundred.pure.medianText + " vs " + hundred.resortDiff.medianText + ")", met: factor >= 1_000)
+            // Judged, as the other time targets, on the faster of its runs.
+            let runs = [hundred.storeOnMainActor, hundred.storeOnMainActorAgain]
+            let best = runs.map(\.median).min() ?? .nan
+            targets.add("one command from the main actor at 100k rows: median ≤ 10 µs",
+                        measured: Formatting.duration(nanoseconds: best) + " on the main actor's executor (fastest of 2 runs: "
+                            + runs.map(\.medianText).joined(separator: ", ") + "), "
+                            + String(format: "%.1f×", best / hundred.pure.median) + " the pure pieces' "
+                            + hundred.pure.medianText + " (store on its own executor: " + hundred.store.medianText + ")",
+                        met: best.isFinite ? best <= 10_000 : nil)
         } else {
             targets.add("one command at 100k rows: ≥ 1,000× re-sort + diff", measured: "—", met: nil)
+            targets.add("one command from the main actor at 100k rows: median ≤ 10 µs", measured: "—", met: nil)
         }
         return targets
     }

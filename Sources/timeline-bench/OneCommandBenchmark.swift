@@ -3,8 +3,9 @@ import TimelineProjections
 import TimelineKit
 
 /// Measurement 1: the cost of one command with N rows already present, kept live in the
-/// three views, through the pure pieces, through the store actor, and through the two
-/// baselines — all four fed the same random commands.
+/// three views, through the pure pieces, through the store actor (on an executor of its
+/// own and on the main actor's), and through the two baselines — all fed the same random
+/// commands.
 struct OneCommandBenchmark: Sendable {
     struct Result {
         let rows: Int
@@ -14,6 +15,12 @@ struct OneCommandBenchmark: Sendable {
         let store: Figure
         /// `TimelineStore.send` awaited from a task off the main actor.
         let storeFromTask: Figure
+        /// `TimelineStore.send` awaited from the main actor, on a store opened with
+        /// `executor: .mainActor`.
+        let storeOnMainActor: Figure
+        /// The same once more, on a fresh store, after the baselines: a neighbour that
+        /// slowed the first run down for a few seconds decides less.
+        let storeOnMainActorAgain: Figure
         let sortedArray: Figure
         let resortDiff: Figure
         /// Medians of the pure path's stages: decide, evolve the state, append, project.
@@ -29,6 +36,7 @@ struct OneCommandBenchmark: Sendable {
     let pureBudget: SampleBudget
     let storeBudget: SampleBudget
     let storeFromTaskBudget: SampleBudget
+    let storeOnMainActorBudget: SampleBudget
     let sortedArrayBudget: SampleBudget
     let resortDiffBudget: SampleBudget
     let log: @Sendable (String) -> Void
@@ -39,12 +47,15 @@ struct OneCommandBenchmark: Sendable {
         // The store runs twice: from the main actor, then from a task, on the commands after.
         let commandCount = max(pureBudget.maximum + pureBudget.warmup,
                                storeBudget.maximum + storeBudget.warmup + storeFromTaskBudget.maximum + storeFromTaskBudget.warmup,
+                               storeOnMainActorBudget.maximum + storeOnMainActorBudget.warmup,
                                sortedArrayBudget.maximum + sortedArrayBudget.warmup,
                                resortDiffBudget.maximum + resortDiffBudget.warmup)
         let commands = (0..<commandCount).map { _ in model.next(.interactive) }
         log("one command, \(Formatting.size(rows)) rows (\(Formatting.count(events)) events): pure pieces")
 
         let (pure, stages, rejected, changeSets) = measurePure(records: records, commands: commands)
+        log("one command, \(Formatting.size(rows)) rows: TimelineStore on the main actor")
+        let storeOnMainActor = try await measureStoreOnMainActor(records: records, commands: commands)
         log("one command, \(Formatting.size(rows)) rows: TimelineStore actor")
         let (store, storeFromTask) = try await measureStore(records: records, commands: commands)
         log("one command, \(Formatting.size(rows)) rows: baseline (a) sorted arrays")
@@ -55,8 +66,10 @@ struct OneCommandBenchmark: Sendable {
         let resortDiff = measureBaseline(budget: resortDiffBudget, commands: commands) {
             ResortDiffBaseline(facts: records.lazy.flatMap(\.facts), specs: BenchViews.baselineSpecs, now: BenchViews.now)
         } apply: { $0.apply($1) }
+        log("one command, \(Formatting.size(rows)) rows: TimelineStore on the main actor, once more")
+        let storeOnMainActorAgain = try await measureStoreOnMainActor(records: records, commands: commands)
         return Result(rows: rows, events: events, pure: pure, store: store, storeFromTask: storeFromTask,
-                      sortedArray: sortedArray,
+                      storeOnMainActor: storeOnMainActor, storeOnMainActorAgain: storeOnMainActorAgain, sortedArray: sortedArray,
                       resortDiff: resortDiff, stages: stages, rejected: rejected, changeSets: changeSets)
     }
 
@@ -114,6 +127,15 @@ struct OneCommandBenchmark: Sendable {
             try await Self.send(rest, to: store, budget: taskBudget).figure
         }.value
         return (fromMainActor, fromTask)
+    }
+
+    /// `TimelineStore.send` awaited from the main actor, on a store that shares the main
+    /// actor's executor: the same commands as the first run of ``measureStore(records:commands:)``, measured before it.
+    @MainActor
+    private func measureStoreOnMainActor(records: [Record], commands: [Command]) async throws -> Figure {
+        let store = try TimelineStore(log: InMemoryEventLog(records: records), clock: ManualClock(BenchViews.now),
+                                      views: BenchViews.definitions, executor: .mainActor)
+        return try await Self.send(commands[...], to: store, budget: storeOnMainActorBudget).figure
     }
 
     /// Sends commands one at a time from the caller's isolation; returns the timings and

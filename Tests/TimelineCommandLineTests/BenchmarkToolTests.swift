@@ -86,6 +86,9 @@ struct BenchmarkToolTests {
         try #require(run.status == 0, "\(run)")
         #expect(!run.output.contains("repeated (medians)"))
         #expect(Self.row("1k rows", of: "Where one command's time goes (pure pieces, medians)", in: run.output) != nil)
+        // The store on the main actor's executor is measured beside the pure pieces.
+        let measurements = run.output.split(separator: "\n").filter { $0.contains("| one command, TimelineStore on the main actor, from it ") }
+        #expect(measurements.count == 1 && measurements[0].contains("| pure pieces (actor overhead) "), "\(run)")
     }
 
     @Test("--help prints the usage: the quick and profile modes, and how to count instructions")

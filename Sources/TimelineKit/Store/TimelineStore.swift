@@ -12,7 +12,18 @@ import TimelineProjections
 /// `@Observable` copy for SwiftUI and UIKit. Nobody polls, and a slow subscriber never
 /// blocks a writer. The store keeps a view up to date only while someone subscribes to it
 /// (and the views it was opened with, always); reading a view once does not keep it.
+///
+/// A store runs on an executor of its own unless it is opened with ``ExecutorChoice/mainActor``,
+/// which an app that sends from the main actor chooses to spare each send two thread
+/// switches.
 public actor TimelineStore {
+    /// The actor whose serial executor the store shares: an empty actor of its own, or
+    /// the main actor. Mutual exclusion is the executor's, so isolation is unchanged.
+    private nonisolated let executorOwner: any Actor
+
+    /// The store runs its jobs on ``executorOwner``'s executor.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executorOwner.unownedExecutor }
+
     /// The log the store appends to (read it for catch-up or export; append only through `send` or `importFacts`).
     public nonisolated let log: any EventLog
     nonisolated let clock: any TimelineClock
@@ -45,12 +56,14 @@ public actor TimelineStore {
     ///
     /// Every record is checked against the domain rules: a record the decider would refuse
     /// makes the log unusable, and opening fails naming its position.
+    /// `executor` is where the store's work runs (see ``ExecutorChoice``).
     public init(log: any EventLog = InMemoryEventLog(), clock: any TimelineClock = SystemClock(),
-                views: [ViewDefinition] = [ViewDefinition()]) throws(StoreError) {
+                views: [ViewDefinition] = [ViewDefinition()], executor: ExecutorChoice = .own) throws(StoreError) {
         let replay = try Self.replayingAll(log, clock: clock, views: views)
         self.init(log: log, clock: clock, projection: replay.projection,
                   checkpointPath: nil, logFilePath: nil, checkpointInterval: nil,
-                  report: OpeningReport(checkpointPosition: nil, replayedRecords: replay.count, checkpointProblem: nil))
+                  report: OpeningReport(checkpointPosition: nil, replayedRecords: replay.count, checkpointProblem: nil),
+                  executor: executor)
     }
 
     /// Reads every record of `log`, checks each against the domain rules and builds the views.
@@ -75,7 +88,9 @@ public actor TimelineStore {
     }
 
     init(log: any EventLog, clock: any TimelineClock, projection: TimelineProjection,
-         checkpointPath: String?, logFilePath: String?, checkpointInterval: Int64?, report: OpeningReport) {
+         checkpointPath: String?, logFilePath: String?, checkpointInterval: Int64?, report: OpeningReport,
+         executor: ExecutorChoice = .own) {
+        self.executorOwner = executor.owner
         self.log = log
         self.clock = clock
         self.projection = projection
