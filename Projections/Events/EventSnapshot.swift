@@ -280,6 +280,9 @@ final class EventSnapshot: Sendable {
     }
 }
 
+/// A snapshot changes as ``Fact/eventEffect`` says, into a new snapshot.
+extension EventSnapshot: EventValue {}
+
 /// The fixed part of an ``EventSnapshot``.
 struct EventSnapshotHeader {
     let id: EventID
