@@ -11,7 +11,7 @@ extension TimelineProjection {
         private var names: [TimelineID: String] = [:]
         private let validating: Bool
         /// The first refusal, after which further records are ignored.
-        public private(set) var refusal: RecordRefusal?
+        public private(set) var refusal: FactRefusal?
 
         /// A loader for a projection with `views`; `validating` checks every fact against
         /// the domain rules in the state before it.
@@ -30,7 +30,7 @@ extension TimelineProjection {
         ///   O(*r* · *s* / *p*) folded by *s* shards on *p* processors (each shard reads
         ///   every record).
         @discardableResult
-        public mutating func add<S: Sequence>(_ records: S) -> RecordRefusal? where S.Element == Record {
+        public mutating func add<S: Sequence>(_ records: S) -> FactRefusal? where S.Element == Record {
             guard refusal == nil else { return refusal }
             // An array (the usual case) is looped over its buffer: looping a sequence of a
             // type from another module goes through a witness table and copies each record.
@@ -41,7 +41,7 @@ extension TimelineProjection {
             return nil
         }
 
-        private mutating func add(contiguous records: UnsafeBufferPointer<Record>) -> RecordRefusal? {
+        private mutating func add(contiguous records: UnsafeBufferPointer<Record>) -> FactRefusal? {
             // Without checks, a fact about an event touches its shard of the events only:
             // the shards are folded at the same time, and the timelines' names beside them.
             if !validating, records.count >= Self.parallelFoldMinimum {
@@ -73,11 +73,11 @@ extension TimelineProjection {
             }
         }
 
-        private mutating func add(_ record: Record) -> RecordRefusal? {
+        private mutating func add(_ record: Record) -> FactRefusal? {
             for fact in record.facts {
                 if validating {
                     do { try projection.check(fact, timelines: names) } catch {
-                        refusal = RecordRefusal(position: record.position, fact: fact, rejection: error)
+                        refusal = FactRefusal(position: record.position, fact: fact, rejection: error)
                         return refusal
                     }
                 }

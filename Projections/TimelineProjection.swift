@@ -49,10 +49,10 @@ public struct TimelineProjection: Sendable {
     /// domain rules in the state before it, as the decider would (``Decider/check(_:in:)``).
     ///
     /// Checking needs no state beside the projection's own events and timelines.
-    /// - Throws: ``RecordRefusal`` for the first fact the rules refuse.
+    /// - Throws: ``FactRefusal`` for the first fact the rules refuse.
     /// - Complexity: O(*r* + *n* log *n*) for *r* records and *n* rows.
     public init<S: Sequence>(validating records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
-    throws(RecordRefusal) where S.Element == Record {
+    throws(FactRefusal) where S.Element == Record {
         var loader = Loader(views: views, now: now, validating: true)
         if let refusal = loader.add(records) { throw refusal }
         self = loader.finish()

@@ -129,10 +129,10 @@ struct EventTable: Sendable {
         let count = shards.count
         let state = Mutex<(shards: [Shard], alongside: T?)>((shards, nil))
         shards = []
-        let shared = SharedRecords(records: records)
+        let shared = SharedBuffer(records)
         DispatchQueue.concurrentPerform(iterations: count + 1) { index in
             guard index < count else {
-                let result = alongside(shared.records)
+                let result = alongside(shared.buffer)
                 state.withLock { $0.alongside = result }
                 return
             }
@@ -141,7 +141,7 @@ struct EventTable: Sendable {
                 swap(&shard, &state.shards[index])
                 return shard
             }
-            for record in shared.records {
+            for record in shared.buffer {
                 for fact in record.facts {
                     var hash: UInt64 = 0
                     if let id = fact.event {
@@ -222,13 +222,4 @@ extension EventTable.Shard {
         }
         return removed
     }
-}
-
-/// The records a fold reads on several threads at once, in ``EventTable/applyInParallel(_:alongside:)``.
-///
-/// `@unchecked Sendable` is safe as it is used: the records are only read, never written,
-/// and `DispatchQueue.concurrentPerform` returns only after every thread is done with
-/// them, while the caller's buffer is still valid.
-private struct SharedRecords: @unchecked Sendable {
-    let records: UnsafeBufferPointer<Record>
 }
