@@ -112,9 +112,6 @@ final class EventSnapshot: Sendable {
         bytes(at: 0, count: layout.titleCount, body)
     }
 
-    /// How many bytes follow the header: the title's and the kept dates' texts.
-    var byteCount: Int { layout.byteCount }
-
     /// The title, made from its bytes.
     var title: String { withTitleBytes { String(decoding: $0, as: UTF8.self) } }
 
@@ -279,6 +276,9 @@ final class EventSnapshot: Sendable {
         withTitleBytes { Self.make(id: id, timeline: timeline, title: $0, dates: dates) }
     }
 }
+
+/// A snapshot changes as ``Fact/eventEffect`` says, into a new snapshot.
+extension EventSnapshot: EventValue {}
 
 /// The fixed part of an ``EventSnapshot``.
 struct EventSnapshotHeader {

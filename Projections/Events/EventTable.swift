@@ -129,10 +129,10 @@ struct EventTable: Sendable {
         let count = shards.count
         let state = Mutex<(shards: [Shard], alongside: T?)>((shards, nil))
         shards = []
-        let shared = SharedRecords(records: records)
+        let shared = SharedBuffer(records)
         DispatchQueue.concurrentPerform(iterations: count + 1) { index in
             guard index < count else {
-                let result = alongside(shared.records)
+                let result = alongside(shared.buffer)
                 state.withLock { $0.alongside = result }
                 return
             }
@@ -141,7 +141,7 @@ struct EventTable: Sendable {
                 swap(&shard, &state.shards[index])
                 return shard
             }
-            for record in shared.records {
+            for record in shared.buffer {
                 for fact in record.facts {
                     var hash: UInt64 = 0
                     if let id = fact.event {
@@ -172,56 +172,39 @@ extension EventTable.Shard {
     }
 
     /// Updates the events for a fact about one of this shard's events (`hash` is the hash
-    /// of its id); returns the event's snapshot before and after, or `nil` when no event
-    /// changed.
+    /// of its id), as ``Fact/eventEffect`` says; returns the event's snapshot before and
+    /// after, or `nil` when no event changed.
     ///
     /// One lookup of the event id per fact: a snapshot is replaced in its slot.
     mutating func apply(_ fact: Fact, hash: UInt64) -> (old: EventSnapshot?, new: EventSnapshot?)? {
-        switch fact {
-        case .timelineCreated, .timelineRenamed, .timelineRemoved:
+        switch fact.eventEffect {
+        case .none, .removeEvents:
             return nil
-        case .eventAdded(let id, let timeline, let title, let date):
-            let snapshot = EventSnapshot.make(id: id, timeline: timeline, title: title, dates: .single(date))
+        case .add(let event):
+            let snapshot = EventSnapshot.make(id: event.id, timeline: event.timeline, title: event.title,
+                                              dates: event.dates)
             let old = events.update(snapshot, hash: hash)
-            if old?.timeline != timeline {
+            if old?.timeline != event.timeline {
                 if let old { noteDeparture(from: old.timeline) }
-                members.add(SnapshotTable.key(for: hash), to: timeline)
+                members.add(SnapshotTable.key(for: hash), to: event.timeline)
             }
             return (old, snapshot)
-        case .eventRemoved(let id):
+        case .remove(let id):
             guard let slot = events.slot(of: id, hash: hash) else { return nil }
             let old = events.remove(at: slot)
             noteDeparture(from: old.timeline)
             return (old, nil)
-        case .eventMoved(let id, let timeline):
-            let change = replace(id, hash: hash) { $0.with(timeline: timeline) }
-            if let old = change?.old, old.timeline != timeline {
+        case .update(let id, let update):
+            guard let slot = events.slot(of: id, hash: hash) else { return nil }
+            let old = events[slot: slot]
+            let new = old.updated(by: update)
+            events.replace(at: slot, with: new)
+            if case .timeline(let timeline) = update, old.timeline != timeline {
                 noteDeparture(from: old.timeline)
                 members.add(SnapshotTable.key(for: hash), to: timeline)
             }
-            return change
-        case .eventRetitled(let id, let title):
-            return replace(id, hash: hash) { $0.with(title: title) }
-        case .dateSet(let id, let date):
-            return replace(id, hash: hash) { $0.with(dates: .single(date)) }
-        case .rangeSet(let id, let start, let end):
-            return replace(id, hash: hash) { $0.with(dates: .range(start: start, end: end)) }
-        case .rangeClosed(let id, let end):
-            return replace(id, hash: hash) { $0.with(dates: .range(start: $0.startDate, end: end)) }
-        case .rangeReopened(let id):
-            return replace(id, hash: hash) { $0.with(dates: .range(start: $0.startDate, end: nil)) }
+            return (old, new)
         }
-    }
-
-    /// Replaces an event's snapshot in place; `nil` for an unknown event.
-    private mutating func replace(
-        _ id: EventID, hash: UInt64, _ change: (EventSnapshot) -> EventSnapshot
-    ) -> (old: EventSnapshot?, new: EventSnapshot?)? {
-        guard let slot = events.slot(of: id, hash: hash) else { return nil }
-        let old = events[slot: slot]
-        let new = change(old)
-        events.replace(at: slot, with: new)
-        return (old, new)
     }
 
     /// Notes that an event left a timeline.
@@ -239,13 +222,4 @@ extension EventTable.Shard {
         }
         return removed
     }
-}
-
-/// The records a fold reads on several threads at once, in ``EventTable/applyInParallel(_:alongside:)``.
-///
-/// `@unchecked Sendable` is safe as it is used: the records are only read, never written,
-/// and `DispatchQueue.concurrentPerform` returns only after every thread is done with
-/// them, while the caller's buffer is still valid.
-private struct SharedRecords: @unchecked Sendable {
-    let records: UnsafeBufferPointer<Record>
 }

@@ -26,14 +26,19 @@ struct RowSet: Sendable {
     /// own again, and the next batch of one or two rows builds into them without
     /// allocating. A change set that is still held keeps its lists. (A descending view's
     /// rows are still reversed into an array of their own each batch.)
-    private var spare = (operations: [Int](), touched: TouchedRows(), described: [ChangeSetBuilder<RowID>.Touched](),
-                         ascending: ChangeSetBuilder<RowID>.Storage(), descending: ChangeSetBuilder<RowID>.Storage())
+    private var spare = BatchStorage()
 
     /// The most rows a batch may have touched for its storage to be kept for the next.
     static let spareRowLimit = 16
 
-    /// How many touched rows the kept storage has room for (for tests).
-    var spareCapacity: Int { spare.touched.capacity }
+    /// The arrays a batch works in, kept emptied between batches.
+    private struct BatchStorage {
+        var operations: [IndexOperation] = []
+        var touched = TouchedRows()
+        var described: [ChangeSetBuilder<RowID>.Touched] = []
+        var ascending = ChangeSetBuilder<RowID>.Storage()
+        var descending = ChangeSetBuilder<RowID>.Storage()
+    }
 
     /// A batch in progress.
     ///
@@ -48,8 +53,8 @@ struct RowSet: Sendable {
         /// Whether the views noted how their sections stood before the batch (at its first
         /// change: most batches leave most row sets alone).
         var notedBatchStart = false
-        /// Insertions as `j + 1`, removals as `-(i + 1)`, in order.
-        var operations: [Int] = []
+        /// The insertions and removals, in order.
+        var operations: [IndexOperation] = []
         /// Rows touched: their entry before the batch, its old index, their entry now.
         var touched = TouchedRows()
         /// More operations than `operationLimit` without a snapshot: the change is a reset.
@@ -61,10 +66,9 @@ struct RowSet: Sendable {
         func originalIndex(_ index: Int) -> Int {
             var p = index
             for operation in operations.reversed() {
-                if operation > 0 {
-                    if p >= operation { p -= 1 }  // undo an insertion at operation - 1
-                } else if p >= -operation - 1 {
-                    p += 1  // undo a removal at -operation - 1
+                switch operation {
+                case .insert(let at): if p > Int(at) { p -= 1 }
+                case .remove(let at): if p >= Int(at) { p += 1 }
                 }
             }
             return p
@@ -157,7 +161,7 @@ struct RowSet: Sendable {
             guard let (at, id, path) = touchRow(entry, order: order, recording: steps) else { return }
             let removed = index.remove(at: at, along: path)
             countInViews(removed, order: order, -1)
-            record(-(at + 1))
+            record(.remove(at: Int32(at)))
             batch?.touched.setNew(nil, at: nil, for: id)
         }
     }
@@ -171,7 +175,7 @@ struct RowSet: Sendable {
             noteFirstTouch(entry.id, old: nil, at: nil)
             index.insert(entry, at: at, along: path)
             countInViews(entry, order: order, 1)
-            record(at + 1)
+            record(.insert(at: Int32(at)))
             batch?.touched.setNew(entry, at: at, for: entry.id)
         }
     }
@@ -248,24 +252,29 @@ struct RowSet: Sendable {
     }
 
     private mutating func noteFirstTouch(_ id: RowID, old: RowEntry?, at: Int?) {
-        guard batch != nil, !batch!.touched.contains(id) else { return }
-        if !batch!.notedBatchStart {
-            batch!.notedBatchStart = true
+        // Taken out and put back: the batch is changed in place, never copied.
+        guard var batch = batch.take() else { return }
+        defer { self.batch = batch }
+        guard !batch.touched.contains(id) else { return }
+        if !batch.notedBatchStart {
+            batch.notedBatchStart = true
             let marked = index.markedCount
             for offset in views.indices { views[offset].noteBatchStart(marked: marked) }
         }
         var oldIndex: Int?
-        if let at, batch!.snapshot == nil, !batch!.overflowed { oldIndex = batch!.originalIndex(at) }
-        batch!.touched.append(TouchedRows.Touch(id: id, old: old, oldIndex: oldIndex, new: old, newIndex: at))
+        if let at, batch.snapshot == nil, !batch.overflowed { oldIndex = batch.originalIndex(at) }
+        batch.touched.append(TouchedRows.Touch(id: id, old: old, oldIndex: oldIndex, new: old, newIndex: at))
     }
 
-    private mutating func record(_ operation: Int) {
-        guard batch != nil, batch!.snapshot == nil, !batch!.overflowed else { return }
-        if batch!.operations.count >= Batch.operationLimit {
-            batch!.overflowed = true  // too many to undo one by one: the batch ends in a reset
+    private mutating func record(_ operation: IndexOperation) {
+        guard var batch = batch.take() else { return }
+        defer { self.batch = batch }
+        guard batch.snapshot == nil, !batch.overflowed else { return }
+        if batch.operations.count >= Batch.operationLimit {
+            batch.overflowed = true  // too many to undo one by one: the batch ends in a reset
         } else {
-            batch!.operations.append(operation)
-            batch!.touched.shift(for: operation)
+            batch.operations.append(operation)
+            batch.touched.shift(for: operation)
         }
     }
 
@@ -300,7 +309,7 @@ struct RowSet: Sendable {
         }
         describe(batch, now: now, into: &rows)
         let newCount = index.count
-        let oldCount = batch.snapshot?.count ?? (newCount - batch.operations.reduce(0) { $0 + ($1 > 0 ? 1 : -1) })
+        let oldCount = batch.snapshot?.count ?? (newCount - batch.operations.reduce(0) { $0 + $1.countChange })
         // Built once for each order the views read the rows in, into the lists the last batch's change sets had.
         var ascending: ChangeSetBuilder<RowID>.Result?, descending: ChangeSetBuilder<RowID>.Result?
         for offset in views.indices {
@@ -401,5 +410,22 @@ struct RowSet: Sendable {
         let endUnmarked = hi - index.markedCount(before: hi)
         guard firstUnmarked < endUnmarked else { return [] }
         return (firstUnmarked..<endUnmarked).map { index[index.indexOfUnmarked($0)] }
+    }
+}
+
+/// An insertion into or a removal from a row set's index, as a batch records it: in one
+/// word, as a batch keeps many (an index holds fewer than 2³¹ rows).
+enum IndexOperation: Equatable {
+    /// A row was inserted at this index.
+    case insert(at: Int32)
+    /// The row at this index was removed.
+    case remove(at: Int32)
+
+    /// How the operation changes the number of rows.
+    var countChange: Int {
+        switch self {
+        case .insert: 1
+        case .remove: -1
+        }
     }
 }

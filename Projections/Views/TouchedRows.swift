@@ -22,8 +22,6 @@ struct TouchedRows {
     static let linearLimit = 8
 
     var count: Int { rows.count }
-    /// How many rows there is room for without growing.
-    var capacity: Int { rows.capacity }
     var isEmpty: Bool { rows.isEmpty }
 
     /// - Complexity: O(1) on average.
@@ -49,16 +47,14 @@ struct TouchedRows {
         rows[place].newIndex = index
     }
 
-    /// Moves the touched rows' indices past an insertion (`operation` = *j* + 1 for one at
-    /// *j*) or a removal (-(*i* + 1) for one at *i*).
+    /// Moves the touched rows' indices past an insertion or a removal.
     /// - Complexity: O(*k*) for *k* touched rows.
-    mutating func shift(for operation: Int) {
+    mutating func shift(for operation: IndexOperation) {
         for place in rows.indices {
             guard let index = rows[place].newIndex else { continue }
-            if operation > 0 {
-                if index >= operation - 1 { rows[place].newIndex = index + 1 }
-            } else if index > -operation - 1 {
-                rows[place].newIndex = index - 1
+            switch operation {
+            case .insert(let at): if index >= Int(at) { rows[place].newIndex = index + 1 }
+            case .remove(let at): if index > Int(at) { rows[place].newIndex = index - 1 }
             }
         }
     }

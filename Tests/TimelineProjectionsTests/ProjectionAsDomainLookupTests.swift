@@ -79,13 +79,13 @@ struct ProjectionAsDomainLookupTests {
         } catch {
             expected = error
         }
-        #expect(throws: RecordRefusal(position: Int64(at + 1), fact: broken, rejection: expected)) {
+        #expect(throws: FactRefusal(position: Int64(at + 1), fact: broken, rejection: expected)) {
             try TimelineProjection(validating: damaged, views: views, now: Self.now)
         }
     }
 
     @Test func aRefusalNamesTheRecordTheFactAndTheRule() {
-        let refusal = RecordRefusal(position: 12, fact: .eventAdded(event: "e1", timeline: "work", title: "Job",
+        let refusal = FactRefusal(position: 12, fact: .eventAdded(event: "e1", timeline: "work", title: "Job",
                                                                      date: date("2019")),
                                     rejection: .unknownTimeline("work"))
         #expect(refusal.description == "record 12: eventAdded: " + Rejection.unknownTimeline("work").description)

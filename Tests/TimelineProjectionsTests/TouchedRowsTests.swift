@@ -25,7 +25,7 @@ struct TouchedRowsTests {
         #expect(touched.rows.map(\.newIndex) == (0..<count).map { 100 + $0 })
         #expect(touched.rows.map(\.id) == entries.map(\.id))
         // A removal before them all moves every index down by one.
-        touched.shift(for: -1)
+        touched.shift(for: .remove(at: 0))
         #expect(touched.rows.map(\.newIndex) == (0..<count).map { 99 + $0 })
         touched.removeAll()
         #expect(touched.isEmpty && !touched.contains(entries[0].id))

@@ -45,30 +45,32 @@ public struct DomainState: Hashable, Sendable {
             timelines[id]?.name = name
         case .timelineRemoved(let id):
             timelines[id] = nil
-            for event in eventsByTimeline.removeValue(forKey: id) ?? [] {
+        default:
+            break
+        }
+        switch fact.eventEffect {
+        case .none:
+            break
+        case .removeEvents(let timeline):
+            for event in eventsByTimeline.removeValue(forKey: timeline) ?? [] {
                 events[event] = nil
             }
-        case .eventAdded(let id, let timeline, let title, let date):
-            events[id] = Event(id: id, timeline: timeline, title: title, dates: .single(date))
-            eventsByTimeline[timeline, default: []].insert(id)
-        case .eventRetitled(let id, let title):
-            events[id]?.title = title
-        case .dateSet(let id, let date):
-            events[id]?.dates = .single(date)
-        case .rangeSet(let id, let start, let end):
-            events[id]?.dates = .range(start: start, end: end)
-        case .rangeClosed(let id, let end):
-            if let start = events[id]?.dates.start { events[id]?.dates = .range(start: start, end: end) }
-        case .rangeReopened(let id):
-            if let start = events[id]?.dates.start { events[id]?.dates = .range(start: start, end: nil) }
-        case .eventMoved(let id, let timeline):
-            guard let old = events[id]?.timeline, old != timeline else { return }
-            eventsByTimeline[old]?.remove(id)
-            eventsByTimeline[timeline, default: []].insert(id)
-            events[id]?.timeline = timeline
-        case .eventRemoved(let id):
+        case .add(let event):
+            if let old = events.updateValue(event, forKey: event.id), old.timeline != event.timeline {
+                eventsByTimeline[old.timeline]?.remove(event.id)
+            }
+            eventsByTimeline[event.timeline, default: []].insert(event.id)
+        case .remove(let id):
             if let old = events.removeValue(forKey: id) {
                 eventsByTimeline[old.timeline]?.remove(id)
+            }
+        case .update(let id, let update):
+            guard let old = events[id] else { return }
+            let new = old.updated(by: update)
+            events[id] = new
+            if old.timeline != new.timeline {
+                eventsByTimeline[old.timeline]?.remove(id)
+                eventsByTimeline[new.timeline, default: []].insert(id)
             }
         }
     }

@@ -49,63 +49,21 @@ struct PendingState<Base: DomainLookup>: DomainLookup {
         case .timelineRemoved(let id):
             timelines[id] = .some(nil)
             removedTimelines.insert(id)
-            for (eventID, event) in events where event?.timeline == id { events[eventID] = .some(nil) }
-        case .eventAdded(let id, let timeline, let title, let date):
-            events[id] = .some(Event(id: id, timeline: timeline, title: title, dates: .single(date)))
-        case .eventRemoved(let id):
-            events[id] = .some(nil)
         default:
-            guard let id = fact.event, var event = event(id) else { return }
-            event.apply(fact)
-            events[id] = .some(event)
+            break
         }
-    }
-}
-
-/// Read access to the timelines and events that exist: what the decider checks commands
-/// and facts against.
-///
-/// ``DomainState`` is one; a store decides against its projection, which holds the same
-/// timelines and events, so that they are kept once.
-public protocol DomainLookup {
-    /// The timeline with this id, if it exists.
-    func timeline(_ id: TimelineID) -> Timeline?
-    /// The event with this id, if it exists.
-    func event(_ id: EventID) -> Event?
-    /// The timeline of the event with this id, if the event exists: what most rules ask,
-    /// without making the whole event (a projection makes its title on demand).
-    func eventTimeline(_ id: EventID) -> TimelineID?
-    /// The dates of the event with this id, if the event exists.
-    func eventDates(_ id: EventID) -> EventDates?
-}
-
-extension DomainLookup {
-    /// The timeline of the event with this id, read from ``event(_:)``.
-    public func eventTimeline(_ id: EventID) -> TimelineID? { event(id)?.timeline }
-    /// The dates of the event with this id, read from ``event(_:)``.
-    public func eventDates(_ id: EventID) -> EventDates? { event(id)?.dates }
-}
-
-extension DomainState: DomainLookup {
-    /// The timeline with this id, if it exists.
-    /// - Complexity: O(1) on average.
-    public func timeline(_ id: TimelineID) -> Timeline? { timelines[id] }
-    /// The event with this id, if it exists.
-    /// - Complexity: O(1) on average.
-    public func event(_ id: EventID) -> Event? { events[id] }
-}
-
-extension Event {
-    /// Applies a fact about this event that keeps it in existence.
-    mutating func apply(_ fact: Fact) {
-        switch fact {
-        case .eventRetitled(_, let title): self.title = title
-        case .dateSet(_, let date): dates = .single(date)
-        case .rangeSet(_, let start, let end): dates = .range(start: start, end: end)
-        case .rangeClosed(_, let end): dates = .range(start: dates.start, end: end)
-        case .rangeReopened: dates = .range(start: dates.start, end: nil)
-        case .eventMoved(_, let timeline): self.timeline = timeline
-        default: break
+        switch fact.eventEffect {
+        case .none:
+            break
+        case .removeEvents(let timeline):
+            // The base's events of the timeline are hidden by `removedTimelines`.
+            for (id, event) in events where event?.timeline == timeline { events[id] = .some(nil) }
+        case .add(let event):
+            events[event.id] = .some(event)
+        case .remove(let id):
+            events[id] = .some(nil)
+        case .update(let id, let update):
+            if let event = event(id) { events[id] = .some(event.updated(by: update)) }
         }
     }
 }

@@ -36,8 +36,8 @@ extension TimelineStore {
             do throws(FactRefusal) {
                 try Decider.check(facts, in: projection)
             } catch {
-                throw .importRefused(index: error.index, line: lines?[error.index], type: error.fact.type,
-                                     rejection: error.rejection)
+                guard case .index(let index) = error.place else { throw Self.invalidRecord(error) }
+                throw .importRefused(index: index, line: lines?[index], type: error.fact.type, rejection: error.rejection)
             }
             return facts
         }

@@ -83,8 +83,13 @@ public actor TimelineStore {
     }
 
     /// The error for a record of the log that the rules refuse.
-    static func invalidRecord(_ refusal: RecordRefusal) -> StoreError {
-        .invalidRecord(position: refusal.position, reason: "\(refusal.fact.type.rawValue): \(refusal.rejection.description)")
+    static func invalidRecord(_ refusal: FactRefusal) -> StoreError {
+        switch refusal.place {
+        case .record(let position):
+            .invalidRecord(position: position, reason: "\(refusal.fact.type.rawValue): \(refusal.rejection.description)")
+        case .index(let index):
+            .importRefused(index: index, line: nil, type: refusal.fact.type, rejection: refusal.rejection)
+        }
     }
 
     init(log: any EventLog, clock: any TimelineClock, projection: TimelineProjection,
@@ -112,8 +117,9 @@ public actor TimelineStore {
         do {
             try Decider.check(facts.map(\.1), in: projection)
         } catch {
-            let position = facts.dropFirst(error.index).first?.0 ?? projection.position
-            throw invalidRecord(RecordRefusal(position: position, fact: error.fact, rejection: error.rejection))
+            guard case .index(let index) = error.place else { throw invalidRecord(error) }
+            let position = facts.dropFirst(index).first?.0 ?? projection.position
+            throw invalidRecord(FactRefusal(position: position, fact: error.fact, rejection: error.rejection))
         }
     }
 

@@ -1,0 +1,82 @@
+import TimelineCore
+
+extension TimelineProjection {
+    /// Applies a batch of records and returns the change sets: at most one per view, and
+    /// one for the summaries if they changed.
+    /// - Complexity: O(*k* log *n*) for *k* rows touched.
+    @discardableResult
+    public mutating func apply<C: Collection>(_ records: C) -> ProjectionChanges where C.Element == Record {
+        // An array is applied through its buffer, not a generic collection from another module.
+        if let changes = records.withContiguousStorageIfAvailable({ apply(contiguous: $0) }) { return changes }
+        return Array(records).withUnsafeBufferPointer { apply(contiguous: $0) }
+    }
+
+    private mutating func apply(contiguous records: UnsafeBufferPointer<Record>) -> ProjectionChanges {
+        guard !records.isEmpty else { return ProjectionChanges() }
+        let nowValue = now.microsecondsSinceEpoch
+        // A batch of a few records tracks its operations; a larger one, or one that may
+        // touch many rows (a removed timeline), keeps a copy of each row set's old rows.
+        let large = records.count > 8 || records.contains { record in
+            record.facts.contains { if case .timelineRemoved = $0 { true } else { false } }
+        }
+        for i in rowSets.indices { rowSets[i].beginBatch(now: nowValue, large: large) }
+        summaries.beginBatch()
+        for record in records {
+            for fact in record.facts { applyIncrementally(fact) }
+            position = record.position
+        }
+        var changes = ProjectionChanges()
+        // Room for every view, so that the list is allocated once.
+        changes.rows.reserveCapacity(viewIndex.count)
+        for i in rowSets.indices {
+            rowSets[i].endBatch(to: position, now: nowValue, resetThreshold: resetThreshold, into: &changes.rows)
+        }
+        changes.summaries = summaries.endBatch(to: position)
+        return changes
+    }
+
+    /// Applies one record; see ``apply(_:)-(C)``.
+    @discardableResult
+    public mutating func apply(_ record: Record) -> ProjectionChanges {
+        withUnsafePointer(to: record) { apply(contiguous: UnsafeBufferPointer(start: $0, count: 1)) }
+    }
+
+    private mutating func applyIncrementally(_ fact: Fact) {
+        switch fact {
+        case .timelineCreated, .timelineRenamed:
+            summaries.apply(timelineFact: fact)
+        case .timelineRemoved(let timeline):
+            summaries.apply(timelineFact: fact)
+            for old in events.removeEvents(of: timeline) { project(old: old, new: nil) }
+        default:
+            guard let change = events.apply(fact) else { return }
+            summaries.replace(change.old, with: change.new)
+            project(old: change.old, new: change.new)
+        }
+    }
+
+    /// Replaces an event's rows in every row set.
+    private mutating func project(old: EventSnapshot?, new: EventSnapshot?) {
+        let nowValue = now.microsecondsSinceEpoch
+        // The old and new snapshots are of one event: one id. Read once, not per row.
+        guard let id = (new ?? old)?.id else { return }
+        let idPrefix = RowOrder.prefix(id.rawValue)
+        for i in rowSets.indices { rowSets[i].project(old: old, new: new, idPrefix: idPrefix, now: nowValue) }
+    }
+}
+
+/// The change sets one batch of records (or one clock change) produced.
+public struct ProjectionChanges: Sendable {
+    /// One change set per view that changed.
+    public var rows: [ChangeSet] = []
+    /// The summaries' change set, if any summary changed.
+    public var summaries: SummaryChangeSet?
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { rows.isEmpty && summaries == nil }
+
+    /// The change set of one view, if it changed.
+    public func changeSet(for view: ViewDefinition) -> ChangeSet? {
+        rows.first { $0.view == view }
+    }
+}
