@@ -5,7 +5,7 @@ extension TimelineProjection {
     /// one for the summaries if they changed.
     /// - Complexity: O(*k* log *n*) for *k* rows touched.
     @discardableResult
-    public mutating func apply<C: Collection>(_ records: C) -> ProjectionChanges where C.Element == Record {
+    package mutating func apply<C: Collection>(_ records: C) -> ProjectionChanges where C.Element == Record {
         // An array is applied through its buffer, not a generic collection from another module.
         if let changes = records.withContiguousStorageIfAvailable({ apply(contiguous: $0) }) { return changes }
         return Array(records).withUnsafeBufferPointer { apply(contiguous: $0) }
@@ -37,7 +37,7 @@ extension TimelineProjection {
 
     /// Applies one record; see ``apply(_:)-(C)``.
     @discardableResult
-    public mutating func apply(_ record: Record) -> ProjectionChanges {
+    package mutating func apply(_ record: Record) -> ProjectionChanges {
         withUnsafePointer(to: record) { apply(contiguous: UnsafeBufferPointer(start: $0, count: 1)) }
     }
 
@@ -66,17 +66,17 @@ extension TimelineProjection {
 }
 
 /// The change sets one batch of records (or one clock change) produced.
-public struct ProjectionChanges: Sendable {
+package struct ProjectionChanges: Sendable {
     /// One change set per view that changed.
-    public var rows: [ChangeSet] = []
+    package var rows: [ChangeSet] = []
     /// The summaries' change set, if any summary changed.
-    public var summaries: SummaryChangeSet?
+    package var summaries: SummaryChangeSet?
 
     /// Whether nothing changed.
-    public var isEmpty: Bool { rows.isEmpty && summaries == nil }
+    package var isEmpty: Bool { rows.isEmpty && summaries == nil }
 
     /// The change set of one view, if it changed.
-    public func changeSet(for view: ViewDefinition) -> ChangeSet? {
+    package func changeSet(for view: ViewDefinition) -> ChangeSet? {
         rows.first { $0.view == view }
     }
 }

@@ -8,7 +8,7 @@ extension TimelineProjection {
     /// at now, which go back to now or to their start. Either way a view is sent a
     /// change set only if a row or a section of it changed.
     @discardableResult
-    public mutating func advanceClock(to instant: Instant) -> ProjectionChanges {
+    package mutating func advanceClock(to instant: Instant) -> ProjectionChanges {
         let old = now.microsecondsSinceEpoch, new = instant.microsecondsSinceEpoch
         guard old != new else { return ProjectionChanges() }
         var changes = ProjectionChanges()

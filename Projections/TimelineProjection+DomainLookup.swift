@@ -4,19 +4,19 @@ extension TimelineProjection: DomainLookup {
     /// The timeline with this id, if it exists: the decider checks commands against the
     /// projection, which holds the same timelines and events as a ``DomainState``.
     /// - Complexity: O(1) on average.
-    public func timeline(_ id: TimelineID) -> Timeline? {
+    package func timeline(_ id: TimelineID) -> Timeline? {
         summaries.timelines[id].map { Timeline(id: id, name: $0.name) }
     }
 
     /// The event with this id, if it exists.
     /// - Complexity: O(1) on average.
-    public func event(_ id: EventID) -> Event? { events[id]?.event }
+    package func event(_ id: EventID) -> Event? { events[id]?.event }
 
     /// The timeline of the event with this id, if it exists, without making its title.
     /// - Complexity: O(1) on average.
-    public func eventTimeline(_ id: EventID) -> TimelineID? { events[id]?.timeline }
+    package func eventTimeline(_ id: EventID) -> TimelineID? { events[id]?.timeline }
 
     /// The dates of the event with this id, if it exists, without making its title.
     /// - Complexity: O(1) on average.
-    public func eventDates(_ id: EventID) -> EventDates? { events[id]?.dates }
+    package func eventDates(_ id: EventID) -> EventDates? { events[id]?.dates }
 }

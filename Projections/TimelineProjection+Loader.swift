@@ -6,16 +6,16 @@ extension TimelineProjection {
     /// Builds a projection from records given a part at a time, so that a log is never held
     /// whole: the records of each part are applied to the events and may be freed; the
     /// views and summaries are built once, by ``finish()``.
-    public struct Loader: Sendable {
+    package struct Loader: Sendable {
         private var projection: TimelineProjection
         private var names: [TimelineID: String] = [:]
         private let validating: Bool
         /// The first refusal, after which further records are ignored.
-        public private(set) var refusal: FactRefusal?
+        package private(set) var refusal: FactRefusal?
 
         /// A loader for a projection with `views`; `validating` checks every fact against
         /// the domain rules in the state before it.
-        public init(views: [ViewDefinition] = [ViewDefinition()], now: Instant, validating: Bool) {
+        package init(views: [ViewDefinition] = [ViewDefinition()], now: Instant, validating: Bool) {
             projection = TimelineProjection(views: views, now: now)
             self.validating = validating
         }
@@ -30,7 +30,7 @@ extension TimelineProjection {
         ///   O(*r* · *s* / *p*) folded by *s* shards on *p* processors (each shard reads
         ///   every record).
         @discardableResult
-        public mutating func add<S: Sequence>(_ records: S) -> FactRefusal? where S.Element == Record {
+        package mutating func add<S: Sequence>(_ records: S) -> FactRefusal? where S.Element == Record {
             guard refusal == nil else { return refusal }
             // An array (the usual case) is looped over its buffer: looping a sequence of a
             // type from another module goes through a witness table and copies each record.
@@ -90,7 +90,7 @@ extension TimelineProjection {
 
         /// The projection of the records added: its views and summaries built at once.
         /// - Complexity: O(*n* log *n*) for *n* rows.
-        public consuming func finish() -> TimelineProjection {
+        package consuming func finish() -> TimelineProjection {
             projection.buildViewsAndSummaries(names: names)
             return projection
         }

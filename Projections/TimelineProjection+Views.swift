@@ -9,14 +9,14 @@ extension TimelineProjection {
 
     /// The views the projection maintains, those with the same filter and placement next
     /// to each other (in the order ``apply(_:)`` gives their change sets).
-    public var viewDefinitions: [ViewDefinition] { rowSets.flatMap { $0.views.map(\.definition) } }
+    package var viewDefinitions: [ViewDefinition] { rowSets.flatMap { $0.views.map(\.definition) } }
 
     /// Starts maintaining a view, if it is not already: it shares the rows of a view with
     /// the same filter and placement, or is built from the current events.
     /// - Complexity: O(*n* log *n*) for *n* rows when no view has its filter and
     ///   placement; O(*n*) with sections, O(1) without, when one has; O(1) for a view
     ///   that exists.
-    public mutating func addView(_ definition: ViewDefinition) {
+    package mutating func addView(_ definition: ViewDefinition) {
         guard viewIndex[definition] == nil else { return }
         if let set = rowSets.firstIndex(where: { $0.holds(definition) }) {
             rowSets[set].addView(definition, position: position, now: now.microsecondsSinceEpoch)
@@ -31,7 +31,7 @@ extension TimelineProjection {
     }
 
     /// Stops maintaining a view; its rows go with the last view that shows them.
-    public mutating func removeView(_ definition: ViewDefinition) {
+    package mutating func removeView(_ definition: ViewDefinition) {
         guard let location = viewIndex.removeValue(forKey: definition) else { return }
         rowSets[location.rowSet].removeView(at: location.view)
         if rowSets[location.rowSet].views.isEmpty { rowSets.remove(at: location.rowSet) }
@@ -50,20 +50,20 @@ extension TimelineProjection {
 
     /// The rows of a view, in list order, or `nil` for a view the projection does not maintain.
     /// - Complexity: O(1).
-    public func rows(_ definition: ViewDefinition) -> RowList? {
+    package func rows(_ definition: ViewDefinition) -> RowList? {
         viewIndex[definition].map { rowSets[$0.rowSet].rows(descending: definition.order == .descending) }
     }
 
     /// The sections of a view in list order (empty for a view without sections).
     /// - Complexity: O(log *s*) for *s* sections (each section is made when it is read).
-    public func sections(_ definition: ViewDefinition) -> SectionList {
+    package func sections(_ definition: ViewDefinition) -> SectionList {
         viewIndex[definition].map {
             rowSets[$0.rowSet].sections(ofView: $0.view, now: now.microsecondsSinceEpoch)
         } ?? SectionList()
     }
 
     /// The log position of a view's latest change: the `from` of its next change set.
-    public func viewPosition(_ definition: ViewDefinition) -> Int64? {
+    package func viewPosition(_ definition: ViewDefinition) -> Int64? {
         viewIndex[definition].map { rowSets[$0.rowSet].views[$0.view].position }
     }
 }

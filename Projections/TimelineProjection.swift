@@ -9,11 +9,11 @@ import TimelineCore
 ///
 /// Records are assumed to have passed the decider's rules (``Decider/check(_:in:)``);
 /// facts about unknown events are ignored rather than trapping.
-public struct TimelineProjection: Sendable {
+package struct TimelineProjection: Sendable {
     /// The log position of the last record applied.
-    public internal(set) var position: Int64 = 0
+    package internal(set) var position: Int64 = 0
     /// "Now", for views that place ongoing rows at now.
-    public internal(set) var now: Instant
+    package internal(set) var now: Instant
 
     var events = EventTable()
     /// The rows of the views, one set for each filter and placement, in the order they
@@ -25,10 +25,10 @@ public struct TimelineProjection: Sendable {
     var summaries = SummaryState()
 
     /// Batches that touch more rows than this give a reset change set instead of indices.
-    public var resetThreshold = 10_000
+    package var resetThreshold = 10_000
 
     /// Creates an empty projection that maintains `views`, with "now" from the clock.
-    public init(views: [ViewDefinition] = [ViewDefinition()], now: Instant) {
+    package init(views: [ViewDefinition] = [ViewDefinition()], now: Instant) {
         self.now = now
         for definition in views { addView(definition) }
     }
@@ -38,7 +38,7 @@ public struct TimelineProjection: Sendable {
     /// The records are assumed to follow the domain rules; see
     /// ``init(validating:views:now:)`` for a log that must be checked.
     /// - Complexity: O(*r* + *n* log *n*) for *r* records and *n* rows.
-    public init<S: Sequence>(records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
+    package init<S: Sequence>(records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
     where S.Element == Record {
         var loader = Loader(views: views, now: now, validating: false)
         _ = loader.add(records)
@@ -51,7 +51,7 @@ public struct TimelineProjection: Sendable {
     /// Checking needs no state beside the projection's own events and timelines.
     /// - Throws: ``FactRefusal`` for the first fact the rules refuse.
     /// - Complexity: O(*r* + *n* log *n*) for *r* records and *n* rows.
-    public init<S: Sequence>(validating records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
+    package init<S: Sequence>(validating records: S, views: [ViewDefinition] = [ViewDefinition()], now: Instant)
     throws(FactRefusal) where S.Element == Record {
         var loader = Loader(views: views, now: now, validating: true)
         if let refusal = loader.add(records) { throw refusal }
@@ -60,17 +60,17 @@ public struct TimelineProjection: Sendable {
 
     /// How many events there are.
     /// - Complexity: O(1).
-    public var eventCount: Int { events.count }
+    package var eventCount: Int { events.count }
 
     /// The ids of the events, in no particular order.
     /// - Complexity: O(*n*) for *n* events.
-    public var eventIDs: [EventID] { events.ids }
+    package var eventIDs: [EventID] { events.ids }
 
     /// The timeline summaries, ordered by name and then id.
     /// - Complexity: O(1) while ``tracksSummaryChanges`` is on. While it is off, O(*t* log
     ///   *t*) for *t* timelines once one changed, plus O(*k* log *k*) for the *k* changes
     ///   of dates not yet counted into a timeline's dates.
-    public var timelineSummaries: [TimelineSummary] { summaries.currentList }
+    package var timelineSummaries: [TimelineSummary] { summaries.currentList }
 
     /// Whether ``apply(_:)`` describes how the summaries changed
     /// (``ProjectionChanges/summaries``) and counts each timeline's dates in at once.
@@ -81,7 +81,7 @@ public struct TimelineProjection: Sendable {
     /// together, later. ``timelineSummaries`` is up to date either way (made when read,
     /// while off). Turning it on starts from the summaries as they are, counting in the
     /// changes left pending.
-    public var tracksSummaryChanges: Bool {
+    package var tracksSummaryChanges: Bool {
         get { summaries.tracksChanges }
         set {
             // Turned on, the next change set goes from the summaries as they are now.

@@ -43,7 +43,7 @@ extension TimelineProjection {
     /// is built for the call and dropped: it is not added.
     /// - Complexity: O(1) for a maintained view (each section is made when it is read);
     ///   O(*n* log *n*) for *n* rows otherwise.
-    public func snapshot(_ definition: ViewDefinition) -> ViewSnapshot {
+    package func snapshot(_ definition: ViewDefinition) -> ViewSnapshot {
         withView(definition) { projection, location in
             let set = projection.rowSets[location.rowSet]
             return ViewSnapshot(
@@ -57,7 +57,7 @@ extension TimelineProjection {
     /// projection does not maintain is built for the call and dropped.
     /// - Complexity: O(log *n* + log *s*) for *n* rows and *s* sections in a maintained view;
     ///   O(*n* log *n*) otherwise.
-    public func location(of id: RowID, in definition: ViewDefinition) -> RowLocation? {
+    package func location(of id: RowID, in definition: ViewDefinition) -> RowLocation? {
         withView(definition) { projection, location in projection.location(of: id, at: location) }
     }
 

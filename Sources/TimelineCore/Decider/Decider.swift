@@ -3,14 +3,14 @@
 /// `decide` validates a command against the current state and returns the facts to
 /// record, or a ``Rejection``; `evolve` applies a fact. Replaying a log applies the same
 /// rules through ``check(_:in:)``: a fact the decider would refuse makes the log invalid.
-public enum Decider {
+package enum Decider {
     /// Returns the facts that `command` records in `state`, or why it is refused.
     ///
     /// Titles and names are trimmed of whitespace at both ends before they are recorded.
     /// A command that changes nothing (moving an event to its own timeline, renaming to
     /// the same name) is accepted and still records its fact.
     /// - Complexity: O(*k*) for a command of *k* facts; the state is not copied.
-    public static func decide(_ command: Command, _ state: some DomainLookup) throws(Rejection) -> [Fact] {
+    package static func decide(_ command: Command, _ state: some DomainLookup) throws(Rejection) -> [Fact] {
         try decide(proposed: proposedFacts(for: command), state)
     }
 
@@ -44,7 +44,7 @@ public enum Decider {
     /// Returns the facts that a batch of commands records, each command decided in the
     /// state after the ones before it, or the first rejection.
     /// - Complexity: O(*k*) for *k* facts; the state is not copied.
-    public static func decide<C: Collection>(_ commands: C, _ state: some DomainLookup) throws(Rejection) -> [Fact]
+    package static func decide<C: Collection>(_ commands: C, _ state: some DomainLookup) throws(Rejection) -> [Fact]
     where C.Element == Command {
         if commands.count == 1, let command = commands.first { return try decide(command, state) }
         return try decide(overlaying: commands, state)
@@ -56,7 +56,7 @@ public enum Decider {
     /// The store sends arrays; this overload reads one without the generic collection's
     /// witness calls, as the function runs unspecialised from another module.
     /// - Complexity: O(*k*) for *k* facts; the state is not copied.
-    public static func decide(_ commands: [Command], _ state: some DomainLookup) throws(Rejection) -> [Fact] {
+    package static func decide(_ commands: [Command], _ state: some DomainLookup) throws(Rejection) -> [Fact] {
         if commands.count == 1 { return try decide(commands[0], state) }
         return try decide(overlaying: commands, state)
     }
@@ -85,7 +85,7 @@ public enum Decider {
     ///
     /// - Complexity: O(1) when `state` is passed on (consumed); a caller that keeps using
     ///   its own copy pays for copying it. Hot paths call `apply` on a state they own.
-    public static func evolve(_ state: consuming DomainState, _ fact: Fact) -> DomainState {
+    package static func evolve(_ state: consuming DomainState, _ fact: Fact) -> DomainState {
         var state = state
         state.apply(fact)
         return state
@@ -94,7 +94,7 @@ public enum Decider {
     /// Checks that `fact` follows the domain rules in `state`; throws the rule it breaks.
     ///
     /// - Complexity: O(*t*) for the length *t* of a title or name, otherwise O(1).
-    public static func check(_ fact: Fact, in state: some DomainLookup) throws(Rejection) {
+    package static func check(_ fact: Fact, in state: some DomainLookup) throws(Rejection) {
         try check(fact, lookup: state)
     }
 
@@ -105,7 +105,7 @@ public enum Decider {
     /// created just before it). An empty sequence is accepted. `state` is not copied and not
     /// changed: the facts are tried on an overlay, as a batch of commands is when it is decided.
     /// - Complexity: O(*k*) for *k* facts (plus the length of their titles and names).
-    public static func check<S: Sequence>(_ facts: S, in state: some DomainLookup) throws(FactRefusal)
+    package static func check<S: Sequence>(_ facts: S, in state: some DomainLookup) throws(FactRefusal)
     where S.Element == Fact {
         var pending = PendingState(base: state)
         for (index, fact) in facts.enumerated() {

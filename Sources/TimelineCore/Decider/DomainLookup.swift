@@ -3,7 +3,7 @@
 ///
 /// ``DomainState`` is one; a store decides against its projection, which holds the same
 /// timelines and events, so that they are kept once.
-public protocol DomainLookup {
+package protocol DomainLookup {
     /// The timeline with this id, if it exists.
     func timeline(_ id: TimelineID) -> Timeline?
     /// The event with this id, if it exists.
@@ -17,16 +17,16 @@ public protocol DomainLookup {
 
 extension DomainLookup {
     /// The timeline of the event with this id, read from ``event(_:)``.
-    public func eventTimeline(_ id: EventID) -> TimelineID? { event(id)?.timeline }
+    package func eventTimeline(_ id: EventID) -> TimelineID? { event(id)?.timeline }
     /// The dates of the event with this id, read from ``event(_:)``.
-    public func eventDates(_ id: EventID) -> EventDates? { event(id)?.dates }
+    package func eventDates(_ id: EventID) -> EventDates? { event(id)?.dates }
 }
 
 extension DomainState: DomainLookup {
     /// The timeline with this id, if it exists.
     /// - Complexity: O(1) on average.
-    public func timeline(_ id: TimelineID) -> Timeline? { timelines[id] }
+    package func timeline(_ id: TimelineID) -> Timeline? { timelines[id] }
     /// The event with this id, if it exists.
     /// - Complexity: O(1) on average.
-    public func event(_ id: EventID) -> Event? { events[id] }
+    package func event(_ id: EventID) -> Event? { events[id] }
 }

@@ -1,20 +1,20 @@
 /// What the decider knows: the timelines and events that exist after the facts so far.
-public struct DomainState: Hashable, Sendable {
+package struct DomainState: Hashable, Sendable {
     /// The timelines that exist, by id.
-    public private(set) var timelines: [TimelineID: Timeline] = [:]
+    package private(set) var timelines: [TimelineID: Timeline] = [:]
     /// The events that exist, by id.
-    public private(set) var events: [EventID: Event] = [:]
+    package private(set) var events: [EventID: Event] = [:]
     /// The ids of each timeline's events, so removing a timeline costs its events, not all.
     private var eventsByTimeline: [TimelineID: Set<EventID>] = [:]
 
     /// The state before any fact.
-    public init() {}
+    package init() {}
 
     /// A state holding these timelines and events (as restored from a checkpoint).
     ///
     /// Events whose timeline is not among `timelines` are left out.
     /// - Complexity: O(*t* + *e*).
-    public init(timelines: [Timeline], events: [Event]) {
+    package init(timelines: [Timeline], events: [Event]) {
         // Every table is sized before it is filled: growing a table of a million ids
         // rehashes every id several times.
         var counts: [TimelineID: Int] = [:]
@@ -36,7 +36,7 @@ public struct DomainState: Hashable, Sendable {
     /// A fact that breaks the rules is applied as far as it makes sense, never trapping;
     /// callers check first.
     /// - Complexity: O(1) amortised, O(*k*) for removing a timeline with *k* events.
-    public mutating func apply(_ fact: Fact) {
+    package mutating func apply(_ fact: Fact) {
         switch fact {
         case .timelineCreated(let id, let name):
             timelines[id] = Timeline(id: id, name: name)
@@ -76,7 +76,7 @@ public struct DomainState: Hashable, Sendable {
     }
 
     /// The ids of the events in a timeline, in no particular order.
-    public func eventIDs(in timeline: TimelineID) -> Set<EventID> {
+    package func eventIDs(in timeline: TimelineID) -> Set<EventID> {
         eventsByTimeline[timeline] ?? []
     }
 }

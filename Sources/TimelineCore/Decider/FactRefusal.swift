@@ -1,8 +1,8 @@
 /// A fact that the domain rules refuse in the state before it: where it stands, which
 /// fact it is, and the rule it breaks.
-public struct FactRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+package struct FactRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// Where a refused fact stands.
-    public enum Place: Hashable, Sendable {
+    package enum Place: Hashable, Sendable {
         /// Its index in the sequence of facts that was checked, counting from 0.
         case index(Int)
         /// The position of its record in a log.
@@ -10,24 +10,24 @@ public struct FactRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Where the refused fact stands.
-    public var place: Place
+    package var place: Place
     /// The refused fact.
-    public var fact: Fact
+    package var fact: Fact
     /// The rule the fact breaks in the state before it.
-    public var rejection: Rejection
+    package var rejection: Rejection
 
     /// Creates a refusal of the fact at `index` in a sequence of facts.
-    public init(index: Int, fact: Fact, rejection: Rejection) {
+    package init(index: Int, fact: Fact, rejection: Rejection) {
         self.init(place: .index(index), fact: fact, rejection: rejection)
     }
 
     /// Creates a refusal of `fact` in the record at `position` in a log.
-    public init(position: Int64, fact: Fact, rejection: Rejection) {
+    package init(position: Int64, fact: Fact, rejection: Rejection) {
         self.init(place: .record(position), fact: fact, rejection: rejection)
     }
 
     /// Creates a refusal of the fact at `place`.
-    public init(place: Place, fact: Fact, rejection: Rejection) {
+    package init(place: Place, fact: Fact, rejection: Rejection) {
         self.place = place
         self.fact = fact
         self.rejection = rejection
@@ -36,7 +36,7 @@ public struct FactRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// A message naming where the fact stands, its type and the rule:
     /// `fact at index 2: rangeClosed: event "e1" is not an open range`, or
     /// `record 12: eventAdded: unknown timeline "work"`.
-    public var description: String {
+    package var description: String {
         switch place {
         case .index(let index): "fact at index \(index): \(fact.type.rawValue): \(rejection)"
         case .record(let position): "record \(position): \(fact.type.rawValue): \(rejection)"

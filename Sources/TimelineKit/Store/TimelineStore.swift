@@ -133,7 +133,7 @@ public actor TimelineStore {
 
     /// The timelines and events as they stand, copied out of the projection.
     /// - Complexity: O(*n*) for *n* events; to look one up, use ``event(_:)`` or ``timeline(_:)``.
-    public var domainState: DomainState { projection.domainState }
+    package var domainState: DomainState { projection.domainState }
 
     /// The event with this id, if it exists.
     /// - Complexity: O(1) on average.
