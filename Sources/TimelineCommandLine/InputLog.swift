@@ -1,3 +1,4 @@
+import Dispatch
 import TimelineCore
 #if canImport(Glibc)
 import Glibc
@@ -7,66 +8,245 @@ import Musl
 import Darwin
 #endif
 
-/// A log the tool reads from a path it was given (`replay FILE`, `import FILE`): a file,
-/// a pipe, a FIFO, `/dev/stdin`, `<(…)`, or `-` for standard input.
+/// A log the tool reads from start to end: a file argument (`replay FILE`, `import FILE`:
+/// a file, a pipe, a FIFO, `/dev/stdin`, `<(…)`, or `-` for standard input) or the
+/// store's log file, for the commands that read it whole without its lock.
 ///
-/// The bytes are read with `read(2)` until the end of the stream, never by the file's
-/// size: a pipe or a FIFO has none (it reports 0), and a file that grows while it is read
-/// is read to where it ends then.
+/// The bytes are read with `read(2)` a chunk at a time until the end of the stream, never
+/// by the file's size: a pipe or a FIFO has none (it reports 0), and a file that grows
+/// while it is read is read to where it ends then. Only a chunk or two is in memory at
+/// once, whatever the log's length.
 struct InputLog {
     /// The name messages use: the path, or `standard input` for `-`.
     let name: String
     /// Whether the input is a regular file named by its path, which `timeline repair`
     /// can fix (not standard input, a pipe or a FIFO).
     let isRepairable: Bool
-    /// Every byte read.
-    let bytes: [UInt8]
+    /// The file's size when it was opened, for a regular file (a guide for progress only).
+    let size: Int?
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
 
-    /// How much is asked of each `read(2)`.
-    static let readSize = 1 << 20
+    /// How much is read and decoded at a time: large enough to decode in pieces on every
+    /// processor, small enough that the log is never in memory whole.
+    static let chunkBytes = 8 << 20
 
-    /// Reads all of `path` (`-`: standard input).
-    static func read(_ path: String) throws(CommandFailure) -> InputLog {
+    /// Opens `path` (`-`: standard input) for reading.
+    static func open(_ path: String) throws(CommandFailure) -> InputLog {
         let isStandardInput = path == "-"
         let name = isStandardInput ? "standard input" : path
-        let descriptor = isStandardInput ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = isStandardInput ? 0 : Self.systemOpen(path)
         guard descriptor >= 0 else { throw failure(name, "open", errno) }
-        defer { if !isStandardInput { close(descriptor) } }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw failure(name, "stat", errno) }
-        let isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            if !isStandardInput { systemClose(descriptor) }
+            throw failure(name, "stat", code)
+        }
         if (info.st_mode & S_IFMT) == S_IFDIR {
+            if !isStandardInput { systemClose(descriptor) }
             throw CommandFailure("\(name): is a directory, not a log file")
         }
-        // The bytes are read in place; the size of a regular file is only a hint for the
-        // first allocation (one byte more, so that the read that meets the end has room).
-        var bytes = [UInt8](repeating: 0, count: isRegularFile && info.st_size > 0 ? Int(info.st_size) + 1 : readSize)
-        var used = 0
+        let isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
+        return InputLog(name: name, isRepairable: isRegularFile && !isStandardInput,
+                        size: isRegularFile ? Int(info.st_size) : nil, descriptor: descriptor,
+                        ownsDescriptor: !isStandardInput)
+    }
+
+    /// Closes the descriptor (standard input stays open).
+    func close() {
+        if ownsDescriptor { Self.systemClose(descriptor) }
+    }
+
+    /// What reading the whole input found besides its records.
+    struct Ending {
+        /// The torn tail, if the input ends in one.
+        var tornTail: LogReader.TornTail?
+        /// How many bytes were read.
+        var bytes: Int
+    }
+
+    /// Reads the input to its end and hands `body` the records a chunk at a time, in
+    /// order, each chunk's offsets, line numbers and positions in the whole log's terms.
+    /// While `body` works on a chunk, the next one is read and decoded on another thread.
+    ///
+    /// A chunk ends at a line end and outside any atomic batch (a batch is never split
+    /// between two calls); a bad line is a failure naming the input and the line.
+    /// - Complexity: O(*n*) for *n* bytes, with O(``chunkBytes``) memory beyond what
+    ///   `body` keeps (more only for a line or a batch longer than a chunk).
+    func forEachChunk(_ body: (LogReader.Contents) throws -> Void) throws -> Ending {
+        let source = ChunkSource(descriptor: descriptor)
+        let queue = DispatchQueue(label: "timeline.input")
+        let group = DispatchGroup()
+        func readAhead() { queue.async(group: group) { source.readNext() } }
+        // The read ahead never outlives the call: the descriptor may be closed after it.
+        defer { group.wait() }
+        readAhead()
         while true {
-            if used == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(readSize, bytes.count))) }
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                Self.systemRead(descriptor, buffer.baseAddress! + used, buffer.count - used)
+            group.wait()
+            let result = source.result
+            if case .success(let contents?) = result {
+                readAhead()
+                try body(contents)
+                continue
+            }
+            switch result {
+            case .failure(.read(let code)):
+                throw Self.failure(name, "read", code)
+            case .failure(.line(let failure)):
+                throw CommandFailure("\(name): \(failure)" + (isRepairable ? "\n" + RepairHint.line(for: name) : ""))
+            default:
+                return Ending(tornTail: source.tornTail, bytes: source.bytesRead)
+            }
+        }
+    }
+
+    private static func systemClose(_ descriptor: Int32) {
+        #if canImport(Darwin)
+        _ = Darwin.close(descriptor)
+        #elseif canImport(Glibc)
+        _ = Glibc.close(descriptor)
+        #else
+        _ = Musl.close(descriptor)
+        #endif
+    }
+
+    private static func systemOpen(_ path: String) -> Int32 {
+        #if canImport(Darwin)
+        Darwin.open(path, O_RDONLY | O_CLOEXEC)
+        #elseif canImport(Glibc)
+        Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        #else
+        Musl.open(path, O_RDONLY | O_CLOEXEC)
+        #endif
+    }
+
+    static func failure(_ name: String, _ operation: String, _ code: Int32) -> CommandFailure {
+        if code == ENOENT, operation == "open" { return CommandFailure("\(name): no such file") }
+        return CommandFailure("\(name): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))")
+    }
+}
+
+/// Reads and decodes a descriptor's log one chunk at a time.
+///
+/// Used from one thread at a time: ``InputLog/forEachChunk(_:)`` starts one
+/// ``readNext()`` on its queue and waits for it before it reads ``result`` or starts
+/// the next, so the state is never touched by two threads at once.
+private final class ChunkSource: @unchecked Sendable {
+    enum Failure: Error {
+        case read(Int32)
+        case line(LogReader.Failure)
+    }
+
+    let descriptor: Int32
+    /// The bytes read and not yet handed out: they start at ``base``'s offset.
+    private var buffer: [UInt8] = []
+    /// How many bytes of ``buffer`` hold data.
+    private var used = 0
+    private var atEnd = false
+    private var finished = false
+    private var base = LogReader.Start()
+    /// How many bytes the next chunk reads up to (more for a line or batch longer than a chunk).
+    private var target = InputLog.chunkBytes
+    /// The last ``readNext()``'s outcome: a chunk, `nil` after the last one, or a failure.
+    private(set) var result: Result<LogReader.Contents?, Failure> = .success(nil)
+    private(set) var tornTail: LogReader.TornTail?
+    private(set) var bytesRead = 0
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    func readNext() {
+        do { result = .success(try next()) } catch { result = .failure(error) }
+    }
+
+    private func next() throws(Failure) -> LogReader.Contents? {
+        while !finished {
+            try fill()
+            if used == 0 {
+                finished = true
+                return nil
+            }
+            var end = used
+            if !atEnd {
+                // Before the end, a chunk stops after its last whole line.
+                guard let newline = buffer.withUnsafeBytes({ Self.lastNewline(in: $0, before: used) }) else {
+                    target *= 2  // a line longer than the chunk
+                    continue
+                }
+                end = newline + 1
+            }
+            let start = base
+            let contents: LogReader.Contents
+            do {
+                contents = try buffer.withUnsafeBytes { raw in
+                    Result { () throws(LogReader.Failure) in
+                        try LogReader().read(UnsafeRawBufferPointer(rebasing: raw[..<end]), after: start)
+                    }
+                }.get()
+            } catch { throw .line(error) }
+            if atEnd && end == used {
+                finished = true
+                tornTail = contents.tornTail
+                return contents
+            }
+            // A chunk that ends at a newline can only be torn by a batch that goes on in
+            // the next one: that batch is read again with the next chunk.
+            let consumed = (contents.tornTail?.offset ?? base.offset + end) - base.offset
+            guard consumed > 0 else {
+                target *= 2  // a batch longer than the chunk
+                continue
+            }
+            let lines = buffer.withUnsafeBytes { Self.newlines(in: $0, before: consumed) }
+            base = LogReader.Start(position: base.position + Int64(contents.records.count),
+                                   line: base.line + lines, offset: base.offset + consumed)
+            buffer.withUnsafeMutableBytes { raw in
+                guard let pointer = raw.baseAddress else { return }
+                memmove(pointer, pointer + consumed, used - consumed)
+            }
+            used -= consumed
+            target = InputLog.chunkBytes
+            return contents
+        }
+        return nil
+    }
+
+    /// Reads until the buffer holds ``target`` bytes or the input ends.
+    private func fill() throws(Failure) {
+        if buffer.count < target { buffer += repeatElement(0, count: target - buffer.count) }
+        while !atEnd && used < target {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                Self.systemRead(descriptor, raw.baseAddress! + used, target - used)
             }
             if count < 0 {
                 let code = errno
                 if code == EINTR { continue }
                 if code == EAGAIN || code == EWOULDBLOCK, waitUntilReady(descriptor, for: Int16(POLLIN)) { continue }
-                throw failure(name, "read", code)
+                throw .read(code)
             }
-            if count == 0 { break }
+            if count == 0 { atEnd = true }
             used += count
+            bytesRead += count
         }
-        bytes.removeSubrange(used...)
-        return InputLog(name: name, isRepairable: isRegularFile && !isStandardInput, bytes: bytes)
     }
 
-    /// The records, as the log reader reads them; a bad line is a failure naming the input.
-    func contents() throws(CommandFailure) -> LogReader.Contents {
-        do {
-            return try LogReader().read(bytes)
-        } catch {
-            throw CommandFailure("\(name): \(error)" + (isRepairable ? "\n" + RepairHint.line(for: name) : ""))
+    private static func lastNewline(in bytes: UnsafeRawBufferPointer, before end: Int) -> Int? {
+        var index = end - 1
+        while index >= 0 {
+            if bytes[index] == 0x0A { return index }
+            index -= 1
         }
+        return nil
+    }
+
+    /// How many newlines the first `count` bytes hold.
+    private static func newlines(in bytes: UnsafeRawBufferPointer, before count: Int) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        var found = 0, at = 0
+        while at < count, let hit = memchr(base + at, 0x0A, count - at) {
+            found += 1
+            at = UnsafeRawPointer(hit) - base + 1
+        }
+        return found
     }
 
     private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
@@ -77,10 +257,5 @@ struct InputLog {
         #else
         Musl.read(descriptor, buffer, count)
         #endif
-    }
-
-    private static func failure(_ name: String, _ operation: String, _ code: Int32) -> CommandFailure {
-        if code == ENOENT, operation == "open" { return CommandFailure("\(name): no such file") }
-        return CommandFailure("\(name): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))")
     }
 }

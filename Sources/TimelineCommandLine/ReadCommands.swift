@@ -5,55 +5,48 @@ import TimelineProjections
 /// The commands that read a log without changing it: replay, rows, timelines, verify,
 /// rebuild, export. None of them takes the writer's lock.
 extension Runner {
-    /// Reads a whole log without its lock; a log that cannot be read is a command failure.
-    func readContents(_ path: String) throws -> LogReader.Contents {
-        if DatabaseLogs.isURL(path) { return try DatabaseLogs.read(DatabaseLogs.name(for: path)) }
-        try requireLog(path)
-        do {
-            return try FileEventLog.read(path: path)
-        } catch {
-            throw CommandFailure(RepairHint.added(to: error.description, for: path, when: error.isCorruption))
-        }
+    /// A log read whole and folded into a projection.
+    struct FoldedLog {
+        var projection: TimelineProjection
+        /// The name messages use for the log.
+        var name: String
+        /// How many records and facts the log holds.
+        var records: Int
+        var facts: Int
     }
 
-    /// Reads a whole log without its lock; a torn last line is named in a warning.
-    func readLog(_ path: String) throws -> LogReader.Contents {
-        let contents = try readContents(path)
-        if let torn = contents.tornTail {
-            context.warn("\(path): \(torn); not applied")
+    /// Reads the log at `path` to its end without its lock, checks every record and folds
+    /// the records up to `upTo` into a projection of `views`, in one pass, a chunk at a
+    /// time; `each` sees every chunk's contents once it is checked. With `input`, `path` is
+    /// a file argument (`-`: standard input, a pipe, a FIFO); otherwise it is the store's
+    /// log (a file, or a database URL). A torn last line is named in a warning; a bad line
+    /// or a refused fact is a failure naming its line.
+    func foldLog(_ path: String, input: Bool, views: [ViewDefinition], now: Instant, upTo: Int64? = nil,
+                 each: (LogReader.Contents) -> Void = { _ in }) throws -> FoldedLog {
+        var fold = LogFold(views: views, now: now, upTo: upTo)
+        if !input, DatabaseLogs.isURL(path) {
+            let contents = try DatabaseLogs.read(DatabaseLogs.name(for: path))
+            do { try fold.add(contents) } catch { throw CommandFailure("\(path): \(error)") }
+            each(contents)
+            if let torn = contents.tornTail { context.warn("\(path): \(torn); not applied") }
+            return FoldedLog(projection: fold.finish(), name: path, records: fold.records, facts: fold.facts)
         }
-        return contents
-    }
-
-    /// Reads a log given as a file argument (`-`: standard input) as a stream; a torn
-    /// last line is named in a warning.
-    func readInput(_ path: String) throws -> (contents: LogReader.Contents, input: InputLog) {
-        let input = try InputLog.read(path)
-        let contents = try input.contents()
-        if let torn = contents.tornTail {
-            context.warn("\(input.name): \(torn); not applied")
+        if !input { try requireLog(path) }
+        let log = try InputLog.open(path)
+        defer { log.close() }
+        let ending = try log.forEachChunk { contents in
+            do { try fold.add(contents) } catch {
+                throw CommandFailure("\(log.name): \(error)" + (log.isRepairable ? "\n" + RepairHint.line(for: log.name) : ""))
+            }
+            each(contents)
         }
-        return (contents, input)
-    }
-
-    /// Checks every record of a log against the domain rules.
-    func validate(_ contents: LogReader.Contents, path: String, repairable: Bool = true) throws -> DomainState {
-        do {
-            return try LogValidator.validate(contents)
-        } catch {
-            throw CommandFailure(RepairHint.added(to: "\(path): \(error)", for: path, when: repairable))
-        }
+        if let torn = ending.tornTail { context.warn("\(log.name): \(torn); not applied") }
+        return FoldedLog(projection: fold.finish(), name: log.name, records: fold.records, facts: fold.facts)
     }
 
     /// "Now": `--now`, else the clock.
     func now(_ arguments: ParsedArguments) throws -> Instant {
         try arguments.date("--now")?.instant ?? context.clock()
-    }
-
-    /// The records up to `--upto`, or all of them.
-    func records(_ contents: LogReader.Contents, _ arguments: ParsedArguments) throws -> ArraySlice<Record> {
-        guard let upTo = try arguments.nonNegativeInteger("--upto") else { return contents.records[...] }
-        return Self.records(contents.records, upTo: upTo)
     }
 
     /// The records of the whole atomic batches that end at or before position `upTo`:
@@ -71,9 +64,22 @@ extension Runner {
 
     /// `replay FILE` (`input`: the path is a file argument, read as a stream) or `rows`
     /// (the store's log).
-    func replay(_ arguments: ParsedArguments, path: String, input: Bool = false) throws -> String {
-        let (projection, view) = try projectedView(arguments, path: path, input: input)
-        let printer = RowPrinter(rows: projection.rows(view) ?? RowList(), sections: Array(projection.sections(view)))
+    func replay(_ arguments: ParsedArguments, path: String, input: Bool = false) async throws -> String {
+        let view = try view(arguments)
+        let rows: RowList, sections: SectionList
+        if !input, try arguments.nonNegativeInteger("--upto") == nil {
+            // The store's state now: from its checkpoint and the log after it.
+            if !DatabaseLogs.isURL(path) { try requireLog(path) }
+            let store = try openStore(path, command: arguments.command.name, now: try now(arguments))
+            let snapshot = await store.snapshot(view)
+            warnIfMissing(view, among: await store.timelineSummaries, path: path)
+            await finish(store)
+            (rows, sections) = (snapshot.rows, snapshot.sections)
+        } else {
+            let (projection, _) = try projectedView(arguments, path: path, input: input)
+            (rows, sections) = (projection.rows(view) ?? RowList(), projection.sections(view))
+        }
+        let printer = RowPrinter(rows: rows, sections: Array(sections))
         return arguments.flag("--json") ? printer.json()
             : printer.table(width: context.tableWidth, colour: context.usesColour)
     }
@@ -86,38 +92,36 @@ extension Runner {
                        input: Bool = false) throws -> (TimelineProjection, ViewDefinition) {
         let view = try view(arguments)
         let now = try now(arguments)
-        _ = try arguments.nonNegativeInteger("--upto")
-        let contents: LogReader.Contents
-        var path = path
-        if input {
-            let read = try readInput(path)
-            contents = read.contents
-            path = read.input.name
-            _ = try validate(contents, path: path, repairable: read.input.isRepairable)
-        } else {
-            contents = try readLog(path)
-            _ = try validate(contents, path: path)
+        let upTo = try arguments.nonNegativeInteger("--upto")
+        let folded = try foldLog(path, input: input, views: [view], now: now, upTo: upTo)
+        warnIfMissing(view, among: folded.projection.timelineSummaries, path: folded.name)
+        return (folded.projection, view)
+    }
+
+    /// Warns when the view shows one timeline and there is no such timeline.
+    private func warnIfMissing(_ view: ViewDefinition, among summaries: [TimelineSummary], path: String) {
+        guard case .timeline(let id) = view.filter, !summaries.contains(where: { $0.id == id }) else { return }
+        var message = "\(path): there is no timeline \"\(id)\""
+        if let near = Suggestion.nearest(to: id.rawValue, among: summaries.map(\.id.rawValue)) {
+            message += "; did you mean '\(near)'?"
         }
-        let projection = TimelineProjection(records: try records(contents, arguments), views: [view], now: now)
-        if case .timeline(let id) = view.filter, !projection.timelineSummaries.contains(where: { $0.id == id }) {
-            var message = "\(path): there is no timeline \"\(id)\""
-            if let near = Suggestion.nearest(to: id.rawValue, among: projection.timelineSummaries.map(\.id.rawValue)) {
-                message += "; did you mean '\(near)'?"
-            }
-            context.warn(message)
-        }
-        return (projection, view)
+        context.warn(message)
     }
 
     // MARK: timelines
 
-    func timelines(_ arguments: ParsedArguments) throws -> String {
+    func timelines(_ arguments: ParsedArguments) async throws -> String {
         let path = try logPath(arguments)
-        _ = try arguments.nonNegativeInteger("--upto")
-        let contents = try readLog(path)
-        _ = try validate(contents, path: path)
-        let projection = TimelineProjection(records: try records(contents, arguments), views: [], now: context.clock())
-        let summaries = projection.timelineSummaries
+        let summaries: [TimelineSummary]
+        if let upTo = try arguments.nonNegativeInteger("--upto") {
+            summaries = try foldLog(path, input: false, views: [], now: context.clock(), upTo: upTo)
+                .projection.timelineSummaries
+        } else {
+            if !DatabaseLogs.isURL(path) { try requireLog(path) }
+            let store = try openStore(path, command: arguments.command.name)
+            summaries = await store.timelineSummaries
+            await finish(store)
+        }
         if arguments.flag("--json") {
             return summaries.map { summary in
                 JSONText.object([
@@ -147,11 +151,10 @@ extension Runner {
 
     func verify(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
-        let contents = try readLog(path)
-        let state = try validate(contents, path: path)
-        let facts = contents.records.reduce(0) { $0 + $1.facts.count }
-        return "\(path): ok: \(count(contents.records.count, "record")), \(count(facts, "fact")), "
-            + "\(count(state.timelines.count, "timeline")), \(count(state.events.count, "event"))\n"
+        let folded = try foldLog(path, input: false, views: [], now: context.clock())
+        return "\(path): ok: \(count(folded.records, "record")), \(count(folded.facts, "fact")), "
+            + "\(count(folded.projection.timelineSummaries.count, "timeline")), "
+            + "\(count(folded.projection.eventCount, "event"))\n"
     }
 
     // MARK: rebuild
@@ -159,40 +162,32 @@ extension Runner {
     func rebuild(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
         let now = try now(arguments)
-        let progress = Progress(context: context)
         let started = ContinuousClock.now
-        progress.show("reading \(path)")
-        let contents = try readLog(path)
-        progress.show("checking \(count(contents.records.count, "record"))")
-        let state = try validate(contents, path: path)
-        progress.show("projecting \(count(contents.records.count, "record"))")
-        let views = [ViewDefinition()] + state.timelines.keys.sorted { EventID.compareUTF8($0.rawValue, $1.rawValue) < 0 }
-            .map { ViewDefinition(filter: .timeline($0)) }
-        let projection = TimelineProjection(records: contents.records, views: views, now: now)
+        let folded = try foldLog(path, input: false, views: [ViewDefinition()], now: now)
+        let projection = folded.projection
         let elapsed = ContinuousClock.now - started
-        progress.clear()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        let rate = seconds > 0 ? Double(contents.records.count) / seconds : 0
-        context.diagnose("\(count(contents.records.count, "record")) in \(String(format: "%.3f", seconds)) s: "
+        let rate = seconds > 0 ? Double(folded.records) / seconds : 0
+        context.diagnose("\(count(folded.records, "record")) in \(String(format: "%.3f", seconds)) s: "
             + "\(String(format: "%.0f", rate)) records/s")
         let rows = projection.rows(ViewDefinition())?.count ?? 0
-        return "rebuilt \(path): \(count(contents.records.count, "record")), \(count(rows, "row")), "
-            + "\(count(projection.timelineSummaries.count, "timeline")), \(count(views.count, "view"))\n"
+        return "rebuilt \(path): \(count(folded.records, "record")), \(count(rows, "row")), "
+            + "\(count(projection.timelineSummaries.count, "timeline")), \(count(1, "view"))\n"
     }
 
     // MARK: export
 
     func export(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
-        let contents = try readLog(path)
-        _ = try validate(contents, path: path)
         var bytes: [UInt8] = []
         let encoder = RecordEncoder(layout: .plain)
         var position: Int64 = 0
-        for record in contents.records {
-            for fact in record.facts {
-                position += 1
-                encoder.encode(fact, position: position, recordedAt: record.recordedAt, into: &bytes)
+        _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
+            for record in contents.records {
+                for fact in record.facts {
+                    position += 1
+                    encoder.encode(fact, position: position, recordedAt: record.recordedAt, into: &bytes)
+                }
             }
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -142,24 +142,59 @@ struct RowPrinter {
 
     /// One JSON object per row, the contract's members in the contract's order.
     func json() -> String {
-        var text = ""
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(rows.count * 96)
         let names = sectionNames()
         for (index, row) in rows.enumerated() {
-            text += Self.jsonObject(row, section: names?[index]) + "\n"
+            Self.appendJSONObject(row, section: names?[index], to: &bytes)
+            bytes.append(0x0A)
         }
-        return text
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A row as one JSON object: `event`, `timeline`, `title`, `kind`, `date`, and
     /// `section` when the view has sections, in that order.
     static func jsonObject(_ row: Row, section: String?) -> String {
-        var text = "{\"event\":" + JSONText.string(row.event.rawValue)
-        text += ",\"timeline\":" + JSONText.string(row.timeline.rawValue)
-        text += ",\"title\":" + JSONText.string(row.title)
-        text += ",\"kind\":" + JSONText.string(row.kind.rawValue)
-        text += ",\"date\":" + JSONText.string(row.date?.text)
-        if let section { text += ",\"section\":" + JSONText.string(section) }
-        return text + "}"
+        var bytes: [UInt8] = []
+        appendJSONObject(row, section: section, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``jsonObject(_:section:)``'s text as UTF-8.
+    static func appendJSONObject(_ row: Row, section: String?, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"event":"#.utf8)
+        appendJSONString(row.event.rawValue, to: &bytes)
+        bytes.append(contentsOf: #","timeline":"#.utf8)
+        appendJSONString(row.timeline.rawValue, to: &bytes)
+        bytes.append(contentsOf: #","title":"#.utf8)
+        appendJSONString(row.title, to: &bytes)
+        bytes.append(contentsOf: #","kind":"#.utf8)
+        appendJSONString(row.kind.rawValue, to: &bytes)
+        bytes.append(contentsOf: #","date":"#.utf8)
+        if let date = row.date { appendJSONString(date.text, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let section {
+            bytes.append(contentsOf: #","section":"#.utf8)
+            appendJSONString(section, to: &bytes)
+        }
+        bytes.append(0x7D)
+    }
+
+    /// Appends `text` as a JSON string, escaped as ``JSONText/string(_:)-(String)`` escapes it.
+    static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { utf8 in
+            if utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+                bytes.append(0x22)
+                bytes.append(contentsOf: utf8)
+                bytes.append(0x22)
+                return
+            }
+            let maximum = JSONStringWriter.maximumLength(utf8Count: utf8.count)
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: maximum))
+            let written = bytes.withUnsafeMutableBufferPointer { JSONStringWriter.write(utf8, to: $0.baseAddress! + start) }
+            bytes.removeLast(maximum - written)
+        }
     }
 
     /// An aligned table with a header line; with sections, a heading before each section.

@@ -1,5 +1,12 @@
 import TimelineCore
 import TimelineKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The commands that change the store's log: one per domain command, import and repair.
 /// Each takes the log's writer lock for as long as it runs.
@@ -52,13 +59,16 @@ extension Runner {
     /// Opens the store on the log at `path` from the checkpoint beside it (`PATH.checkpoint`),
     /// reading only the records after it: a command costs what changed since, not the log's
     /// length. The store keeps the list of everything, so that the checkpoint has it.
-    func openStore(_ path: String, command: String) throws -> TimelineStore {
+    /// `now` fixes the store's "now" (`--now`); by default it is the tool's clock.
+    func openStore(_ path: String, command: String, now: Instant? = nil) throws -> TimelineStore {
         let store: TimelineStore
+        let read: @Sendable () -> Instant
+        if let now { read = { now } } else { read = context.clock }
+        let clock = ContextClock(read: read)
         if DatabaseLogs.isURL(path) {
             // A database log: its checkpoint is a local file in the user's cache directory.
             do {
                 let log = try DatabaseLogs.open(path)
-                let clock = ContextClock(read: context.clock)
                 if let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment) {
                     store = try TimelineStore(log: log, checkpointPath: checkpoint, clock: clock, views: [ViewDefinition()])
                 } else {
@@ -70,7 +80,13 @@ extension Runner {
             return store
         }
         do {
-            store = try TimelineStore(path: path, clock: ContextClock(read: context.clock), views: [ViewDefinition()])
+            store = try TimelineStore(path: path, clock: clock, views: [ViewDefinition()])
+        } catch .invalidRecord {
+            // The store names the record's position; the log is read again (it is invalid,
+            // so this happens once) to name its line, as every other command does.
+            _ = try foldLog(path, input: false, views: [], now: read())
+            throw CommandFailure(RepairHint.added(to: "\(path): the log holds a record the rules refuse", for: path,
+                                                  when: true))
         } catch {
             throw CommandFailure(message(for: error, path: path, command: command))
         }
@@ -225,19 +241,30 @@ extension Runner {
     // MARK: import
 
     func importLog(_ arguments: ParsedArguments) async throws -> String {
-        let input = try InputLog.read(arguments.firstPositional)
-        let file = input.name
         let path = try logPath(arguments)
-        let foreign = try input.contents()
-        if let torn = foreign.tornTail {
-            throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
-        }
-        _ = try validate(foreign, path: file, repairable: input.isRepairable)
+        // The foreign log is read whole, a chunk at a time, before the store is touched; its
+        // facts are checked by the store, in the state after the store's records. Without a
+        // log yet, they are checked as they are read (as the new store would check them), so
+        // that a refused import leaves no empty log behind.
+        let input = try InputLog.open(arguments.firstPositional)
+        defer { input.close() }
+        let file = input.name
+        var fold = !DatabaseLogs.isURL(path) && access(path, F_OK) != 0
+            ? LogFold(views: [], now: context.clock(), upTo: nil) : nil
         var facts: [Fact] = []
         var lines: [Int] = []
-        for (record, line) in zip(foreign.records, foreign.lineNumbers) {
-            facts += record.facts
-            lines += repeatElement(line, count: record.facts.count)
+        let ending = try input.forEachChunk { contents in
+            do { try fold?.add(contents) } catch {
+                throw CommandFailure("\(file): \(error); nothing imported")
+            }
+            for (record, line) in zip(contents.records, contents.lineNumbers) {
+                facts += record.facts
+                lines += repeatElement(line, count: record.facts.count)
+            }
+        }
+        fold = nil
+        if let torn = ending.tornTail {
+            throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
         }
         guard !facts.isEmpty else { return "\(file): nothing to import\n" }
 

@@ -119,11 +119,11 @@ struct Runner {
 
     private func run(_ arguments: ParsedArguments) async throws -> String {
         switch arguments.command.name {
-        case Catalogue.replay.name: try replay(arguments, path: arguments.firstPositional, input: true)
-        case Catalogue.rows.name: try replay(arguments, path: try logPath(arguments))
+        case Catalogue.replay.name: try await replay(arguments, path: arguments.firstPositional, input: true)
+        case Catalogue.rows.name: try await replay(arguments, path: try logPath(arguments))
         case Catalogue.watch.name: try await watch(arguments)
         case Catalogue.render.name: try render(arguments)
-        case Catalogue.timelines.name: try timelines(arguments)
+        case Catalogue.timelines.name: try await timelines(arguments)
         case Catalogue.verify.name: try verify(arguments)
         case Catalogue.rebuild.name: try rebuild(arguments)
         case Catalogue.repair.name: try repair(arguments)

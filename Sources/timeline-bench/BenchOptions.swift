@@ -26,12 +26,15 @@ struct BenchOptions {
     var commandChild = false
     /// Set in a writer child of measurement 6: the log, its ids' prefix, how many commands, the pause (µs).
     var writerChild: (path: String, prefix: String, count: Int, pause: Int)?
+    /// Only write the replay logs (`--write-logs DIR`) into this directory, and stop.
+    var writeLogsDirectory: String?
 
     static let usage = """
     USAGE: timeline-bench [--quick] [--only LIST] [--sizes LIST] [--records N] [--events N]
                           [--commands N] [--repetitions N] [--seed N]
            timeline-bench --profile [--sizes LIST] [--commands N] [--seed N]
            timeline-bench --postgres URL [--quick] [--records N] [--commands N] [--seed N]
+           timeline-bench --write-logs DIR [--quick] [--records N] [--seed N]
 
     Measures the timeline core and prints each figure beside a baseline measured in the
     same run, with the ratio, then a summary of the performance targets (PASS/MISS).
@@ -94,6 +97,9 @@ struct BenchOptions {
                         (postgresql://USER@HOST:PORT/DATABASE); it creates logs
                         named bench-*; one command and the latency take --commands
                         samples, the catch-up reads a log of --records records
+      --write-logs DIR  only write the replay logs of --records records into DIR
+                        (store.jsonl in the store's layout, hand-written.jsonl as a
+                        person writes it), to measure the timeline tool by hand
       -h, --help        show this help
 
     Exit status: 0 when the benchmark ran (missed targets are reported, not failed),
@@ -139,6 +145,7 @@ struct BenchOptions {
             case "--repetitions": explicitRepetitions = try Self.number(try value(argument), for: argument)
             case "--seed": seed = UInt64(try Self.number(try value(argument), for: argument))
             case "--postgres": postgresURL = try value(argument)
+            case "--write-logs": writeLogsDirectory = try value(argument)
             case "--command-child": commandChild = true
             case "--writer-child":
                 let path = try value(argument), prefix = try value(argument)

@@ -39,6 +39,15 @@ if let url = options.postgresURL {
     #endif
 }
 
+if let directory = options.writeLogsDirectory {
+    let log = GeneratedLog.history(records: options.records, seed: options.seed, dates: DatePool(seed: options.seed),
+                                   storePath: directory + "/store.jsonl", handWrittenPath: directory + "/hand-written.jsonl")
+    print("\(directory)/store.jsonl: \(Formatting.count(log.records)) records, \(Formatting.count(log.bytes)) bytes, "
+        + "\(Formatting.count(log.events)) events alive; mix: \(log.mixDescription)")
+    print("\(directory)/hand-written.jsonl: the same records as a person writes them")
+    exit(0)
+}
+
 if options.profile {
     for line in CommandProfile.run(sizes: options.commandSizes, commands: options.commands, seed: options.seed) {
         print(line)

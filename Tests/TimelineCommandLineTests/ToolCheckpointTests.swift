@@ -47,6 +47,34 @@ struct ToolCheckpointTests {
         #expect(verify.errors.contains("line 5"))
     }
 
+    @Test func rowsAndTimelinesReadOnlyTheLogAfterTheCheckpoint() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try directory.write("store.jsonl", Self.handWrittenLog(events: 20))
+        let first = try await timeline(["rows", "--log", log, "--json"])
+        #expect(first.status == 0, "\(first)")
+        #expect(first.outputLines.count == 20)
+        #expect(FileManager.default.fileExists(atPath: log + ".checkpoint"), "a full replay writes the checkpoint")
+        // A record before the checkpoint damaged in place: rows and timelines start at the
+        // checkpoint and never read it; with --upto the whole log is read and it is found.
+        let bytes = Array(try directory.read("store.jsonl").utf8)
+        let target = Array(#""date":"1903"}"#.utf8)
+        let offset = try #require((0...(bytes.count - target.count)).first { Array(bytes[$0..<($0 + target.count)]) == target })
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: log))
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: Data(#""date":"19X3"}"#.utf8))
+        try handle.close()
+        let rows = try await timeline(["rows", "--log", log, "--json"])
+        #expect(rows.status == 0, "\(rows)")
+        #expect(rows.output == first.output)
+        let timelines = try await timeline(["timelines", "--log", log, "--json"])
+        #expect(timelines.status == 0, "\(timelines)")
+        #expect(timelines.output.contains(#""events":20"#))
+        let upTo = try await timeline(["rows", "--log", log, "--upto", "3", "--json"])
+        #expect(upTo.status == 1)
+        #expect(upTo.errors.contains("line 5"), "\(upTo)")
+    }
+
     @Test func theCheckpointGetsTheLogsPermissions() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -59,6 +59,13 @@ package struct LogReader: Sendable {
         /// What is wrong with it.
         package var reason: String
 
+        /// A failure of the line `line`, which starts at byte `offset`.
+        package init(line: Int, offset: Int, reason: String) {
+            self.line = line
+            self.offset = offset
+            self.reason = reason
+        }
+
         /// `line 12: date "2019-13": month must be 01–12`.
         package var description: String { "line \(line): \(reason)" }
     }
@@ -76,10 +83,23 @@ package struct LogReader: Sendable {
 
     /// Where a part of a log starts: how many records and lines come before it, and its
     /// byte offset in the log (so that offsets, line numbers and positions are the log's).
-    struct Start {
-        var position: Int64 = 0
-        var line = 0
-        var offset = 0
+    package struct Start: Sendable {
+        /// How many records come before the part.
+        package var position: Int64 = 0
+        /// How many lines come before the part.
+        package var line = 0
+        /// The part's byte offset in the log.
+        package var offset = 0
+
+        /// The start of a log.
+        package init() {}
+
+        /// A part that starts after `position` records, `line` lines and `offset` bytes.
+        package init(position: Int64, line: Int, offset: Int) {
+            self.position = position
+            self.line = line
+            self.offset = offset
+        }
     }
 
     /// Reads every record of `bytes`, the whole content of a log.
@@ -97,7 +117,7 @@ package struct LogReader: Sendable {
     /// be the start of a line outside any atomic batch. Offsets, line numbers, positions
     /// and the torn tail are given in the whole log's terms.
     /// - Complexity: O(*n*) in the size of `bytes`.
-    func read(_ bytes: UnsafeRawBufferPointer, after base: Start) throws(Failure) -> Contents {
+    package func read(_ bytes: UnsafeRawBufferPointer, after base: Start) throws(Failure) -> Contents {
         var contents: Contents
         do { contents = try readPart(bytes, after: base) } catch {
             throw Failure(line: error.line, offset: error.offset + base.offset, reason: error.reason)

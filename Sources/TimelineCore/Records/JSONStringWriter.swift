@@ -3,16 +3,16 @@
 /// `"` and `\` are escaped, control characters (below U+0020) become `\n` `\t` `\r`
 /// `\b` `\f` or `\u00XX` (lowercase hexadecimal); everything else, non-ASCII included,
 /// is written as its raw UTF-8.
-enum JSONStringWriter {
+package enum JSONStringWriter {
     /// The most bytes the literal for a string of `utf8Count` bytes can take: quotes,
     /// and every byte a control character written as `\u00XX`.
     @inline(__always)
-    static func maximumLength(utf8Count: Int) -> Int { 2 + 6 * utf8Count }
+    package static func maximumLength(utf8Count: Int) -> Int { 2 + 6 * utf8Count }
 
     /// Writes the UTF-8 `bytes` in quotes, escaped, at `out`; returns how many bytes
     /// were written, at most ``maximumLength(utf8Count:)``.
     @inline(__always)
-    static func write(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func write(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var o = 0
         out[o] = 0x22
         o += 1
