@@ -31,7 +31,7 @@ let package = Package(
             name: "TimelineKit", dependencies: ["TimelineCore", "TimelineProjections"], path: "Sources/TimelineKit",
             swiftSettings: shared),
         .target(
-            name: "TimelineRender", dependencies: ["TimelineProjections"], path: "Sources/TimelineRender",
+            name: "TimelineRender", dependencies: ["TimelineProjections", "TimelineKit"], path: "Sources/TimelineRender",
             swiftSettings: shared),
         .target(
             name: "TimelineCommandLine",
@@ -90,7 +90,7 @@ let package = Package(
             path: "Tests/TimelineKitTests", swiftSettings: shared),
         .testTarget(
             name: "TimelineRenderTests",
-            dependencies: ["TimelineRender", "TimelineCore", "TimelineProjections", "TimelineTestSupport"],
+            dependencies: ["TimelineRender", "TimelineCore", "TimelineProjections", "TimelineKit", "TimelineTestSupport"],
             path: "Tests/TimelineRenderTests", exclude: ["Golden"], swiftSettings: shared),
         .testTarget(
             name: "TimelineCommandLineTests",

@@ -44,7 +44,10 @@ struct LogFold {
     private mutating func fold(_ contents: LogReader.Contents, _ range: Range<Int>) throws(LogReader.Failure) {
         guard !range.isEmpty, let refusal = loader.add(contents.records[range]) else { return }
         // Positions run 1, 2, 3, …: the refused record's index follows from its position.
-        let index = Int(refusal.position - contents.records[0].position)
+        guard case .record(let position) = refusal.place else {
+            preconditionFailure("the loader refuses a record, never a fact at an index")
+        }
+        let index = Int(position - contents.records[0].position)
         throw LogReader.Failure(line: contents.lineNumbers[index], offset: contents.offsets[index],
                                 reason: "\(refusal.fact.type.rawValue): \(refusal.rejection.description)")
     }

@@ -1,4 +1,5 @@
 import TimelineCore
+import TimelineKit
 import TimelineProjections
 
 /// Pictures of a view of the timelines: an SVG document, or a self-contained HTML page.
@@ -40,6 +41,14 @@ public enum TimelinePicture {
         }
     }
 
+    /// Draws the rows of `view` in the store as they stand, at the store's "now": lanes,
+    /// bars, marks, the axis and the titles, as described below for a projection.
+    /// - Complexity: O(*n* log *n*) for the *n* rows of the view.
+    public static func render(_ view: ViewDefinition, of store: TimelineStore,
+                              options: Options = Options()) async -> String {
+        await store.reading { projection in render(view, of: projection, options: options) }
+    }
+
     /// Draws the rows of `view` in `projection` at the projection's "now".
     ///
     /// The view's filter chooses the rows (a view of one timeline is one lane); the lanes
@@ -48,8 +57,8 @@ public enum TimelinePicture {
     /// ongoing rows changes nothing: an open range runs to now. A view the projection does
     /// not maintain is built for the picture.
     /// - Complexity: O(*n* log *n*) for the *n* rows of the view.
-    public static func render(_ view: ViewDefinition, of projection: TimelineProjection,
-                              options: Options = Options()) -> String {
+    package static func render(_ view: ViewDefinition, of projection: TimelineProjection,
+                               options: Options = Options()) -> String {
         let input = PictureInput(view: view, projection: projection)
         let svg = SVGWriter.svg(PictureLayout(input, options: options))
         switch options.format {

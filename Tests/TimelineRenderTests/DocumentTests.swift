@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimelineCore
+import TimelineKit
 import TimelineProjections
 import TimelineTestSupport
 @testable import TimelineRender
@@ -16,6 +17,15 @@ struct DocumentTests {
               swift run timeline render Examples/logs/life.jsonl --now 2026-11-29 --output Tests/TimelineRenderTests/Golden/life.svg
             and look at the new picture before committing it.
             """)
+    }
+
+    /// A front end draws from its store: the same picture as from the projection the
+    /// store's records make, at the store's now.
+    @Test func aStoreDrawsTheGoldenPicture() async throws {
+        let log = InMemoryEventLog(records: try FileEventLog.read(path: lifeLog).records)
+        let store = try TimelineStore(log: log, clock: ManualClock(lifeNow))
+        let svg = await TimelinePicture.render(ViewDefinition(), of: store)
+        #expect(svg == (try String(contentsOf: lifeGolden, encoding: .utf8)))
     }
 
     @Test func theSameProjectionAndNowGiveTheSameText() throws {

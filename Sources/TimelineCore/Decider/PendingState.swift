@@ -9,6 +9,10 @@ struct PendingState<Base: DomainLookup>: DomainLookup {
     private var events: [EventID: Event?] = [:]
     /// Timelines removed by the batch: their events in `base` are gone too.
     private var removedTimelines: Set<TimelineID> = []
+    /// The pending events that were put in each timeline (added or moved there), perhaps
+    /// moved out or removed since: removing a timeline checks only these, so a batch costs
+    /// O(*k*) for its *k* facts, never a walk of every pending event per removal.
+    private var pendingByTimeline: [TimelineID: [EventID]] = [:]
 
     init(base: Base) { self.base = base }
 
@@ -57,13 +61,19 @@ struct PendingState<Base: DomainLookup>: DomainLookup {
             break
         case .removeEvents(let timeline):
             // The base's events of the timeline are hidden by `removedTimelines`.
-            for (id, event) in events where event?.timeline == timeline { events[id] = .some(nil) }
+            for id in pendingByTimeline.removeValue(forKey: timeline) ?? [] where events[id]??.timeline == timeline {
+                events[id] = .some(nil)
+            }
         case .add(let event):
             events[event.id] = .some(event)
+            pendingByTimeline[event.timeline, default: []].append(event.id)
         case .remove(let id):
             events[id] = .some(nil)
         case .update(let id, let update):
-            if let event = event(id) { events[id] = .some(event.updated(by: update)) }
+            guard let event = event(id) else { break }
+            let updated = event.updated(by: update)
+            events[id] = .some(updated)
+            pendingByTimeline[updated.timeline, default: []].append(id)
         }
     }
 }

@@ -125,6 +125,10 @@ public actor TimelineStore {
 
     func markCheckpointed() { checkpointedPosition = projection.position }
 
+    /// The result of `body` on the store's projection as it stands (for the package's
+    /// readers of the whole state, such as the pictures).
+    package func reading<T: Sendable>(_ body: @Sendable (TimelineProjection) -> T) -> T { body(projection) }
+
     /// The position of the last record applied.
     public var position: Int64 { projection.position }
 
