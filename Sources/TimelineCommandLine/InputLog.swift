@@ -212,7 +212,17 @@ private final class ChunkSource: @unchecked Sendable {
 
     /// Reads until the buffer holds ``target`` bytes or the input ends.
     private func fill() throws(Failure) {
-        if buffer.count < target { buffer += repeatElement(0, count: target - buffer.count) }
+        if buffer.count < target {
+            // One zeroed allocation, then the bytes kept: appending element by element
+            // costs seconds for a chunk in a build without optimisation.
+            var grown = [UInt8](repeating: 0, count: target)
+            grown.withUnsafeMutableBytes { raw in
+                buffer.withUnsafeBytes { old in
+                    if let to = raw.baseAddress, let from = old.baseAddress { memcpy(to, from, used) }
+                }
+            }
+            buffer = grown
+        }
         while !atEnd && used < target {
             let count = buffer.withUnsafeMutableBytes { raw in
                 Self.systemRead(descriptor, raw.baseAddress! + used, target - used)

@@ -2,7 +2,7 @@
 ///
 /// A fact the decider would refuse (closing a range that is not open, an unknown event,
 /// …) makes the log invalid; the failure names the record's line.
-public enum LogValidator {
+package enum LogValidator {
     /// Folds `contents` into domain state, or throws the first record that breaks a rule.
     /// - Parameter upTo: replay only the records up to this position.
     package static func validate(_ contents: LogReader.Contents, upTo: Int64? = nil) throws(LogReader.Failure) -> DomainState {

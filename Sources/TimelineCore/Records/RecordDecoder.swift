@@ -17,13 +17,13 @@
 ///
 /// A line is its bytes with or without the `\n` that ends it. How long a line may be is
 /// the caller's business.
-public struct RecordDecoder: Sendable {
+package struct RecordDecoder: Sendable {
     /// Creates a decoder.
-    public init() {}
+    package init() {}
 
     /// Reads the line number `lineNumber` (1-based, for messages) as the record at
     /// `expectedPosition`.
-    public func decode(
+    package func decode(
         line: UnsafeRawBufferPointer, lineNumber: Int, expectedPosition: Int64
     ) throws(RecordError) -> Record {
         try decodeLine(line, lineNumber: lineNumber).record(expectedPosition: expectedPosition, lineNumber: lineNumber)
@@ -31,7 +31,7 @@ public struct RecordDecoder: Sendable {
 
     /// Reads the line number `lineNumber` (1-based, for messages) as the record at
     /// `expectedPosition`.
-    public func decode(
+    package func decode(
         line: ArraySlice<UInt8>, lineNumber: Int, expectedPosition: Int64
     ) throws(RecordError) -> Record {
         try line.withUnsafeBytes { bytes in
@@ -43,12 +43,12 @@ public struct RecordDecoder: Sendable {
 
     /// Reads the line number `lineNumber` (1-based, for messages) as the record at
     /// `expectedPosition`.
-    public func decode(line: [UInt8], lineNumber: Int, expectedPosition: Int64) throws(RecordError) -> Record {
+    package func decode(line: [UInt8], lineNumber: Int, expectedPosition: Int64) throws(RecordError) -> Record {
         try decode(line: line[...], lineNumber: lineNumber, expectedPosition: expectedPosition)
     }
 
     /// Reads the UTF-8 of `line` as the record at `expectedPosition`.
-    public func decode(line: String, lineNumber: Int, expectedPosition: Int64) throws(RecordError) -> Record {
+    package func decode(line: String, lineNumber: Int, expectedPosition: Int64) throws(RecordError) -> Record {
         try decode(line: Array(line.utf8), lineNumber: lineNumber, expectedPosition: expectedPosition)
     }
 

@@ -12,9 +12,9 @@
 /// included, is written as raw UTF-8.
 ///
 /// The plain layout (``Layout/plain``), for export, leaves out `cmd`, `more` and `crc`.
-public struct RecordEncoder: Sendable {
+package struct RecordEncoder: Sendable {
     /// Which members a line carries.
-    public enum Layout: Hashable, Sendable {
+    package enum Layout: Hashable, Sendable {
         /// Everything the store keeps: `seq`, `type`, `data`, `at`, `v`, `cmd`, `more`, `crc`.
         case store
         /// For export: `seq`, `type`, `data`, `at`, `v`; no `cmd`, `more` or `crc`.
@@ -22,10 +22,10 @@ public struct RecordEncoder: Sendable {
     }
 
     /// Which members a line carries.
-    public var layout: Layout
+    package var layout: Layout
 
     /// Creates an encoder for `layout`.
-    public init(layout: Layout = .store) {
+    package init(layout: Layout = .store) {
         self.layout = layout
     }
 
@@ -35,7 +35,7 @@ public struct RecordEncoder: Sendable {
     ///   record; a record upcast from an old schema may hold several, and must be split
     ///   into one record per fact, and renumbered, before it is written again), its
     ///   position and batch remainder are not negative.
-    public func encode(_ record: Record, into buffer: inout [UInt8]) {
+    package func encode(_ record: Record, into buffer: inout [UInt8]) {
         precondition(record.facts.count == 1,
                      "a record the store writes holds exactly one fact, not \(record.facts.count)")
         encode(record.facts[0], position: record.position, recordedAt: record.recordedAt,
@@ -43,7 +43,7 @@ public struct RecordEncoder: Sendable {
     }
 
     /// `record` as one line, `\n` included.
-    public func encode(_ record: Record) -> [UInt8] {
+    package func encode(_ record: Record) -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(160)
         encode(record, into: &buffer)
@@ -53,7 +53,7 @@ public struct RecordEncoder: Sendable {
     /// Appends a record of one fact as one line, `\n` included, to `buffer`.
     ///
     /// - Precondition: `position` and `batchRemainder` are not negative.
-    public func encode(
+    package func encode(
         _ fact: Fact,
         position: Int64,
         recordedAt: DateValue? = nil,

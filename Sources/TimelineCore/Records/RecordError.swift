@@ -3,11 +3,11 @@
 /// The description names both: `line 12: date "2019-13": month must be 01–12`,
 /// `line 3: unknown type "eventAdd"`, `line 5: eventAdded: missing field "title"`,
 /// `line 7: checksum mismatch`.
-public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The rule a line breaks.
     ///
     /// A reason is also an `Error`: the reader throws it before it knows the line number.
-    public enum Reason: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Reason: Error, Hashable, Sendable, CustomStringConvertible {
         /// The bytes are not well-formed UTF-8; `column` is the 1-based byte column of
         /// the first bad byte.
         case invalidUTF8(column: Int)
@@ -46,7 +46,7 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         case unexpectedPosition(Int64, expected: Int64)
 
         /// The rule, such as `eventAdded: missing field "title"`.
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalidUTF8:
                 "invalid UTF-8"
@@ -85,16 +85,16 @@ public struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The 1-based number of the line in the log.
-    public var line: Int
+    package var line: Int
     /// The rule the line breaks.
-    public var reason: Reason
+    package var reason: Reason
 
     /// Creates an error for line `line` breaking `reason`.
-    public init(line: Int, reason: Reason) {
+    package init(line: Int, reason: Reason) {
         self.line = line
         self.reason = reason
     }
 
     /// `line 7: checksum mismatch`.
-    public var description: String { "line \(line): \(reason)" }
+    package var description: String { "line \(line): \(reason)" }
 }
