@@ -130,12 +130,21 @@ enum Catalogue {
 
     static let rebuild = CommandSpec(
         name: "rebuild",
-        summary: "rebuild every projection from the store's log and report the throughput",
+        summary: "rebuild the projections from the whole log and write the checkpoint",
         options: [log, OptionSpec(name: "--now", value: "DATE", help: "the moment taken as now (default: the system clock)")],
         details: """
-            Reads and checks the log, then builds the date-row list of everything, of \
-            each timeline, and the timeline summaries from scratch. Shows progress on \
-            standard error when it is a terminal, and the records per second at the end.
+            Reads the whole log once, ignoring any checkpoint, checks every record, builds \
+            the date-row list of everything, of each timeline, and the timeline summaries \
+            from scratch, and writes the checkpoint that the other commands open from \
+            (PATH.checkpoint, with the log's permissions; for a PostgreSQL log, a file in \
+            the user's cache directory). Holds the log's writer lock while it reads. A \
+            record that is not valid, or that the domain rules refuse, fails with status 1 \
+            naming its line, and no checkpoint is written.
+            Progress goes to standard error, measured in bytes of the log read: on a \
+            terminal, one line redrawn in place at most ten times a second (a bar, the \
+            percent, records per second and the time left), cleared at the end; otherwise \
+            a plain line at each tenth of the log. Both end with a line of the records, \
+            the time and the records per second.
             """,
         examples: ["timeline rebuild --log life.jsonl"])
 

@@ -3,7 +3,7 @@ import TimelineCore
 import TimelineProjections
 
 /// The commands that read a log without changing it: replay, rows, timelines, verify,
-/// rebuild, export. None of them takes the writer's lock.
+/// export. None of them takes the writer's lock.
 extension Runner {
     /// A log read whole and folded into a projection.
     struct FoldedLog {
@@ -157,24 +157,6 @@ extension Runner {
             + "\(count(folded.projection.eventCount, "event"))\n"
     }
 
-    // MARK: rebuild
-
-    func rebuild(_ arguments: ParsedArguments) throws -> String {
-        let path = try logPath(arguments)
-        let now = try now(arguments)
-        let started = ContinuousClock.now
-        let folded = try foldLog(path, input: false, views: [ViewDefinition()], now: now)
-        let projection = folded.projection
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        let rate = seconds > 0 ? Double(folded.records) / seconds : 0
-        context.diagnose("\(count(folded.records, "record")) in \(String(format: "%.3f", seconds)) s: "
-            + "\(String(format: "%.0f", rate)) records/s")
-        let rows = projection.rows(ViewDefinition())?.count ?? 0
-        return "rebuilt \(path): \(count(folded.records, "record")), \(count(rows, "row")), "
-            + "\(count(projection.timelineSummaries.count, "timeline")), \(count(1, "view"))\n"
-    }
-
     // MARK: export
 
     func export(_ arguments: ParsedArguments) throws -> String {
@@ -197,19 +179,4 @@ extension Runner {
 /// `3 records`, `1 record`.
 func count(_ number: Int, _ noun: String) -> String {
     "\(number) \(noun)\(number == 1 ? "" : "s")"
-}
-
-/// A progress line on standard error, rewritten in place, shown only on a terminal.
-struct Progress {
-    let context: ToolContext
-
-    func show(_ step: String) {
-        guard context.errorsIsTerminal else { return }
-        try? context.errors.write("\r\u{1B}[Ktimeline: \(step)...")
-    }
-
-    func clear() {
-        guard context.errorsIsTerminal else { return }
-        try? context.errors.write("\r\u{1B}[K")
-    }
 }

@@ -107,7 +107,7 @@ extension Runner {
         await store.close(checkpoint: refresh)
     }
 
-    private func message(for error: StoreError, path: String, command: String) -> String {
+    func message(for error: StoreError, path: String, command: String) -> String {
         switch error {
         case .rejected(let rejection): "\(command) refused: \(rejection)"
         case .log(let error): RepairHint.added(to: error.description, for: path, when: error.isCorruption)
@@ -315,7 +315,7 @@ extension Runner {
 }
 
 /// The tool's clock (`ToolContext.clock`) as a store's clock.
-private struct ContextClock: TimelineClock {
+struct ContextClock: TimelineClock {
     let read: @Sendable () -> Instant
 
     func now() -> Instant { read() }

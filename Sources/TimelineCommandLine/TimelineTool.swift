@@ -125,7 +125,7 @@ struct Runner {
         case Catalogue.render.name: try render(arguments)
         case Catalogue.timelines.name: try await timelines(arguments)
         case Catalogue.verify.name: try verify(arguments)
-        case Catalogue.rebuild.name: try rebuild(arguments)
+        case Catalogue.rebuild.name: try await rebuild(arguments)
         case Catalogue.repair.name: try repair(arguments)
         case Catalogue.export.name: try export(arguments)
         case Catalogue.importLog.name: try await importLog(arguments)

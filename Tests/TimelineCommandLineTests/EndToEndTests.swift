@@ -466,8 +466,8 @@ struct EndToEndTests {
         try FileManager.default.copyItem(atPath: life, toPath: log)
         let run = try await timeline(["rebuild", "--log", log, "--now", "2026-11-29"])
         #expect(run.status == 0, "\(run)")
-        #expect(run.output == "rebuilt \(log): 98 records, 74 rows, 4 timelines, 1 view\n")
-        #expect(run.errors.hasPrefix("timeline: 98 records in "))
+        #expect(run.output == "rebuilt \(log): 98 records, 74 rows, 4 timelines, 1 view; checkpoint written\n")
+        #expect(run.errors.hasPrefix("timeline: rebuilt: 100%, 98 records in "))
         #expect(run.errors.hasSuffix(" records/s\n"))
         #expect(!run.errors.contains("\r"), "no progress when standard error is not a terminal")
     }

@@ -29,6 +29,8 @@ extension FileEventLog {
         private var finished = false
         /// The file's size when reading started.
         let size: Int
+        /// The byte offset reading has reached: the end of the last chunk returned.
+        var offset: Int { finished ? size : base.offset }
         /// The file's last byte, if it is not empty.
         let lastByte: UInt8?
         /// The torn tail, once the last chunk is read, if the log ends in one.

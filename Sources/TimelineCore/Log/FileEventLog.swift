@@ -112,6 +112,15 @@ package final class FileEventLog: EventLog {
     package static func open(
         path: String, resumingAt resumePoint: () -> LogResumePoint?, consume: (_ resumed: Bool, [Record]) -> Void
     ) throws(EventLogError) -> Opening {
+        try open(path: path, resumingAt: resumePoint, consume: consume, progress: { _, _ in })
+    }
+
+    /// ``open(path:resumingAt:consume:)``, calling `progress` after each chunk with the
+    /// byte offset that reading has reached and the file's size when reading started.
+    package static func open(
+        path: String, resumingAt resumePoint: () -> LogResumePoint?, consume: (_ resumed: Bool, [Record]) -> Void,
+        progress: (_ offset: Int, _ size: Int) -> Void
+    ) throws(EventLogError) -> Opening {
         let file = try lockedFile(path)
         defer { file.unlock() }
         var problem: String?
@@ -121,7 +130,10 @@ package final class FileEventLog: EventLog {
             if let point {
                 let start = LogReader.Start(position: point.position, line: point.lineCount, offset: point.offset)
                 var loading = try Loading(file, path: path, after: start, prefixCommands: point.commands)
-                while let records = try loading.next() { consume(true, records) }
+                while let records = try loading.next() {
+                    consume(true, records)
+                    progress(loading.offset, loading.size)
+                }
                 var (state, tornTail) = try loading.finish(mending: loading.canMend)
                 state.openedAt = point
                 return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: point.position,
@@ -130,7 +142,10 @@ package final class FileEventLog: EventLog {
             }
         }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
-        while let records = try loading.next() { consume(false, records) }
+        while let records = try loading.next() {
+            consume(false, records)
+            progress(loading.offset, loading.size)
+        }
         let (state, tornTail) = try loading.finish(mending: loading.canMend)
         return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: 0, resumed: false,
                        resumeProblem: problem)
@@ -180,6 +195,10 @@ package final class FileEventLog: EventLog {
                               lineShifts: &lineShifts, commands: &commands)
             return contents.records
         }
+
+        /// The byte offset that reading has reached, and the file's size when it started.
+        var offset: Int { reader.offset }
+        var size: Int { reader.size }
 
         /// Whether a torn tail can be cut and a missing newline added: the file was opened
         /// for writing (its exclusive lock is held by whoever calls ``finish(mending:)``).

@@ -1,0 +1,206 @@
+import TimelineCore
+import TimelineKit
+import TimelineProjections
+
+extension Runner {
+    // MARK: rebuild
+
+    /// `rebuild`: reads the whole log once (never the checkpoint), checks every record,
+    /// builds the projections and writes the checkpoint that store commands open from,
+    /// showing its progress on standard error.
+    func rebuild(_ arguments: ParsedArguments) async throws -> String {
+        let path = try logPath(arguments)
+        let now = try now(arguments)
+        let clock = ContextClock(read: { now })
+        var meter = ProgressMeter(context: context, started: .now)
+        let store: TimelineStore
+        if DatabaseLogs.isURL(path) {
+            guard let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment) else {
+                throw CommandFailure("\(path): there is no cache directory to keep the checkpoint in: "
+                    + "set $XDG_CACHE_HOME or $HOME to an absolute path")
+            }
+            let log = try DatabaseLogs.open(path)
+            do {
+                store = try await TimelineStore.rebuild(log: log, checkpointPath: checkpoint, clock: clock,
+                                                        views: [ViewDefinition()]) { meter.update($0) }
+            } catch {
+                meter.abandon()
+                log.close()
+                throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
+            }
+        } else {
+            try requireLog(path)
+            do {
+                store = try await TimelineStore.rebuild(path: path, clock: clock, views: [ViewDefinition()]) {
+                    meter.update($0)
+                }
+            } catch .invalidRecord {
+                meter.abandon()
+                // The store names the record's position; the log is read again (it is
+                // invalid, so this happens once) to name its line, as every other command does.
+                _ = try foldLog(path, input: false, views: [], now: now)
+                throw CommandFailure(RepairHint.added(to: "\(path): the log holds a record the rules refuse",
+                                                      for: path, when: true))
+            } catch {
+                meter.abandon()
+                throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
+            }
+            if let torn = (store.log as? FileEventLog)?.tornTail {
+                context.warn("\(path): \(torn); cut off (saved in \(FileEventLog.sideFilePath(for: path)))")
+            }
+        }
+        let records = store.openingReport.replayedRecords
+        meter.finish(records: records)
+        let rows = await store.snapshot(ViewDefinition()).rows.count
+        let timelines = await store.timelineSummaries.count
+        await store.close(checkpoint: false)
+        return "rebuilt \(path): \(count(records, "record")), \(count(rows, "row")), "
+            + "\(count(timelines, "timeline")), \(count(1, "view")); checkpoint written\n"
+    }
+}
+
+/// A long read's progress on standard error: on a terminal, one line redrawn in place at
+/// most ten times a second; otherwise a plain line at each tenth of the log (or each
+/// ``recordStep`` records when the log's size is unknown). Both end with the same line.
+struct ProgressMeter {
+    let context: ToolContext
+    let started: ContinuousClock.Instant
+    private var lastDrawn: ContinuousClock.Instant?
+    private var tenthsShown = 0
+    private var recordStepsShown = 0
+    private var drawn = false
+
+    /// Records between two plain lines when the log's size is unknown.
+    static let recordStep = 100_000
+    /// The shortest time between two redraws of the terminal line.
+    static let redrawInterval = Duration.milliseconds(100)
+
+    init(context: ToolContext, started: ContinuousClock.Instant) {
+        self.context = context
+        self.started = started
+    }
+
+    mutating func update(_ progress: RebuildProgress) {
+        let instant = ContinuousClock.now
+        let fraction = Self.fraction(progress)
+        if context.errorsIsTerminal {
+            if let lastDrawn, instant - lastDrawn < Self.redrawInterval { return }
+            lastDrawn = instant
+            drawn = true
+            try? context.errors.write("\r\u{1B}[K" + Self.terminalLine(
+                fraction: fraction, records: progress.records, seconds: Self.seconds(instant - started)))
+            return
+        }
+        if let fraction {
+            let tenths = Int(fraction * 10)
+            // The whole log read: the final line says so, with the time it took.
+            guard tenths > tenthsShown, fraction < 1 else { return }
+            tenthsShown = tenths
+        } else {
+            let steps = progress.records / Self.recordStep
+            guard steps > recordStepsShown else { return }
+            recordStepsShown = steps
+        }
+        context.diagnose(Self.plainLine(fraction: fraction, records: progress.records,
+                                        seconds: Self.seconds(instant - started)))
+    }
+
+    /// Clears the terminal line and writes the final line.
+    func finish(records: Int) {
+        abandon()
+        context.diagnose(Self.finalLine(records: records, seconds: Self.seconds(ContinuousClock.now - started)))
+    }
+
+    /// Clears the terminal line, for an error to follow.
+    func abandon() {
+        if drawn { try? context.errors.write("\r\u{1B}[K") }
+    }
+
+    static func fraction(_ progress: RebuildProgress) -> Double? {
+        guard let total = progress.total else { return nil }
+        guard total > 0 else { return 1 }
+        return min(1, max(0, Double(progress.completed) / Double(total)))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+
+    // MARK: The lines (pure)
+
+    /// The terminal line: `[=========>          ]  45%  612,000 records/s  0:03 left`; without
+    /// a fraction, the records read and the rate.
+    static func terminalLine(fraction: Double?, records: Int, seconds: Double, barWidth: Int = 30) -> String {
+        let rate = rateText(records: records, seconds: seconds)
+        guard let fraction else { return "rebuilding: \(grouped(records)) records  \(rate)" }
+        let filled = Int((fraction * Double(barWidth)).rounded(.down))
+        var bar = String(repeating: "=", count: filled)
+        if filled < barWidth { bar += ">" + String(repeating: " ", count: barWidth - filled - 1) }
+        return "[\(bar)] \(percent(fraction))  \(rate)  \(timeLeft(fraction: fraction, seconds: seconds))"
+    }
+
+    /// A plain line: `rebuilding: 40%, 400,000 records, 612,000 records/s, 0:03 left`.
+    static func plainLine(fraction: Double?, records: Int, seconds: Double) -> String {
+        var parts = ["\(grouped(records)) records", rateText(records: records, seconds: seconds)]
+        if let fraction {
+            parts.insert(percent(fraction).trimmingPrefix(while: { $0 == " " }).description, at: 0)
+            parts.append(timeLeft(fraction: fraction, seconds: seconds))
+        }
+        return "rebuilding: " + parts.joined(separator: ", ")
+    }
+
+    /// The last line: `rebuilt: 100%, 1,000,000 records in 1.52 s, 657,000 records/s`.
+    static func finalLine(records: Int, seconds: Double) -> String {
+        "rebuilt: 100%, \(grouped(records)) records in \(formatted(seconds, decimals: 3)) s, "
+            + rateText(records: records, seconds: seconds)
+    }
+
+    /// ` 45%`: a whole percent, right-aligned in four cells; 100% only at the end.
+    static func percent(_ fraction: Double) -> String {
+        let value = fraction >= 1 ? 100 : min(99, Int(fraction * 100))
+        let text = "\(value)%"
+        return String(repeating: " ", count: max(0, 4 - text.count)) + text
+    }
+
+    /// `612,000 records/s`, to three significant figures; `- records/s` before any time has passed.
+    static func rateText(records: Int, seconds: Double) -> String {
+        guard seconds > 0, records > 0 else { return "- records/s" }
+        let rate = Double(records) / seconds
+        var magnitude = 1.0
+        while rate / magnitude >= 1000 { magnitude *= 10 }
+        return "\(grouped(Int((rate / magnitude).rounded()) * Int(magnitude))) records/s"
+    }
+
+    /// `0:03 left`, `1:02:03 left`: the time the rest takes at the pace so far; `? left`
+    /// before anything is read.
+    static func timeLeft(fraction: Double, seconds: Double) -> String {
+        guard fraction > 0, seconds >= 0 else { return "? left" }
+        let left = Int((seconds * (1 - fraction) / fraction).rounded(.up))
+        let (hours, minutes, secs) = (left / 3600, left / 60 % 60, left % 60)
+        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+        let clock = hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
+        return clock + " left"
+    }
+
+    /// `1,234,567`.
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { text += "," }
+            text.append(digit)
+        }
+        return (number < 0 ? "-" : "") + text
+    }
+
+    /// `value` with `decimals` digits after the point.
+    static func formatted(_ value: Double, decimals: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = Int((value * scale).rounded())
+        let whole = String(scaled / Int(scale))
+        let fraction = String(scaled % Int(scale))
+        guard decimals > 0 else { return whole }
+        return whole + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
+    }
+}
