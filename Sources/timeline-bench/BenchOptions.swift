@@ -26,6 +26,8 @@ struct BenchOptions {
     var commandChild = false
     /// Set in a writer child of measurement 6: the log, its ids' prefix, how many commands, the pause (µs).
     var writerChild: (path: String, prefix: String, count: Int, pause: Int)?
+    /// Set in the child that runs one command of measurement 8 and reports its time and peak.
+    var toolChild: [String]?
     /// Only write the replay logs (`--write-logs DIR`) into this directory, and stop.
     var writeLogsDirectory: String?
 
@@ -163,6 +165,11 @@ struct BenchOptions {
                     throw UsageError(description: "\(argument): the pause is microseconds, 0 or more, not '\(pauseText)'")
                 }
                 writerChild = (path, prefix, count, pause)
+            case "--tool-child":
+                guard index + 1 < arguments.count else { throw UsageError(description: "\(argument) needs a command") }
+                toolChild = Array(arguments[(index + 1)...])
+                index = arguments.count
+                continue
             case "--memory-child":
                 let subject = try value(argument)
                 memoryChild = (subject, try value(argument))

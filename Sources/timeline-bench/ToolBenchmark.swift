@@ -81,10 +81,11 @@ struct ToolBenchmark {
         let savedCheckpoint = directory.file("tool-store.saved-checkpoint")
         try? FileManager.default.removeItem(atPath: log)
         try FileManager.default.copyItem(atPath: storePath, toPath: log)
-        self.log("tool: rebuild, to write the checkpoint")
-        _ = try Self.spawn(tool, ["rebuild", "--log", log], output: directory.file("tool-rebuild.out"))
+        let rowsArguments = ["rows", "--log", log, "--timeline", "life", "--now", "2026-12-01"]
+        self.log("tool: a first rows, to write the checkpoint")
+        _ = try Self.measure(tool, rowsArguments)
         guard FileManager.default.fileExists(atPath: checkpoint) else {
-            throw ChildProcess.Failure(description: "timeline rebuild wrote no checkpoint beside \(log)")
+            throw ChildProcess.Failure(description: "timeline rows wrote no checkpoint beside \(log) on a full replay")
         }
         try FileManager.default.copyItem(atPath: checkpoint, toPath: savedCheckpoint)
         func restoreCheckpoint() throws {
@@ -99,9 +100,9 @@ struct ToolBenchmark {
             for index in 0..<runs {
                 self.log("tool: \(name), run \(index + 1) of \(runs), without and with the checkpoint")
                 try? FileManager.default.removeItem(atPath: checkpoint)
-                full.add(try Self.spawn(tool, arguments(2 * index)))
+                full.add(try Self.measure(tool, arguments(2 * index)))
                 try restoreCheckpoint()
-                fromCheckpoint.add(try Self.spawn(tool, arguments(2 * index + 1)))
+                fromCheckpoint.add(try Self.measure(tool, arguments(2 * index + 1)))
             }
             return (fromCheckpoint, full)
         }
@@ -110,7 +111,7 @@ struct ToolBenchmark {
         }
         table.add(Self.row(names[0], addEvent.checkpoint, baseline: "same, no checkpoint", addEvent.full,
                            bar: Self.storeBar(addEvent.checkpoint, at: at)))
-        let rows = try pair("rows") { _ in ["rows", "--log", log, "--timeline", "life", "--now", "2026-12-01"] }
+        let rows = try pair("rows") { _ in rowsArguments }
         table.add(Self.row(names[1], rows.checkpoint, baseline: "same, no checkpoint", rows.full,
                            bar: Self.storeBar(rows.checkpoint, at: at)))
 
@@ -120,7 +121,7 @@ struct ToolBenchmark {
         for index in 0..<runs {
             self.log("tool: import, run \(index + 1) of \(runs)")
             for path in [target, target + ".checkpoint"] { try? FileManager.default.removeItem(atPath: path) }
-            imports.add(try Self.spawn(tool, ["import", "--log", target, handWrittenPath]))
+            imports.add(try Self.measure(tool, ["import", "--log", target, handWrittenPath]))
         }
         let importMet = imports.figure.median <= 3e9
         table.add(Self.row(names[2], imports, baseline: "—", nil,
@@ -133,8 +134,8 @@ struct ToolBenchmark {
         let lines = Self.lines(of: FileWriter.readAll(handWrittenPath))
         for index in 0..<runs {
             self.log("tool: replay --json, run \(index + 1) of \(runs), and parsing only")
-            replays.add(try Self.spawn(tool, ["replay", handWrittenPath, "--json", "--now", "2026-12-01"]))
-            if let python { pythons.add(try Self.spawn(python, ["-c", script, handWrittenPath])) }
+            replays.add(try Self.measure(tool, ["replay", handWrittenPath, "--json", "--now", "2026-12-01"]))
+            if let python { pythons.add(try Self.measure(python, ["-c", script, handWrittenPath])) }
             serializations.append(nanoseconds: try Self.parseWithJSONSerialization(lines))
         }
         if python != nil {
@@ -185,11 +186,31 @@ struct ToolBenchmark {
         var peakBytes: Int
     }
 
-    /// Runs `executable` with `arguments`, standard output to `output` (or discarded), and
-    /// waits for it with `wait4`; throws with its standard error when it fails.
-    static func spawn(_ executable: String, _ arguments: [String], output: String = "/dev/null") throws -> Reading {
-        let errors = output == "/dev/null" ? FileManager.default.temporaryDirectory
-            .appendingPathComponent("timeline-bench-tool-\(getpid()).err").path : output + ".err"
+    /// Runs `executable` with `arguments` from a fresh process of this program
+    /// (`--tool-child`), which times it and reads its peak: Linux counts in a process's
+    /// peak resident size that of the process it was started from, and this one holds
+    /// the generated log; the small one adds only its own few megabytes.
+    static func measure(_ executable: String, _ arguments: [String]) throws -> Reading {
+        let text = try ChildProcess.run(["--tool-child", executable] + arguments,
+                                        for: ([executable] + arguments).joined(separator: " "))
+        let fields = ChildProcess.fields(of: Substring(text.split(separator: "\n").last ?? ""))
+        guard let nanoseconds = fields["ns"], let peak = fields["peak"] else {
+            throw ChildProcess.Failure(description: "the child that ran \(executable) printed no reading: \(text)")
+        }
+        return Reading(nanoseconds: UInt64(nanoseconds), peakBytes: Int(peak))
+    }
+
+    /// In the `--tool-child` process: runs the command and prints `ns=… peak=…`.
+    static func child(_ command: [String]) throws {
+        let reading = try spawn(command[0], Array(command.dropFirst()))
+        print("ns=\(reading.nanoseconds) peak=\(reading.peakBytes)")
+    }
+
+    /// Runs `executable` with `arguments`, its standard output discarded, and waits for it
+    /// with `wait4`; throws with its standard error when it fails.
+    static func spawn(_ executable: String, _ arguments: [String]) throws -> Reading {
+        let errors = FileManager.default.temporaryDirectory
+            .appendingPathComponent("timeline-bench-tool-\(getpid()).err").path
         defer { try? FileManager.default.removeItem(atPath: errors) }
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t?
@@ -199,7 +220,7 @@ struct ToolBenchmark {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -148,7 +148,7 @@ struct BenchmarkToolTests {
         let serialization = try #require(inProcess[2].split(separator: ":").last)
         #expect(inProcess[2].hasPrefix("JSONSerialization, parse only: "), "\(inProcess)")
         #expect(nanoseconds(serialization.drop { $0 == " " }).map { $0 > 0 } == true, "\(inProcess)")
-        #expect(run.errors.contains("tool: rebuild, to write the checkpoint"), "\(run)")
+        #expect(run.errors.contains("tool: a first rows, to write the checkpoint"), "\(run)")
         #expect(run.errors.components(separatedBy: "tool: add-event, run ").count == 4, "three runs: \(run)")
     }
 
