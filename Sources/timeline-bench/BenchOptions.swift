@@ -1,7 +1,7 @@
 /// What to measure and at which sizes, from the command line.
 struct BenchOptions {
     enum Section: String, CaseIterable {
-        case command, replay, open, memory, append, processes
+        case command, replay, open, memory, append, processes, tool
     }
 
     var quick = false
@@ -26,6 +26,8 @@ struct BenchOptions {
     var commandChild = false
     /// Set in a writer child of measurement 6: the log, its ids' prefix, how many commands, the pause (µs).
     var writerChild: (path: String, prefix: String, count: Int, pause: Int)?
+    /// Set in the child that runs one command of measurement 8 and reports its time and peak.
+    var toolChild: [String]?
     /// Only write the replay logs (`--write-logs DIR`) into this directory, and stop.
     var writeLogsDirectory: String?
 
@@ -62,12 +64,20 @@ struct BenchOptions {
                  batches of 1,000, catch-up reading of --records records, append-to-
                  notification latency across connections, NOTIFY's commit queue with
                  1, 4 and 8 logs appending at once)
+      8 tool     the timeline executable built beside this program, whole processes on
+                 the replay log (median wall time of 3 runs, the largest peak resident
+                 size among them from wait4): add-event and rows --timeline life on the
+                 store's log from its checkpoint, beside the same without it (a full
+                 replay); import of the hand-written log into a new log; replay --json
+                 of the hand-written log beside parsing its lines only, with python3's
+                 json.loads (when python3 is on the PATH) and with JSONSerialization
+                 in this process. Build the tool first: swift build -c release
 
     OPTIONS:
       --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
                         samples; finishes in seconds
       --only LIST       comma-separated sections to run: command, replay, open, memory,
-                        append, processes (default: all)
+                        append, processes, tool (default: all)
       --sizes LIST      rows present for the one-command measurement
                         (default 10k,100k,1M; with --quick 10k); k and M suffixes allowed
       --records N       records in the replay and open log (default 1M; --quick 20k)
@@ -155,6 +165,11 @@ struct BenchOptions {
                     throw UsageError(description: "\(argument): the pause is microseconds, 0 or more, not '\(pauseText)'")
                 }
                 writerChild = (path, prefix, count, pause)
+            case "--tool-child":
+                guard index + 1 < arguments.count else { throw UsageError(description: "\(argument) needs a command") }
+                toolChild = Array(arguments[(index + 1)...])
+                index = arguments.count
+                continue
             case "--memory-child":
                 let subject = try value(argument)
                 memoryChild = (subject, try value(argument))

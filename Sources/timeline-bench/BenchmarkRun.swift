@@ -212,6 +212,20 @@ struct BenchmarkRun {
                            baseline: "one writer process", result.oneWriter)
         }
         while later.anyLeft { try repeatLater(after: .append) }
+
+        // 8. The timeline tool's commands as whole processes.
+        var tool: ReportTable?
+        if options.sections.contains(.tool) {
+            _ = generateHistory()
+            if let executable = ToolBenchmark.builtTool() {
+                tool = try ToolBenchmark(tool: executable, storePath: storeLog, handWrittenPath: handLog,
+                                         directory: directory, records: options.records, runs: 3, log: progress).run()
+            } else {
+                tool = ToolBenchmark.notMeasured(records: options.records)
+                notes.append("The timeline tool was not measured: there is no `timeline` executable beside this "
+                    + "program; build it first (swift build -c release).")
+            }
+        }
         var targets = Self.commandTargets(commandResults, repetitions)
         targets.append(Self.laterTargets(replay: replay, withCheckpoints: withCheckpoints, later: later,
                                          memory: memory, records: options.records, events: options.events))
@@ -220,6 +234,7 @@ struct BenchmarkRun {
         print(comparison.rendered)
         if !stages.rows.isEmpty { print(stages.rendered) }
         if repetitions.count(of: options.commandSizes[0]) > 1 { print(repetitions.table(sizes: options.commandSizes).rendered) }
+        if let tool { print(tool.rendered) }
         if !notes.isEmpty { print("### Notes\n\n" + notes.map { "- " + $0 }.joined(separator: "\n") + "\n") }
         print(targets.rendered)
     }

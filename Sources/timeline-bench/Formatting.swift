@@ -54,6 +54,11 @@ enum Formatting {
         return count(value)
     }
 
+    /// `596 MB`: bytes in (decimal) megabytes.
+    static func megabytes(_ bytes: Int) -> String {
+        String(format: "%.0f MB", Double(bytes) / 1e6)
+    }
+
     /// `2.97`: two decimals.
     static func decimal(_ value: Double) -> String {
         guard value.isFinite else { return "—" }

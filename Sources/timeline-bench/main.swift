@@ -70,6 +70,14 @@ if let child = options.writerChild {
     exit(0)
 }
 
+if let command = options.toolChild {
+    do { try ToolBenchmark.child(command) } catch {
+        StandardError.write("timeline-bench: \(error)")
+        exit(1)
+    }
+    exit(0)
+}
+
 if let child = options.memoryChild {
     guard let subject = MemoryBenchmark.Subject(rawValue: child.subject) else {
         StandardError.write("timeline-bench: unknown memory subject '\(child.subject)'")

@@ -112,6 +112,46 @@ struct BenchmarkToolTests {
         #expect(many.errors.hasPrefix("timeline-bench: --repetitions is at most 20, not 1000"))
     }
 
+    @Test("Measurement 8 runs the timeline tool's commands as processes and prints each with its baseline and bar")
+    func toolCommands() async throws {
+        let run = try await timelineBench(["--quick", "--only", "tool"])
+        try #require(run.status == 0, "\(run)")
+        let table = "The timeline tool's commands, whole processes (medians)"
+        func megabytes(_ cell: Substring) -> Double? {
+            cell.hasSuffix(" MB") ? Double(cell.dropLast(3)) : nil
+        }
+        for name in ["add-event, from the checkpoint (20k records)", "rows --timeline life, from the checkpoint"] {
+            let cells = try #require(Self.row(name, of: table, in: run.output), "\(run)")
+            try #require(cells.count == 6, "\(cells)")
+            #expect(nanoseconds(cells[1]).map { $0 > 0 } == true, "\(cells)")
+            // `same, no checkpoint: 1.2 s, 80 MB`: the full replay's time and peak.
+            let baseline = cells[2].split(separator: ":").last?.split(separator: ",") ?? []
+            #expect(cells[2].hasPrefix("same, no checkpoint: ") && baseline.count == 2, "\(cells)")
+            #expect(baseline.first.flatMap { nanoseconds($0.drop { $0 == " " }) }.map { $0 > 0 } == true, "\(cells)")
+            #expect(cells[3].hasSuffix(" faster") || cells[3].hasSuffix(" slower"), "\(cells)")
+            #expect(megabytes(cells[4]).map { $0 > 0 } == true, "\(cells)")
+            #expect(cells[5].hasPrefix("≤ 500 ms, ≤ 300 MB: PASS") || cells[5].hasPrefix("≤ 500 ms, ≤ 300 MB: MISS"),
+                    "\(cells)")
+        }
+        let imported = try #require(Self.row("import hand-written.jsonl into a new log", of: table, in: run.output), "\(run)")
+        #expect(nanoseconds(imported[1]).map { $0 > 0 } == true && megabytes(imported[4]) != nil, "\(imported)")
+        #expect(imported[5] == "≤ 3 s: PASS (at 20k records)" || imported[5] == "≤ 3 s: MISS (at 20k records)")
+        let replay = try #require(Self.row("replay hand-written.jsonl --json", of: table, in: run.output), "\(run)")
+        #expect(nanoseconds(replay[1]).map { $0 > 0 } == true && megabytes(replay[4]) != nil, "\(replay)")
+        if replay[2].hasPrefix("python3 json.loads, parse only: ") {
+            #expect(replay[5] == "no slower than json.loads: PASS" || replay[5] == "no slower than json.loads: MISS")
+        } else {
+            #expect(replay[2].contains("not measured") && replay[5].hasSuffix("not judged"), "\(replay)")
+        }
+        let inProcess = try #require(Self.row("replay hand-written.jsonl --json (in-process baseline)", of: table,
+                                              in: run.output), "\(run)")
+        let serialization = try #require(inProcess[2].split(separator: ":").last)
+        #expect(inProcess[2].hasPrefix("JSONSerialization, parse only: "), "\(inProcess)")
+        #expect(nanoseconds(serialization.drop { $0 == " " }).map { $0 > 0 } == true, "\(inProcess)")
+        #expect(run.errors.contains("tool: a first rows, to write the checkpoint"), "\(run)")
+        #expect(run.errors.components(separatedBy: "tool: add-event, run ").count == 4, "three runs: \(run)")
+    }
+
     @Test("Measurement 6 runs writer processes and judges the multi-process targets")
     func processes() async throws {
         let run = try await timelineBench(["--quick", "--only", "processes"])
