@@ -88,7 +88,7 @@ struct PostgresBenchmark {
         }
         table.add("batches of 1,000 commands", Figure(.rate, batch), Figure(.rate, batchFile), goal: "≥ 50k records/s")
 
-        let (catchUp, catchUpFile, filled, logs) = try measureCatchUp(model: &model, at: at)
+        let (catchUp, catchUpFile, filled, logs) = try measureCatchUp(at: at)
         table.add("catch-up reading of \(Formatting.count(filled)) records", Figure(.rate, catchUp),
                   Figure(.rate, catchUpFile), goal: "≥ 300k records/s")
         log("postgres: opening a store, whole and from a checkpoint")
@@ -125,13 +125,19 @@ struct PostgresBenchmark {
 
     /// Fills a log of its own to `records` records (batches of 1,000) and a file log with
     /// the same records, then reads each from position 0 several times.
-    private func measureCatchUp(model: inout WorkloadModel, at: DateValue) throws
+    private func measureCatchUp(at: DateValue) throws
         -> (Samples, Samples, Int, (database: String, file: String)) {
         let databaseURL = logURL("catch-up")
         let database = try PostgresEventLog(url: databaseURL)
         defer { database.close() }
         let file = try FileEventLog(path: directory.file("catch-up.jsonl"))
         defer { file.close() }
+        // A workload of its own, from its own timelines: a store opens on this log later,
+        // so every record must hold in it alone.
+        var model = WorkloadModel(seed: seed &+ 7, dates: dates)
+        let timelines = model.createPermanentTimelines().flatMap { CommandFacts.facts(of: $0) }
+        _ = try database.append(timelines, options: AppendOptions(recordedAt: at))
+        _ = try file.append(timelines, options: AppendOptions(recordedAt: at))
         log("postgres: filling a log of \(Formatting.count(records)) records")
         while database.position < Int64(records) {
             var facts: [Fact] = []
