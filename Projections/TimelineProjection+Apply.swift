@@ -13,6 +13,7 @@ extension TimelineProjection {
 
     private mutating func apply(contiguous records: UnsafeBufferPointer<Record>) -> ProjectionChanges {
         guard !records.isEmpty else { return ProjectionChanges() }
+        if records.reduce(0, { $0 + $1.facts.count }) > resetThreshold { return applyLarge(records) }
         let nowValue = now.microsecondsSinceEpoch
         // A batch of a few records tracks its operations; a larger one, or one that may
         // touch many rows (a removed timeline), keeps a copy of each row set's old rows.
@@ -33,6 +34,69 @@ extension TimelineProjection {
         }
         changes.summaries = summaries.endBatch(to: position)
         return changes
+    }
+
+    /// Applies a batch of more facts than ``resetThreshold`` (an import): the events and
+    /// summaries first, keeping each touched event's snapshot from before the batch and
+    /// its last; then each row set either projects those events, when at most
+    /// `resetThreshold` of them are its rows, or is sorted afresh and resets, as a batch
+    /// touching that many rows one by one would end. The change sets are those of
+    /// applying the facts one by one: each event's rows go from before the batch to after
+    /// it, whatever happened between.
+    /// - Complexity: O(*k* + *m* log *n*) for *k* facts touching *m* events; O(*n* log *n*)
+    ///   for a row set that resets.
+    private mutating func applyLarge(_ records: UnsafeBufferPointer<Record>) -> ProjectionChanges {
+        let nowValue = now.microsecondsSinceEpoch
+        summaries.beginBatch()
+        var touched: [EventID: TouchedEvent] = [:]
+        func touch(_ old: EventSnapshot?, _ new: EventSnapshot?) {
+            guard let id = (new ?? old)?.id else { return }
+            touched[id, default: TouchedEvent(old: old)].new = new
+        }
+        for record in records {
+            for fact in record.facts {
+                switch fact {
+                case .timelineCreated, .timelineRenamed:
+                    summaries.apply(timelineFact: fact)
+                case .timelineRemoved(let timeline):
+                    summaries.apply(timelineFact: fact)
+                    for old in events.removeEvents(of: timeline) { touch(old, nil) }
+                default:
+                    guard let change = events.apply(fact) else { continue }
+                    summaries.replace(change.old, with: change.new)
+                    touch(change.old, change.new)
+                }
+            }
+            position = record.position
+        }
+        var changes = ProjectionChanges()
+        changes.rows.reserveCapacity(viewIndex.count)
+        for i in rowSets.indices {
+            let filter = rowSets[i].filter
+            let mine = touched.values.filter { event in
+                event.old.map(filter.includes) == true || event.new.map(filter.includes) == true
+            }
+            if mine.count > resetThreshold {
+                rowSets[i].resort(events: events, now: nowValue)
+                rowSets[i].reset(to: position, now: nowValue, into: &changes.rows)
+            } else {
+                rowSets[i].beginBatch(now: nowValue, large: true)
+                for event in mine {
+                    guard let id = (event.new ?? event.old)?.id else { continue }
+                    rowSets[i].project(old: event.old, new: event.new, idPrefix: RowOrder.prefix(id.rawValue),
+                                       now: nowValue)
+                }
+                rowSets[i].endBatch(to: position, now: nowValue, resetThreshold: resetThreshold, into: &changes.rows)
+            }
+        }
+        changes.summaries = summaries.endBatch(to: position)
+        return changes
+    }
+
+    /// An event a large batch touched: its snapshot before the batch and after it.
+    private struct TouchedEvent {
+        var old: EventSnapshot?
+        var new: EventSnapshot?
     }
 
     /// Applies one record; see ``apply(_:)-(C)``.

@@ -66,6 +66,13 @@ package struct TimelineProjection: Sendable {
     /// - Complexity: O(*n*) for *n* events.
     package var eventIDs: [EventID] { events.ids }
 
+    /// Calls `body` with the id of each event, in no particular order, without
+    /// gathering them.
+    /// - Complexity: O(*n*).
+    package func forEachEventID(_ body: (EventID) -> Void) {
+        for snapshot in events.snapshots { body(snapshot.id) }
+    }
+
     /// The timeline summaries, ordered by name and then id.
     /// - Complexity: O(1) while ``tracksSummaryChanges`` is on. While it is off, O(*t* log
     ///   *t*) for *t* timelines once one changed, plus O(*k* log *k*) for the *k* changes

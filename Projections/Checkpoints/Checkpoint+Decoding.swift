@@ -4,12 +4,17 @@ import TimelineCore
 
 extension Checkpoint {
     /// Reads a checkpoint, refusing a damaged one or one of another schema version.
-    /// - Complexity: O(*n*) in the number of events and rows.
-    package static func load(_ bytes: [UInt8]) throws(Failure) -> Checkpoint {
-        try bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try load(raw) } }.get()
+    ///
+    /// With `views`, only the saved sets of rows that can serve one of them (the same
+    /// filter and placement) are restored; the others are checked by the checksum, not
+    /// decoded: opening a store that keeps no view costs the events, not rows it would drop.
+    /// - Complexity: O(*n*) in the number of events and restored rows.
+    package static func load(_ bytes: [UInt8], keeping views: Set<ViewDefinition>? = nil) throws(Failure) -> Checkpoint {
+        try bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try load(raw, keeping: views) } }.get()
     }
 
-    private static func load(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Checkpoint {
+    private static func load(_ bytes: UnsafeRawBufferPointer, keeping views: Set<ViewDefinition>?) throws(Failure)
+        -> Checkpoint {
         guard bytes.count >= magic.count + 8, magic.elementsEqual(bytes.prefix(magic.count)) else {
             throw .damaged("not a checkpoint file")
         }
@@ -26,7 +31,7 @@ extension Checkpoint {
             guard version == TimelineProjection.schemaVersion else {
                 throw Failure.otherSchemaVersion(found: version, expected: TimelineProjection.schemaVersion)
             }
-            return try decodeBody(&reader, checksum: stored)
+            return try decodeBody(&reader, checksum: stored, keeping: views)
         } catch Failure.damaged("checksum mismatch") {
             throw .damaged("checksum mismatch")
         } catch {
@@ -79,7 +84,8 @@ extension Checkpoint {
     /// Reads the header and tables, finds the blocks of events and the views' rows, then
     /// decodes the blocks at the same time on every processor, and then the views, the
     /// events' table and the summaries at the same time.
-    private static func decodeBody(_ reader: inout ByteReader, checksum: UInt32) throws -> Checkpoint {
+    private static func decodeBody(_ reader: inout ByteReader, checksum: UInt32, keeping wanted: Set<ViewDefinition>?)
+        throws -> Checkpoint {
         let position = try reader.read(Int64.self)
         let nowMicroseconds = try reader.read(Int64.self)
         let nowNanoseconds = try reader.read(UInt16.self)
@@ -156,6 +162,13 @@ extension Checkpoint {
             savedRowSets.append(SavedRowSet(filter: filter, placement: placement, views: views,
                                             rowsStart: reader.offset, count: count))
             reader.offset += count * 5
+        }
+        if let wanted {
+            // A set of rows serves every view of its filter and placement (its order and
+            // sections only change how it is read).
+            savedRowSets.removeAll { saved in
+                !wanted.contains { $0.filter == saved.filter && $0.placement == saved.placement }
+            }
         }
         let summariesPosition = try reader.read(Int64.self)
         guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the row sets") }

@@ -70,7 +70,7 @@ extension TimelineProjection {
     }
 
     /// The projection a checkpoint saved, with its views.
-    package init(_ checkpoint: Checkpoint) {
+    package init(_ checkpoint: consuming Checkpoint) {
         self = checkpoint.projection
     }
 }

@@ -7,6 +7,8 @@
 enum DisplayWidth {
     /// The cells `text` takes.
     static func of(_ text: String) -> Int {
+        // Printable ASCII, most text in a table, is one cell a byte.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         var width = 0
         for character in text { width += of(character) }
         return width

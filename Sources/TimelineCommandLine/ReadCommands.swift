@@ -70,7 +70,7 @@ extension Runner {
         if !input, try arguments.nonNegativeInteger("--upto") == nil {
             // The store's state now: from its checkpoint and the log after it.
             if !DatabaseLogs.isURL(path) { try requireLog(path) }
-            let store = try openStore(path, command: arguments.command.name, now: try now(arguments))
+            let store = try openStore(path, command: arguments.command.name, now: try now(arguments), views: [view])
             let snapshot = await store.snapshot(view)
             warnIfMissing(view, among: await store.timelineSummaries, path: path)
             await finish(store)

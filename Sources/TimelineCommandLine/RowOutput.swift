@@ -44,7 +44,7 @@ enum JSONText {
 /// Text for a table cell: control characters (a newline in a title) shown as escapes,
 /// so that one row stays one line.
 func displayText(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+    guard hasControlCharacter(text) else { return text }
     var result = ""
     for scalar in text.unicodeScalars {
         switch scalar {
@@ -57,6 +57,17 @@ func displayText(_ text: String) -> String {
         }
     }
     return result
+}
+
+/// Whether `text` has a character of general category Cc: U+0000–U+001F and
+/// U+007F–U+009F. Read from the UTF-8 bytes: the C1 controls are 0xC2 0x80–0x9F.
+private func hasControlCharacter(_ text: String) -> Bool {
+    var afterC2 = false
+    for byte in text.utf8 {
+        if byte < 0x20 || byte == 0x7F || (afterC2 && byte < 0xA0) { return true }
+        afterC2 = byte == 0xC2
+    }
+    return false
 }
 
 /// Lines of text in aligned columns; the last column is not padded. Widths count the
@@ -74,24 +85,43 @@ struct TextTable {
 
     init(header: [String]) { self.header = header }
 
+    /// The widest cell of each column, header included.
+    /// - Complexity: O(*c*) for *c* bytes of text in the table.
     var widths: [Int] {
-        header.indices.map { column in
-            ([header] + rows).map { DisplayWidth.of($0[column]) }.max() ?? 0
+        var widths = header.map { DisplayWidth.of($0) }
+        for row in rows {
+            for column in widths.indices where column < row.count {
+                widths[column] = max(widths[column], DisplayWidth.of(row[column]))
+            }
         }
+        return widths
     }
 
     func line(_ cells: [String], widths: [Int], indent: String = "", colour code: String? = nil) -> String {
-        var line = indent
+        var bytes: [UInt8] = []
+        appendLine(cells, widths: widths, indent: indent, colour: code, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends one line's UTF-8, padded to `widths`, without trailing spaces.
+    func appendLine(_ cells: [String], widths: [Int], indent: String = "", colour code: String? = nil,
+                    to bytes: inout [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: indent.utf8)
         for (column, cell) in cells.enumerated() {
-            let padding = column == cells.count - 1 ? "" : String(repeating: " ", count: max(0, widths[column] - DisplayWidth.of(cell)) + 2)
             if let code, column == colouredColumn || code == Self.bold {
-                line += "\u{1B}[\(code)m" + cell + "\u{1B}[0m" + padding
+                bytes.append(contentsOf: "\u{1B}[\(code)m".utf8)
+                bytes.append(contentsOf: cell.utf8)
+                bytes.append(contentsOf: "\u{1B}[0m".utf8)
             } else {
-                line += cell + padding
+                bytes.append(contentsOf: cell.utf8)
+            }
+            if column < cells.count - 1 {
+                bytes.append(contentsOf: repeatElement(0x20, count: max(0, widths[column] - DisplayWidth.of(cell)) + 2))
             }
         }
-        while line.last == " " { line.removeLast() }
-        return line + "\n"
+        while bytes.count > start, bytes.last == 0x20 { bytes.removeLast() }
+        bytes.append(0x0A)
     }
 
     /// The header's line.
@@ -101,15 +131,30 @@ struct TextTable {
 
     /// The line of row `index`.
     func rowLine(_ index: Int, widths: [Int], indent: String = "") -> String {
-        let code = colour && index < rowColours.count ? rowColours[index] : nil
-        return line(rows[index], widths: widths, indent: indent, colour: code)
+        line(rows[index], widths: widths, indent: indent, colour: rowColour(index))
+    }
+
+    /// Appends the lines of `rows` (indices into ``rows``).
+    func appendRowLines(_ range: Range<Int>, widths: [Int], indent: String = "", to bytes: inout [UInt8]) {
+        for index in range {
+            appendLine(rows[index], widths: widths, indent: indent, colour: rowColour(index), to: &bytes)
+        }
+    }
+
+    private func rowColour(_ index: Int) -> String? {
+        colour && index < rowColours.count ? rowColours[index] : nil
     }
 
     static let bold = "1"
 
+    /// The header and every row.
+    /// - Complexity: O(*c*) for *c* bytes of text in the table.
     func render() -> String {
         let widths = widths
-        return headerLine(widths: widths) + rows.indices.map { rowLine($0, widths: widths) }.joined()
+        var bytes = Array(headerLine(widths: widths).utf8)
+        bytes.reserveCapacity(rows.count * (widths.reduce(0, +) + 2 * widths.count))
+        appendRowLines(rows.indices, widths: widths, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Cuts the cells of `columns`, in that order, with "…" until the lines (after
@@ -214,18 +259,18 @@ struct RowPrinter {
         if let width { table.fit(to: width, cutting: [4, 2, 3], indent: indent) }
         guard !sections.isEmpty else { return table.render() }
         let widths = table.widths
-        var text = table.headerLine(widths: widths, indent: "  ")
+        var bytes = Array(table.headerLine(widths: widths, indent: "  ").utf8)
         var next = 0
         for (number, section) in sections.enumerated() {
             // The counts always cover the rows; should they not, the last section takes the rest.
             let end = number == sections.count - 1 ? table.rows.count : min(table.rows.count, next + section.count)
             guard next < end else { continue }
             let heading = "\(displayText(section.title)) (\(end - next) \(end - next == 1 ? "row" : "rows"))"
-            text += (colour ? "\u{1B}[1m" + heading + "\u{1B}[0m" : heading) + "\n"
-            for index in next..<end { text += table.rowLine(index, widths: widths, indent: "  ") }
+            bytes.append(contentsOf: ((colour ? "\u{1B}[1m" + heading + "\u{1B}[0m" : heading) + "\n").utf8)
+            table.appendRowLines(next..<end, widths: widths, indent: "  ", to: &bytes)
             next = end
         }
-        return text
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The SGR colour of a row's kind on a terminal.

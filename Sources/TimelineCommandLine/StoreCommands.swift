@@ -35,7 +35,7 @@ extension Runner {
         case .addEvent(let id?, let timeline, let title, let dates):
             command = .addEvent(id, timeline: timeline, title: title, dates: dates)
         case .addEvent(nil, let timeline, let title, let dates):
-            command = .addEvent(newEventID(among: await store.eventIDs), timeline: timeline, title: title, dates: dates)
+            command = .addEvent(await newEventID(in: store), timeline: timeline, title: title, dates: dates)
         case .command(let given):
             command = given
         }
@@ -59,8 +59,12 @@ extension Runner {
     /// Opens the store on the log at `path` from the checkpoint beside it (`PATH.checkpoint`),
     /// reading only the records after it: a command costs what changed since, not the log's
     /// length. The store keeps the list of everything, so that the checkpoint has it.
-    /// `now` fixes the store's "now" (`--now`); by default it is the tool's clock.
-    func openStore(_ path: String, command: String, now: Instant? = nil) throws -> TimelineStore {
+    /// `now` fixes the store's "now" (`--now`); by default it is the tool's clock. The store
+    /// keeps only `views` (what the command prints): a command that prints no rows does
+    /// not restore or build any, and ``finish(_:)`` adds the list of everything when it
+    /// writes a checkpoint.
+    func openStore(_ path: String, command: String, now: Instant? = nil, views: [ViewDefinition] = [])
+        throws -> TimelineStore {
         let store: TimelineStore
         let read: @Sendable () -> Instant
         if let now { read = { now } } else { read = context.clock }
@@ -70,9 +74,9 @@ extension Runner {
             do {
                 let log = try DatabaseLogs.open(path)
                 if let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment) {
-                    store = try TimelineStore(log: log, checkpointPath: checkpoint, clock: clock, views: [ViewDefinition()])
+                    store = try TimelineStore(log: log, checkpointPath: checkpoint, clock: clock, views: views)
                 } else {
-                    store = try TimelineStore(log: log, clock: clock, views: [ViewDefinition()])
+                    store = try TimelineStore(log: log, clock: clock, views: views)
                 }
             } catch let error as StoreError {
                 throw CommandFailure(message(for: error, path: path, command: command))
@@ -80,7 +84,7 @@ extension Runner {
             return store
         }
         do {
-            store = try TimelineStore(path: path, clock: clock, views: [ViewDefinition()])
+            store = try TimelineStore(path: path, clock: clock, views: views)
         } catch .invalidRecord {
             // The store names the record's position; the log is read again (it is invalid,
             // so this happens once) to name its line, as every other command does.
@@ -98,13 +102,16 @@ extension Runner {
 
     /// Releases the store, writing a checkpoint when there was none to start from or the
     /// records after it (read or appended) reach ``checkpointRefreshBound`` (not after
-    /// every command).
+    /// every command). The checkpoint holds the list of everything, which `rows` shows
+    /// without building it.
     func finish(_ store: TimelineStore) async {
         var refresh = true
         if let start = store.openingReport.checkpointPosition {
             refresh = await store.position - start >= Self.checkpointRefreshBound
         }
+        if refresh { await store.keep(ViewDefinition()) }
         await store.close(checkpoint: refresh)
+        context.leaveToExit(store)
     }
 
     func message(for error: StoreError, path: String, command: String) -> String {
@@ -164,14 +171,29 @@ extension Runner {
     }
 
     /// `e1`, `e2`, …: one more than the highest such id in use.
-    private func newEventID(among ids: [EventID]) -> EventID {
-        var highest = 0
-        for id in ids {
-            let text = id.rawValue
-            guard text.hasPrefix("e"), let number = Int(text.dropFirst()), number > 0 else { continue }
-            highest = max(highest, number)
+    private func newEventID(in store: TimelineStore) async -> EventID {
+        let highest = await store.reading { projection in
+            var highest = 0
+            projection.forEachEventID { id in highest = max(highest, Self.number(ofNumberedID: id.rawValue)) }
+            return highest
         }
         return EventID("e\(highest + 1)")
+    }
+
+    /// `n` for an id `e<n>` (decimal digits, no sign, a number that fits), else 0.
+    static func number(ofNumberedID text: String) -> Int {
+        var utf8 = text.utf8.makeIterator()
+        guard utf8.next() == UInt8(ascii: "e") else { return 0 }
+        var number = 0, digits = 0
+        while let byte = utf8.next() {
+            guard byte >= 0x30, byte <= 0x39 else { return 0 }
+            let (times10, overflow1) = number.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - 0x30))
+            guard !overflow1, !overflow2 else { return 0 }
+            number = sum
+            digits += 1
+        }
+        return digits > 0 ? number : 0
     }
 
     /// The name in lower case, runs of anything but ASCII letters and digits made one

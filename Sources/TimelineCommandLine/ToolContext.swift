@@ -98,6 +98,10 @@ public struct ToolContext: Sendable {
     public var terminalColumns: Int?
     /// "Now" when `--now` is not given.
     public var clock: @Sendable () -> Instant
+    /// Whether the process ends with the command. A store it opened is then left to the
+    /// system at exit, not freed event by event (a million events take tens of
+    /// milliseconds to free, for nobody).
+    public var endsWithProcess = false
 
     /// Creates a context.
     public init(
@@ -121,10 +125,19 @@ public struct ToolContext: Sendable {
     /// The process's standard output and error, environment and system clock.
     public static var process: ToolContext {
         let outputIsTerminal = isatty(1) == 1
-        return ToolContext(output: FileDescriptorOutput.standardOutput, errors: FileDescriptorOutput.standardError,
-                           environment: ProcessInfo.processInfo.environment, errorsIsTerminal: isatty(2) == 1,
-                           outputIsTerminal: outputIsTerminal,
-                           terminalColumns: outputIsTerminal ? windowColumns(of: 1) : nil)
+        var context = ToolContext(
+            output: FileDescriptorOutput.standardOutput, errors: FileDescriptorOutput.standardError,
+            environment: ProcessInfo.processInfo.environment, errorsIsTerminal: isatty(2) == 1,
+            outputIsTerminal: outputIsTerminal, terminalColumns: outputIsTerminal ? windowColumns(of: 1) : nil)
+        context.endsWithProcess = true
+        return context
+    }
+
+    /// Keeps `object` until the process exits when it ends with the command
+    /// (``endsWithProcess``); otherwise does nothing.
+    func leaveToExit(_ object: any AnyObject & Sendable) {
+        guard endsWithProcess else { return }
+        leftToExit.withLock { $0.append(object) }
     }
 
     /// The width tables fit, or `nil` for no limit: only when standard output is a
@@ -154,6 +167,9 @@ public struct ToolContext: Sendable {
     /// Writes a warning line to standard error.
     func warn(_ message: String) { diagnose("warning: \(message)") }
 }
+
+/// What ``ToolContext/leaveToExit(_:)`` keeps: never freed, the process ends first.
+private let leftToExit = Mutex<[any AnyObject & Sendable]>([])
 
 /// The width in columns that the terminal at `descriptor` reports, if it does.
 private func windowColumns(of descriptor: Int32) -> Int? {

@@ -223,6 +223,22 @@ struct OutputFormatTests {
     @Test func tableCellsKeepOneLine() {
         #expect(displayText("two\nlines") == "two\\nlines")
         #expect(displayText("plain Zürich") == "plain Zürich")
+        // C0 and C1 controls and DEL are escaped; a no-break space (0xC2 0xA0 in UTF-8,
+        // beside the C1 range) and other text are not.
+        #expect(displayText("a\u{7F}b\u{85}c\u{9F}") == "a\\u{7f}b\\u{85}c\\u{9f}")
+        #expect(displayText("\u{A0}\u{C2}東京\u{1F600}") == "\u{A0}\u{C2}東京\u{1F600}")
+    }
+
+    @Test(arguments: [("e1", 1), ("e42", 42), ("e007", 7), ("e", 0), ("x5", 0), ("e5x", 0), ("e-3", 0),
+                      ("e+3", 0), ("é3", 0), ("e99999999999999999999999", 0), ("E4", 0), ("", 0)])
+    func numberedIDs(_ text: String, _ number: Int) {
+        #expect(Runner.number(ofNumberedID: text) == number)
+    }
+
+    @Test func tableWidthsCountCellsNotBytes() {
+        var table = TextTable(header: ["A", "B"])
+        table.rows = [["東京", "x"], ["ab", "y"], ["e\u{301}", "z"]]
+        #expect(table.render() == "A     B\n東京  x\nab    y\ne\u{301}     z\n")
     }
 
     @Test func tablesAlignAndDoNotPadTheLastColumn() {

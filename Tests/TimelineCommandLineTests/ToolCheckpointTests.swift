@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
+import TimelineProjections
 
 /// Store commands open from the checkpoint the tool keeps beside the log: their cost
 /// follows what changed, not the log's length.
@@ -45,6 +46,22 @@ struct ToolCheckpointTests {
         let verify = try await timeline(["verify", "--log", log])
         #expect(verify.status == 1)
         #expect(verify.errors.contains("line 5"))
+    }
+
+    /// A write command keeps no view while it runs, but the checkpoint it writes holds
+    /// the list of everything, which `rows` then reads without building it.
+    @Test func aWriteCommandsCheckpointHoldsTheListOfEverything() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try directory.write("store.jsonl", Self.handWrittenLog(events: 5))
+        let added = try await timeline(["add-event", "--timeline", "life", "--title", "X", "--date", "2000",
+                                        "--log", log])
+        #expect(added.status == 0, "\(added)")
+        #expect(added.output.hasPrefix("added event e5 "), "the next free id after e0 to e4")
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: log + ".checkpoint")))
+        let projection = TimelineProjection(try Checkpoint.load(bytes))
+        #expect(projection.viewDefinitions == [ViewDefinition()])
+        #expect(projection.rows(ViewDefinition())?.count == 6)
     }
 
     @Test func rowsAndTimelinesReadOnlyTheLogAfterTheCheckpoint() async throws {

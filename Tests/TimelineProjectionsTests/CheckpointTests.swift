@@ -33,6 +33,25 @@ struct CheckpointTests {
         Self.expectEqual(TimelineProjection(loaded), projection)
     }
 
+    /// A store that keeps some views restores only the rows that can serve them: those of
+    /// the same filter and placement, whatever their order and sections.
+    @Test func aCheckpointRestoresOnlyTheRowsOfTheViewsKept() throws {
+        let (projection, _) = Self.projection(seed: 3)
+        let bytes = projection.checkpoint().encoded()
+        #expect(try Checkpoint.load(bytes, keeping: []).projection.viewDefinitions.isEmpty)
+        let home = ViewDefinition(filter: .timeline("home"), placement: .now, order: .descending, sections: .year)
+        let loaded = try Checkpoint.load(bytes, keeping: [home])
+        let expected = allViews.filter { $0.filter == home.filter && $0.placement == home.placement }
+        #expect(Set(loaded.projection.viewDefinitions) == Set(expected))
+        for view in expected { #expect(Array(loaded.projection.rows(view)!) == Array(projection.rows(view)!)) }
+        // The events and summaries are whole either way.
+        #expect(loaded.projection.domainState == projection.domainState)
+        #expect(loaded.projection.timelineSummaries == projection.timelineSummaries)
+        // A view of rows that were not saved restores none.
+        let other = ViewDefinition(filter: .timeline("travel"))
+        #expect(try Checkpoint.load(bytes, keeping: [other]).projection.viewDefinitions.isEmpty)
+    }
+
     @Test func aRestoredProjectionGoesOnLikeTheOriginal() throws {
         var generator = FactGenerator(seed: 99)
         let first = (1...50).map { Record(position: Int64($0), facts: generator.nextFacts()) }

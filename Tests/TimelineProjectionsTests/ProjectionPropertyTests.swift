@@ -44,16 +44,37 @@ struct ProjectionPropertyTests {
 
     @Test(arguments: 0..<40)
     func incrementalEqualsReferenceAndRebuild(seed: UInt64) {
+        // Mostly one to three commands' records, sometimes 9 to 14.
+        Self.checkBatches(seed: seed, resetThreshold: nil) { rng in
+            Int.random(in: 0..<8, using: &rng) == 0 ? Int.random(in: 9...14, using: &rng) : Int.random(in: 1...3, using: &rng)
+        }
+    }
+
+    /// Batches of more facts than the reset threshold (an import) take another path:
+    /// the events first, then each view's rows projected or sorted afresh. Their rows,
+    /// sections, summaries and change sets must be the same as fact by fact, with resets
+    /// in some views and detailed change sets in others.
+    @Test(arguments: 0..<30)
+    func largeBatchesEqualReferenceAndRebuild(seed: UInt64) {
+        Self.checkBatches(seed: seed, resetThreshold: Int(seed % 6) + 2) { rng in
+            Int.random(in: 0..<3, using: &rng) == 0 ? Int.random(in: 1...3, using: &rng) : Int.random(in: 8...40, using: &rng)
+        }
+    }
+
+    /// Applies 60 random batches of `batchSize` records and checks every view against the
+    /// reference model after each, every change set against the rows before and after it,
+    /// and the result against a rebuild from all the records.
+    static func checkBatches(seed: UInt64, resetThreshold: Int?, batchSize: (inout SplitMix64) -> Int) {
         var generator = FactGenerator(seed: seed)
         var projection = TimelineProjection(views: allViews, now: Self.now)
+        if let resetThreshold { projection.resetThreshold = resetThreshold }
         var records: [Record] = []
         var positions = Dictionary(uniqueKeysWithValues: allViews.map { ($0, Int64(0)) })
         var summaryPosition: Int64 = 0
         var rng = SplitMix64(seed: seed &+ 1000)
         for _ in 0..<60 {
-            // A batch of one to three commands' records.
             var batch: [Record] = []
-            for _ in 0..<(Int.random(in: 0..<8, using: &rng) == 0 ? Int.random(in: 9...14, using: &rng) : Int.random(in: 1...3, using: &rng)) {
+            for _ in 0..<batchSize(&rng) {
                 batch.append(Record(position: Int64(records.count + batch.count + 1), facts: generator.nextFacts()))
             }
             let oldRows = Dictionary(uniqueKeysWithValues: allViews.map { ($0, Array(projection.rows($0)!)) })

@@ -44,7 +44,7 @@ extension TimelineStore {
                 // Holding the log's lock, no other store can be writing its checkpoint: a
                 // temporary checkpoint file is what a killed process left behind.
                 DurableFile.removeTemporaries(of: checkpointFile)
-                checkpoint = Self.loadCheckpoint(at: checkpointFile, problem: &problem)
+                checkpoint = Self.loadCheckpoint(at: checkpointFile, keeping: views, problem: &problem)
                 return checkpoint?.resumePoint
             }, consume: { resumed, records in
                 readCount += records.count
@@ -56,16 +56,19 @@ extension TimelineStore {
             problem = "checkpoint does not match the log: \(resumeProblem)"
             checkpoint = nil
         }
-        if let checkpoint, opening.resumed {
+        if opening.resumed, let loaded = checkpoint.take() {
             // `Checkpoint.load` refuses a resume point for another position than its own.
-            precondition(opening.start == checkpoint.position, "a checkpoint resumed at another position")
-            var projection = TimelineProjection(checkpoint)
+            let start = loaded.position
+            precondition(opening.start == start, "a checkpoint resumed at another position")
+            // Consumed, so that the projection is the only owner of its storage and the
+            // tail's changes do not copy it.
+            var projection = TimelineProjection(consume loaded)
             try Self.validate(tail, in: projection)
             projection.apply(tail)
             Self.settle(&projection, views: views, clock: clock)
             self.init(log: log, clock: clock, projection: projection, checkpointPath: checkpointFile,
                       logFilePath: path, checkpointInterval: checkpointInterval,
-                      report: OpeningReport(checkpointPosition: checkpoint.position, replayedRecords: tail.count,
+                      report: OpeningReport(checkpointPosition: start, replayedRecords: tail.count,
                                             checkpointProblem: nil))
             return
         }
@@ -89,7 +92,7 @@ extension TimelineStore {
     ) throws(StoreError) {
         DurableFile.removeTemporaries(of: checkpointPath)
         var problem: String?
-        var checkpoint = Self.loadCheckpoint(at: checkpointPath, problem: &problem)
+        var checkpoint = Self.loadCheckpoint(at: checkpointPath, keeping: views, problem: &problem)
         if let point = checkpoint?.resumePoint {
             let mismatch: String?
             do { mismatch = try log.resumeProblem(at: point) } catch { throw .log(error) }
@@ -98,7 +101,7 @@ extension TimelineStore {
                 checkpoint = nil
             }
         }
-        guard let checkpoint else {
+        guard let loaded = checkpoint.take() else {
             let replay = try Self.replayingAll(log, clock: clock, views: views)
             self.init(log: log, clock: clock, projection: replay.projection, checkpointPath: checkpointPath,
                       logFilePath: nil, checkpointInterval: checkpointInterval,
@@ -106,11 +109,12 @@ extension TimelineStore {
                                             checkpointProblem: problem))
             return
         }
-        var projection = TimelineProjection(checkpoint)
+        let start = loaded.position
+        var projection = TimelineProjection(consume loaded)
         var replayed = 0
         var refusal: StoreError?
         do {
-            try log.forEachChunk(after: checkpoint.position) { records in
+            try log.forEachChunk(after: start) { records in
                 do throws(StoreError) {
                     try Self.validate(records, in: projection)
                 } catch {
@@ -126,7 +130,7 @@ extension TimelineStore {
         Self.settle(&projection, views: views, clock: clock)
         self.init(log: log, clock: clock, projection: projection, checkpointPath: checkpointPath,
                   logFilePath: nil, checkpointInterval: checkpointInterval,
-                  report: OpeningReport(checkpointPosition: checkpoint.position, replayedRecords: replayed,
+                  report: OpeningReport(checkpointPosition: start, replayedRecords: replayed,
                                         checkpointProblem: nil))
     }
 
@@ -134,14 +138,18 @@ extension TimelineStore {
     /// keeps the views it is opened with, and those the checkpoint kept for subscribers of
     /// the store that wrote it are dropped.
     private static func settle(_ projection: inout TimelineProjection, views: [ViewDefinition], clock: any TimelineClock) {
-        for view in projection.viewDefinitions where !views.contains(view) { projection.removeView(view) }
+        // Added first: a view joins the restored rows of its filter and placement before
+        // the saved views of those rows are dropped.
         for view in views { projection.addView(view) }
+        for view in projection.viewDefinitions where !views.contains(view) { projection.removeView(view) }
         projection.advanceClock(to: clock.now())
     }
 
-    /// The checkpoint at `file` if it can be read and says where the log was; otherwise
-    /// `nil`, with the reason in `problem` (none when there is no file).
-    private static func loadCheckpoint(at file: String, problem: inout String?) -> Checkpoint? {
+    /// The checkpoint at `file` if it can be read and says where the log was, with the rows
+    /// of `views` (those of other views are not restored: ``settle(_:views:clock:)`` would
+    /// drop them); otherwise `nil`, with the reason in `problem` (none when there is no file).
+    private static func loadCheckpoint(at file: String, keeping views: [ViewDefinition], problem: inout String?)
+        -> Checkpoint? {
         let bytes: [UInt8]?
         do { bytes = try DurableFile.read(file) } catch {
             problem = error.description
@@ -149,7 +157,7 @@ extension TimelineStore {
         }
         guard let bytes else { return nil }
         let checkpoint: Checkpoint
-        do { checkpoint = try Checkpoint.load(bytes) } catch {
+        do { checkpoint = try Checkpoint.load(bytes, keeping: Set(views)) } catch {
             problem = error.description
             return nil
         }

@@ -69,6 +69,14 @@ extension TimelineStore {
         return stream.token
     }
 
+    /// Keeps `view` up to date from now on, as if the store had been opened with it (so
+    /// that the checkpoint holds its rows).
+    /// - Complexity: O(1) for a view kept already; O(*n* log *n*) to start one.
+    package func keep(_ view: ViewDefinition) {
+        pinnedViews.insert(view)
+        projection.addView(view)
+    }
+
     /// The views the store keeps up to date: those it was opened with, and those someone
     /// subscribes to (for tests and diagnostics).
     public var liveViews: [ViewDefinition] {
