@@ -13,29 +13,19 @@ extension TimelineProjection {
         guard old != new else { return ProjectionChanges() }
         var changes = ProjectionChanges()
         let nowSets = rowSets.indices.filter { rowSets[$0].placement == .now }
-        if new < old {
-            for i in nowSets {
-                let atNow = rowSets[i].rowsAtNow(old)
-                rowSets[i].beginBatch(now: old, large: atNow.count > 64)
-                for entry in atNow { rowSets[i].remove(entry, now: old) }
-                for entry in atNow {
-                    rowSets[i].insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now,
-                                               idPrefix: entry.idPrefix), now: new)
-                }
-                rowSets[i].endBatch(to: position, now: new, resetThreshold: resetThreshold, into: &changes.rows)
-            }
-            now = instant
-            return changes
-        }
         for i in nowSets {
-            let passed = rowSets[i].rowsPassed(from: old, to: new)
-            rowSets[i].beginBatch(now: old, large: passed.count > 64)
-            for entry in passed { rowSets[i].remove(entry, now: old) }
-            for entry in passed {
-                rowSets[i].insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now,
-                                           idPrefix: entry.idPrefix), now: new)
+            // Forward, the ongoing rows that now passes; backwards, those at the old now,
+            // which go back to now or to their start. Either way they leave their place at
+            // the old now and sort again at the new.
+            let moving = new < old ? rowSets[i].rowsAtNow(old) : rowSets[i].rowsPassed(from: old, to: new)
+            rowSets[i].withBatch(startingAt: old, large: moving.count > 64, endingAt: position, now: new,
+                                 resetThreshold: resetThreshold, into: &changes.rows) { rows in
+                for entry in moving { rows.remove(entry, now: old) }
+                for entry in moving {
+                    rows.insert(RowEntry(event: entry.event, kind: entry.kind, now: new, placement: .now,
+                                         idPrefix: entry.idPrefix), now: new)
+                }
             }
-            rowSets[i].endBatch(to: position, now: new, resetThreshold: resetThreshold, into: &changes.rows)
         }
         now = instant
         return changes

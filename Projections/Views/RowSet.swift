@@ -143,9 +143,46 @@ struct RowSet: Sendable {
 
     // MARK: Batches
 
+    /// Takes the events a batch of records touched in `table` (the events after it), each
+    /// from its snapshot before the batch to its last, appending a change set for each view in which something visible
+    /// changed. When more than `resetThreshold` of them have rows here, the rows are
+    /// sorted afresh and every view resets (as touching that many rows one by one would
+    /// end); otherwise each event's rows are replaced (see ``withBatch(startingAt:large:endingAt:now:resetThreshold:into:_:)``).
+    /// - Complexity: O(*k* log *n*) for *k* touched events; O(*n* log *n*) for a reset.
+    mutating func apply(_ events: [TouchedEvent], of table: EventTable, now: Int64, large: Bool, to position: Int64,
+                        resetThreshold: Int, into changes: inout [ChangeSet]) {
+        if events.count > resetThreshold {
+            let mine = events.count { event in
+                event.old.map(filter.includes) == true || event.new.map(filter.includes) == true
+            }
+            if mine > resetThreshold {
+                resort(events: table, now: now)
+                reset(to: position, now: now, into: &changes)
+                return
+            }
+        }
+        withBatch(startingAt: now, large: large, endingAt: position, now: now, resetThreshold: resetThreshold,
+                  into: &changes) { rows in
+            for event in events { rows.project(old: event.old, new: event.new, idPrefix: event.idPrefix, now: now) }
+        }
+    }
+
+    /// Runs one batch: `body` changes the rows (``insert(_:now:)``, ``remove(_:now:)``,
+    /// ``project(old:new:idPrefix:now:)``) with "now" at `startNow`; then the batch ends
+    /// at log position `position` and `now`, appending a change set for each view in which
+    /// something visible changed (resets when more than `resetThreshold` rows were
+    /// touched). `large` keeps a copy of the old index (O(1)) instead of tracking each
+    /// operation. The batch's working storage is the row set's own, between calls.
+    mutating func withBatch(startingAt startNow: Int64, large: Bool, endingAt position: Int64, now: Int64,
+                            resetThreshold: Int, into changes: inout [ChangeSet], _ body: (inout RowSet) -> Void) {
+        beginBatch(now: startNow, large: large)
+        body(&self)
+        endBatch(to: position, now: now, resetThreshold: resetThreshold, into: &changes)
+    }
+
     /// Starts collecting the changes of a batch; `large` keeps a copy of the old index
     /// (O(1)) instead of tracking operations.
-    mutating func beginBatch(now: Int64, large: Bool = false) {
+    private mutating func beginBatch(now: Int64, large: Bool) {
         guard batch == nil else { return }
         var batch = Batch(now: now, snapshot: large ? index : nil)
         swap(&batch.operations, &spare.operations)
@@ -281,7 +318,7 @@ struct RowSet: Sendable {
     /// Ends the batch at log position `to`, appending to `changes` a change set for each
     /// view in which something visible changed. Touching more than `resetThreshold` rows
     /// gives resets.
-    mutating func endBatch(to: Int64, now: Int64, resetThreshold: Int, into changes: inout [ChangeSet]) {
+    private mutating func endBatch(to: Int64, now: Int64, resetThreshold: Int, into changes: inout [ChangeSet]) {
         guard var batch = self.batch.take() else { return }
         let isSmall = batch.touched.count <= Self.spareRowLimit
         defer {
@@ -316,13 +353,15 @@ struct RowSet: Sendable {
             let isDescending = views[offset].definition.order == .descending
             let built: ChangeSetBuilder<RowID>.Result
             if isDescending {
-                if descending == nil {
-                    descending = ChangeSetBuilder.build(Self.reversed(rows, oldCount, newCount), reusing: &spare.descending)
+                if let descending { built = descending } else {
+                    built = ChangeSetBuilder.build(Self.reversed(rows, oldCount, newCount), reusing: &spare.descending)
+                    descending = built
                 }
-                built = descending!
             } else {
-                if ascending == nil { ascending = ChangeSetBuilder.build(rows, reusing: &spare.ascending) }
-                built = ascending!
+                if let ascending { built = ascending } else {
+                    built = ChangeSetBuilder.build(rows, reusing: &spare.ascending)
+                    ascending = built
+                }
             }
             let changeSet = views[offset].endBatch(
                 from: batch.now, to: to, now: now, marked: marked, built: built,
