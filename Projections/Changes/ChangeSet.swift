@@ -22,14 +22,14 @@ public struct ChangeSet: Sendable, Equatable {
         public var to: Int
 
         /// Creates a move.
-        public init(from: Int, to: Int) {
+        package init(from: Int, to: Int) {
             self.from = from
             self.to = to
         }
     }
 
     /// The view that changed.
-    public let view: ViewDefinition
+    package let view: ViewDefinition
     /// The log position of the old rows.
     public let from: Int64
     /// The log position of the new rows.
@@ -45,12 +45,12 @@ public struct ChangeSet: Sendable, Equatable {
     /// The ids of rows whose content (title, date, kind, timeline) changed.
     public let updates: [RowID]
     /// Indices of removed sections in the old section list, ascending.
-    public let sectionRemovals: [Int]
+    package let sectionRemovals: [Int]
     /// Indices of inserted sections in the new section list, ascending.
-    public let sectionInsertions: [Int]
+    package let sectionInsertions: [Int]
     /// Whether the sections changed (names or row counts), even where no row index did:
     /// in a `now`-placed view, ongoing rows change section when "now" enters a new year.
-    public let sectionsChanged: Bool
+    package let sectionsChanged: Bool
     /// The new rows: an O(1) snapshot that shares structure with the view.
     public let rows: RowList
     /// The new sections (empty for a view without sections), named on access.
@@ -74,7 +74,7 @@ public struct ChangeSet: Sendable, Equatable {
     /// Creates a change set (to test a table adapter, for example); see the properties
     /// for what each list holds. `sectioned` is the sectioned form, `nil` for a view
     /// without sections and for a reset.
-    public init(
+    package init(
         view: ViewDefinition, from: Int64, to: Int64, isReset: Bool = false,
         removals: [Int] = [], insertions: [Int] = [], moves: [Move] = [], updates: [RowID] = [],
         sectionRemovals: [Int] = [], sectionInsertions: [Int] = [], sectionsChanged: Bool = false,
@@ -142,7 +142,7 @@ public struct ChangeSet: Sendable, Equatable {
     }
 
     /// Whether the change set changes nothing (never true of a change set a view emits).
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         !isReset && removals.isEmpty && insertions.isEmpty && moves.isEmpty && updates.isEmpty
             && sectionRemovals.isEmpty && sectionInsertions.isEmpty && !sectionsChanged
     }

@@ -6,7 +6,7 @@ public struct RowPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var item: Int
 
     /// Creates a path.
-    public init(section: Int, item: Int) {
+    package init(section: Int, item: Int) {
         self.section = section
         self.item = item
     }
@@ -37,7 +37,7 @@ public struct SectionedChangeSet: Hashable, Sendable {
         public var to: RowPath
 
         /// Creates a move.
-        public init(from: RowPath, to: RowPath) {
+        package init(from: RowPath, to: RowPath) {
             self.from = from
             self.to = to
         }
@@ -51,7 +51,7 @@ public struct SectionedChangeSet: Hashable, Sendable {
         public var path: RowPath
 
         /// Creates an update.
-        public init(id: RowID, path: RowPath) {
+        package init(id: RowID, path: RowPath) {
             self.id = id
             self.path = path
         }
@@ -71,7 +71,7 @@ public struct SectionedChangeSet: Hashable, Sendable {
     public var updates: [Update]
 
     /// Creates a sectioned change set (to test a table adapter, for example).
-    public init(sectionDeletions: [Int] = [], sectionInsertions: [Int] = [], deletions: [RowPath] = [],
+    package init(sectionDeletions: [Int] = [], sectionInsertions: [Int] = [], deletions: [RowPath] = [],
                 insertions: [RowPath] = [], moves: [Move] = [], updates: [Update] = []) {
         self.sectionDeletions = sectionDeletions
         self.sectionInsertions = sectionInsertions
@@ -82,7 +82,7 @@ public struct SectionedChangeSet: Hashable, Sendable {
     }
 
     /// Whether nothing changed.
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         sectionDeletions.isEmpty && sectionInsertions.isEmpty && deletions.isEmpty && insertions.isEmpty
             && moves.isEmpty && updates.isEmpty
     }

@@ -14,7 +14,7 @@ public struct Row: Hashable, Sendable, Identifiable, CustomStringConvertible {
     public var date: DateValue?
 
     /// Creates a row.
-    public init(id: RowID, kind: RowKind, timeline: TimelineID, title: String, date: DateValue?) {
+    package init(id: RowID, kind: RowKind, timeline: TimelineID, title: String, date: DateValue?) {
         self.id = id
         self.kind = kind
         self.timeline = timeline
@@ -23,7 +23,7 @@ public struct Row: Hashable, Sendable, Identifiable, CustomStringConvertible {
     }
 
     /// The row's event.
-    public var event: EventID { id.event }
+    package var event: EventID { id.event }
 
     /// `single 1990-04-12 Born (life)`.
     public var description: String { "\(kind.rawValue) \(date?.text ?? "now") \(title) (\(timeline))" }

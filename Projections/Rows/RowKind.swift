@@ -13,7 +13,7 @@ public enum RowKind: String, Hashable, Sendable, CaseIterable {
 
     /// The row's role in the row order and in its identity: `.start` for `single` and
     /// `start`, `.end` for `end` and `ongoing`.
-    public var role: RowRole {
+    package var role: RowRole {
         switch self {
         case .single, .start: .start
         case .end, .ongoing: .end

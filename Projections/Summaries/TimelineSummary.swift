@@ -16,7 +16,7 @@ public struct TimelineSummary: Hashable, Sendable, Identifiable {
     public var ongoingCount: Int
 
     /// Creates a summary.
-    public init(id: TimelineID, name: String, eventCount: Int, earliest: DateValue?, latest: DateValue?,
+    package init(id: TimelineID, name: String, eventCount: Int, earliest: DateValue?, latest: DateValue?,
                 ongoingCount: Int) {
         self.id = id
         self.name = name

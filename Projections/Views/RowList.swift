@@ -14,7 +14,7 @@ public struct RowList: RandomAccessCollection, Sendable {
     }
 
     /// An empty list.
-    public init() {
+    package init() {
         self.init(index: OrderedIndex(), descending: false)
     }
 
@@ -23,10 +23,6 @@ public struct RowList: RandomAccessCollection, Sendable {
 
     /// One past the position of the last row: the number of rows.
     public var endIndex: Int { index.count }
-
-    /// The number of rows.
-    /// - Complexity: O(1).
-    public var count: Int { index.count }
 
     /// The row at `position` in list order.
     /// - Complexity: O(log *n*).

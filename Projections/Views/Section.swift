@@ -13,7 +13,7 @@ public struct RowSection: Hashable, Sendable, Identifiable {
     public var title: String { id.description }
 
     /// Creates a section.
-    public init(id: ID, count: Int) {
+    package init(id: ID, count: Int) {
         self.id = id
         self.count = count
     }
@@ -34,22 +34,22 @@ public struct RowSection: Hashable, Sendable, Identifiable {
         }
 
         /// The section of a calendar year (UTC), such as 2019.
-        public static func year(_ year: Int) -> ID { ID(sectioning: .year, bucket: Int32(year)) }
+        package static func year(_ year: Int) -> ID { ID(sectioning: .year, bucket: Int32(year)) }
 
         /// The section of a month (1–12) of a year (UTC), such as 2019-03.
-        public static func month(year: Int, month: Int) -> ID {
+        package static func month(year: Int, month: Int) -> ID {
             precondition((1...12).contains(month), "month \(month) is not 1–12: give the month of the year")
             return ID(sectioning: .month, bucket: Int32(year * 12 + month - 1))
         }
 
         /// The section of the decade that starts in `year` (a multiple of ten), such as the 2010s.
-        public static func decade(startingIn year: Int) -> ID {
+        package static func decade(startingIn year: Int) -> ID {
             precondition(year % 10 == 0, "\(year) does not start a decade: give a multiple of ten, such as 2010")
             return ID(sectioning: .decade, bucket: Int32(year / 10))
         }
 
         /// The section of the ongoing rows in a view that places them first or last.
-        public static let ongoing = ID(sectioning: .none, bucket: SectionKey.ongoingBucket)
+        package static let ongoing = ID(sectioning: .none, bucket: SectionKey.ongoingBucket)
 
         /// Whether this is the section of the ongoing rows.
         public var isOngoing: Bool { bucket == SectionKey.ongoingBucket }
@@ -244,7 +244,7 @@ public struct SectionList: RandomAccessCollection, Sendable, Equatable {
     }
 
     /// No sections.
-    public init() { self.init(keyed: KeyedSections(), sectioning: .none, descending: false) }
+    package init() { self.init(keyed: KeyedSections(), sectioning: .none, descending: false) }
 
     /// The position of the first section: 0.
     public var startIndex: Int { 0 }
@@ -261,7 +261,7 @@ public struct SectionList: RandomAccessCollection, Sendable, Equatable {
 
     /// The index of the section that holds the row at `row` (a row index in list order).
     /// - Complexity: O(*s*).
-    public func sectionIndex(ofRow row: Int) -> Int? {
+    package func sectionIndex(ofRow row: Int) -> Int? {
         var start = 0
         for (index, section) in enumerated() {
             if row < start + section.count { return index }

@@ -3,7 +3,7 @@ import TimelineCore
 /// A view's rows and sections at one log position, taken together.
 public struct ViewSnapshot: Sendable {
     /// The view.
-    public let view: ViewDefinition
+    package let view: ViewDefinition
     /// The log position the rows reflect: the `from` of the view's next change set.
     public let position: Int64
     /// The rows in list order: an O(1) snapshot that shares structure with the view.
@@ -12,7 +12,7 @@ public struct ViewSnapshot: Sendable {
     public let sections: SectionList
 
     /// Creates a snapshot (to test a front end, for example).
-    public init(view: ViewDefinition, position: Int64, rows: RowList = RowList(), sections: SectionList = SectionList()) {
+    package init(view: ViewDefinition, position: Int64, rows: RowList = RowList(), sections: SectionList = SectionList()) {
         self.view = view
         self.position = position
         self.rows = rows
@@ -31,7 +31,7 @@ public struct RowLocation: Hashable, Sendable {
     public var position: Int64
 
     /// Creates a location.
-    public init(index: Int, path: RowPath?, position: Int64) {
+    package init(index: Int, path: RowPath?, position: Int64) {
         self.index = index
         self.path = path
         self.position = position

@@ -3,7 +3,7 @@
 /// A date value keeps its text (and so its precision) for display, and has an
 /// ``instant`` for ordering: a partial or calendar date is the start of its period at
 /// UTC midnight (`2019` is 2019-01-01T00:00:00Z); a timestamp is its UTC instant. A
-/// store's own stamp (``init(utc:)``) keeps only its instant, and writes its text, the
+/// store's own stamp (a record's `at`) keeps only its instant, and writes its text, the
 /// instant's UTC text, when it is read.
 ///
 /// Accepted forms: `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, and
@@ -44,7 +44,7 @@ public struct DateValue: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// The text exactly as written, such as `"2019-03"`.
     ///
-    /// - Complexity: O(1), except for a value made by ``init(utc:)``: its text is
+    /// - Complexity: O(1), except for the store's own stamp (a record's `at`): its text is
     ///   formatted on each read.
     public var text: String { writtenText ?? InstantFormatter.iso8601(instant) }
 
@@ -91,7 +91,7 @@ extension DateValue {
     /// fraction when the instant has one): how the store writes a record's `at`.
     ///
     /// - Complexity: O(1): the text is written out when it is read (see ``text``).
-    public init(utc instant: Instant) {
+    package init(utc instant: Instant) {
         self.writtenText = nil
         self.instant = instant
         self.precision = instant.microsecondsSinceEpoch % 1_000_000 == 0 && instant.nanosecondsPastMicrosecond == 0

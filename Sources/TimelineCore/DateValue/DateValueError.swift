@@ -6,7 +6,7 @@ public struct DateValueError: Error, Hashable, Sendable, CustomStringConvertible
     public var reason: String
 
     /// Creates an error for `value` breaking the rule `reason`.
-    public init(value: String, reason: String) {
+    package init(value: String, reason: String) {
         self.value = value
         self.reason = reason
     }

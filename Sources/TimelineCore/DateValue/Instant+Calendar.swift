@@ -1,6 +1,6 @@
 extension Instant {
     /// The UTC calendar year, month (1–12) and day (1–31) the instant falls on.
-    public var utcDate: (year: Int, month: Int, day: Int) {
+    package var utcDate: (year: Int, month: Int, day: Int) {
         var days = microsecondsSinceEpoch / CivilCalendar.microsecondsPerDay
         if microsecondsSinceEpoch % CivilCalendar.microsecondsPerDay < 0 { days -= 1 }
         return CivilCalendar.civilFromDays(days)

@@ -12,11 +12,11 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var microsecondsSinceEpoch: Int64
     /// The nanoseconds past ``microsecondsSinceEpoch``, 0–999 (a fraction of a second of
     /// seven to nine digits).
-    public let nanosecondsPastMicrosecond: UInt16
+    @usableFromInline package let nanosecondsPastMicrosecond: UInt16
 
     /// Creates an instant from microseconds since 1970-01-01T00:00:00Z.
     @inlinable
-    public init(microsecondsSinceEpoch: Int64) {
+    package init(microsecondsSinceEpoch: Int64) {
         self.microsecondsSinceEpoch = microsecondsSinceEpoch
         self.nanosecondsPastMicrosecond = 0
     }
@@ -24,7 +24,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Creates an instant from microseconds since 1970-01-01T00:00:00Z and the
     /// nanoseconds past them, which must be 0–999.
     @inlinable
-    public init(microsecondsSinceEpoch: Int64, nanosecondsPastMicrosecond: Int) {
+    package init(microsecondsSinceEpoch: Int64, nanosecondsPastMicrosecond: Int) {
         precondition((0..<1000).contains(nanosecondsPastMicrosecond), "nanoseconds past a microsecond are 0–999")
         self.microsecondsSinceEpoch = microsecondsSinceEpoch
         self.nanosecondsPastMicrosecond = UInt16(nanosecondsPastMicrosecond)
@@ -36,7 +36,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The instant of the system clock now.
-    public static var now: Instant { Instant(Date()) }
+    @usableFromInline package static var now: Instant { Instant(Date()) }
 
     /// Compares two instants chronologically, to the nanosecond.
     @inlinable
@@ -48,10 +48,10 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The earliest instant a date value can have (0001-01-01T00:00:00Z less the largest offset).
-    public static let distantPast = Instant(microsecondsSinceEpoch: -62_135_596_800_000_000 - 86_400_000_000)
+    package static let distantPast = Instant(microsecondsSinceEpoch: -62_135_596_800_000_000 - 86_400_000_000)
 
     /// The latest instant a date value can have.
-    public static let distantFuture = Instant(microsecondsSinceEpoch: 253_402_300_800_000_000 + 86_400_000_000)
+    package static let distantFuture = Instant(microsecondsSinceEpoch: 253_402_300_800_000_000 + 86_400_000_000)
 
     /// The instant as UTC text, `YYYY-MM-DDTHH:MM:SSZ` with `.ffffff` (or `.fffffffff`
     /// for a sub-microsecond part) when it has a fraction of a second.

@@ -10,7 +10,7 @@ public struct Event: Hashable, Sendable {
     public var dates: EventDates
 
     /// Creates an event.
-    public init(id: EventID, timeline: TimelineID, title: String, dates: EventDates) {
+    @usableFromInline package init(id: EventID, timeline: TimelineID, title: String, dates: EventDates) {
         self.id = id
         self.timeline = timeline
         self.title = title

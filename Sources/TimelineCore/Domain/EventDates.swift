@@ -6,7 +6,7 @@ public enum EventDates: Hashable, Sendable {
     case range(start: DateValue, end: DateValue?)
 
     /// The first date: the single date, or the range's start.
-    public var start: DateValue {
+    package var start: DateValue {
         switch self {
         case .single(let date): date
         case .range(let start, _): start
@@ -14,13 +14,13 @@ public enum EventDates: Hashable, Sendable {
     }
 
     /// Whether this is a range without an end.
-    public var isOpenRange: Bool {
+    package var isOpenRange: Bool {
         if case .range(_, nil) = self { return true }
         return false
     }
 
     /// Whether this is a range with an end.
-    public var isClosedRange: Bool {
+    package var isClosedRange: Bool {
         if case .range(_, .some) = self { return true }
         return false
     }

@@ -1,12 +1,12 @@
 /// A named timeline that holds events, such as "Home" or "Work".
-public struct Timeline: Hashable, Sendable {
+package struct Timeline: Hashable, Sendable {
     /// The timeline's identifier.
-    public var id: TimelineID
+    package var id: TimelineID
     /// The timeline's display name, exactly as recorded.
-    public var name: String
+    package var name: String
 
     /// Creates a timeline.
-    public init(id: TimelineID, name: String) {
+    package init(id: TimelineID, name: String) {
         self.id = id
         self.name = name
     }

@@ -45,7 +45,7 @@ public enum Fact: Hashable, Sendable {
     }
 
     /// The event this fact is about, or `nil` for timeline facts.
-    public var event: EventID? {
+    package var event: EventID? {
         switch self {
         case .timelineCreated, .timelineRenamed, .timelineRemoved: nil
         case .eventAdded(let event, _, _, _), .eventRetitled(let event, _), .dateSet(let event, _),

@@ -1,7 +1,7 @@
 /// The identifier of a timeline event, unique across all timelines while the event exists.
 ///
 /// Event identifiers order date rows that share an instant; that comparison is by the
-/// identifier's UTF-8 bytes (see ``EventID/precedesInUTF8(_:)``), never by Swift's
+/// identifier's UTF-8 bytes, never by Swift's
 /// Unicode-aware `String` comparison.
 public struct EventID: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The identifier's text, exactly as recorded in the log.
@@ -11,7 +11,7 @@ public struct EventID: RawRepresentable, Hashable, Sendable, ExpressibleByString
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Creates an identifier from its text.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// Creates an identifier from a string literal.
     public init(stringLiteral value: String) { self.rawValue = value }
@@ -35,7 +35,7 @@ public struct EventID: RawRepresentable, Hashable, Sendable, ExpressibleByString
     ///
     /// - Complexity: O(*m*), where *m* is the length of the shorter identifier.
     @inlinable
-    public func precedesInUTF8(_ other: EventID) -> Bool {
+    package func precedesInUTF8(_ other: EventID) -> Bool {
         EventID.compareUTF8(rawValue, other.rawValue) < 0
     }
 
@@ -43,7 +43,7 @@ public struct EventID: RawRepresentable, Hashable, Sendable, ExpressibleByString
     ///
     /// - Complexity: O(*m*), where *m* is the length of the shorter string.
     @inlinable
-    public static func compareUTF8(_ a: String, _ b: String) -> Int {
+    package static func compareUTF8(_ a: String, _ b: String) -> Int {
         var a = a, b = b
         return a.withUTF8 { pa in
             b.withUTF8 { pb in

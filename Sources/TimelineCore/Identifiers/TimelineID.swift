@@ -10,7 +10,7 @@ public struct TimelineID: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// Creates an identifier from its text.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// Creates an identifier from a string literal.
     public init(stringLiteral value: String) { self.rawValue = value }

@@ -93,7 +93,7 @@ extension EventLog {
     ///
     /// When `options.commandID` names a batch already in the log, nothing is appended and
     /// the earlier records are returned with ``AppendResult/wasDuplicate`` set.
-    public func append(_ facts: [Fact], options: AppendOptions) throws(EventLogError) -> AppendResult {
+    package func append(_ facts: [Fact], options: AppendOptions) throws(EventLogError) -> AppendResult {
         let result: AppendResult
         do {
             result = try append(after: .max, options: options, catchingUp: { (_: [Record]) throws(Never) in },

@@ -31,7 +31,7 @@ public struct Record: Hashable, Sendable {
     }
 
     /// Creates a record of one fact.
-    public init(
+    package init(
         position: Int64,
         fact: Fact,
         recordedAt: DateValue? = nil,
@@ -43,5 +43,5 @@ public struct Record: Hashable, Sendable {
     }
 
     /// The fact schema version the store writes (a record's `v`).
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 }

@@ -27,5 +27,5 @@ public final class ManualClock: TimelineClock {
     public func now() -> Instant { instant.withLock { $0 } }
 
     /// Sets the clock.
-    public func set(_ newValue: Instant) { instant.withLock { $0 = newValue } }
+    package func set(_ newValue: Instant) { instant.withLock { $0 = newValue } }
 }

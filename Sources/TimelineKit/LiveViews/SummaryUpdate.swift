@@ -17,7 +17,7 @@ public enum SummaryUpdate: Sendable {
     }
 
     /// The summaries after this update.
-    public var summaries: [TimelineSummary] {
+    package var summaries: [TimelineSummary] {
         switch self {
         case .initial(let list, _): list
         case .changes(let changeSet): changeSet.summaries

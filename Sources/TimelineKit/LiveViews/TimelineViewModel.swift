@@ -62,7 +62,7 @@ public final class TimelineViewModel {
 
     /// Follows a subscription taken already, from its snapshot (synchronously, for a view
     /// controller made on the main actor after the subscription was taken).
-    public init(subscription: ViewSubscription, onChange: (@MainActor (ChangeSet) -> Void)? = nil) {
+    package init(subscription: ViewSubscription, onChange: (@MainActor (ChangeSet) -> Void)? = nil) {
         view = subscription.snapshot.view
         rows = subscription.snapshot.rows
         sections = subscription.snapshot.sections

@@ -8,13 +8,13 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case log(EventLogError)
     /// A record in the log breaks a domain rule, so the log cannot be used.
     case invalidRecord(position: Int64, reason: String)
-    /// A fact given to ``TimelineStore/importFacts(_:lines:)`` breaks a domain rule in the
+    /// A fact given to an import (`importFacts`) breaks a domain rule in the
     /// state after the store's records and the facts before it; nothing was appended.
     ///
     /// `index` counts the facts given from 0; `line` is where the caller said the fact came
     /// from (a line of the foreign log), if it said; `type` is the fact's type.
     case importRefused(index: Int, line: Int?, type: FactType, rejection: Rejection)
-    /// ``TimelineStore/importFacts(_:lines:)`` was given another number of lines than of
+    /// An import (`importFacts`) was given another number of lines than of
     /// facts; nothing was appended.
     case linesDoNotMatchFacts(lines: Int, facts: Int)
 

@@ -2,18 +2,18 @@ import TimelineCore
 import TimelineProjections
 
 /// How a store was opened.
-public struct OpeningReport: Sendable, Hashable {
+package struct OpeningReport: Sendable, Hashable {
     /// The position of the checkpoint the store started from, or `nil` for a full replay.
-    public var checkpointPosition: Int64?
+    package var checkpointPosition: Int64?
     /// How many records were replayed from the log (the tail after the checkpoint, or all).
-    public var replayedRecords: Int
+    package var replayedRecords: Int
     /// Why an existing checkpoint was not used (stale, damaged, another schema version).
-    public var checkpointProblem: String?
+    package var checkpointProblem: String?
 }
 
 extension TimelineStore {
     /// The checkpoint file that goes with the log at `path`.
-    public static func checkpointPath(forLog path: String) -> String { path + ".checkpoint" }
+    package static func checkpointPath(forLog path: String) -> String { path + ".checkpoint" }
 
     /// Opens a store on the durable log at `path`, taking the log's writer lock.
     ///
@@ -23,7 +23,7 @@ extension TimelineStore {
     /// checkpoint saw. The records before it are not read again (`timeline verify` and a
     /// full replay check them). A missing, stale, damaged or other-version checkpoint, or
     /// one that does not match the log (changed, truncated or replaced behind its back),
-    /// means a full replay, never a wrong row; ``openingReport`` says why.
+    /// means a full replay, never a wrong row; `openingReport` says why.
     /// `close()` writes a fresh checkpoint; so does every `checkpointInterval` records, if given.
     public init(
         path: String, clock: any TimelineClock = SystemClock(), views: [ViewDefinition] = [ViewDefinition()],
@@ -83,7 +83,7 @@ extension TimelineStore {
     /// Opens a store on any log, its projections from the checkpoint at `checkpointPath`
     /// when the log says the checkpoint's resume point still fits it
     /// (``EventLog/resumeProblem(at:)``), replaying only the records after it; otherwise
-    /// from the whole log, with the reason in ``openingReport``. For a log on a server, the
+    /// from the whole log, with the reason in `openingReport`. For a log on a server, the
     /// checkpoint is a local file (the tool keeps one in the user's cache directory).
     /// `close()` writes a fresh checkpoint; so does every `checkpointInterval` records, if given.
     public init(
@@ -170,7 +170,7 @@ extension TimelineStore {
 
     /// Writes the projections' state to the store's checkpoint file, atomically (for a file
     /// log, with the log's permissions).
-    public func saveCheckpoint() throws(StoreError) {
+    package func saveCheckpoint() throws(StoreError) {
         guard let checkpointPath else { return }
         // Without a resume point (a position inside a batch, a failed read) the checkpoint
         // is written but not used: opening reads and replays the whole log, with the reason.

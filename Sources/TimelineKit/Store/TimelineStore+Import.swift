@@ -27,7 +27,7 @@ extension TimelineStore {
     ///     ``StoreError/linesDoNotMatchFacts(lines:facts:)``), or `nil`.
     /// - Complexity: O(*k* log *n*) for *k* facts and *n* rows; the state is not copied.
     @discardableResult
-    public func importFacts(_ facts: [Fact], lines: [Int]? = nil) throws(StoreError) -> [Record] {
+    package func importFacts(_ facts: [Fact], lines: [Int]? = nil) throws(StoreError) -> [Record] {
         if let lines, lines.count != facts.count {
             throw .linesDoNotMatchFacts(lines: lines.count, facts: facts.count)
         }

@@ -5,7 +5,7 @@ extension TimelineStore {
     /// The current rows of a view. A view the store does not keep up to date is built for
     /// the call and dropped; take a ``snapshot(_:)`` for the rows and sections together.
     /// - Complexity: O(1) for a view someone subscribes to; O(*n* log *n*) for *n* rows otherwise.
-    public func rows(_ view: ViewDefinition = ViewDefinition()) -> RowList {
+    package func rows(_ view: ViewDefinition = ViewDefinition()) -> RowList {
         projection.snapshot(view).rows
     }
 
@@ -79,7 +79,7 @@ extension TimelineStore {
 
     /// The views the store keeps up to date: those it was opened with, and those someone
     /// subscribes to (for tests and diagnostics).
-    public var liveViews: [ViewDefinition] {
+    package var liveViews: [ViewDefinition] {
         for view in subscribers.keys { dropEndedSubscriptions(of: view) }
         return projection.viewDefinitions
     }

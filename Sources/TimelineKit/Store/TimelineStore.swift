@@ -25,7 +25,7 @@ public actor TimelineStore {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executorOwner.unownedExecutor }
 
     /// The log the store appends to (read it for catch-up or export; append only through `send` or `importFacts`).
-    public nonisolated let log: any EventLog
+    package nonisolated let log: any EventLog
     nonisolated let clock: any TimelineClock
     /// The views and the timelines and events they are made of; commands are decided
     /// against it (it is a ``DomainLookup``), so the events are held once.
@@ -50,7 +50,7 @@ public actor TimelineStore {
     private var checkpointedPosition: Int64 = 0
     /// How the store was opened: from a checkpoint (and how many records of tail it
     /// replayed), or by replaying the whole log.
-    public nonisolated let openingReport: OpeningReport
+    package nonisolated let openingReport: OpeningReport
 
     /// Opens a store on `log`, replaying every record in it; by default an empty in-memory log.
     ///
@@ -133,7 +133,7 @@ public actor TimelineStore {
     public var position: Int64 { projection.position }
 
     /// "Now" as the store's views see it.
-    public var now: Instant { projection.now }
+    package var now: Instant { projection.now }
 
     /// The timelines and events as they stand, copied out of the projection.
     /// - Complexity: O(*n*) for *n* events; to look one up, use ``event(_:)`` or ``timeline(_:)``.
@@ -145,15 +145,15 @@ public actor TimelineStore {
 
     /// How many events there are.
     /// - Complexity: O(1).
-    public var eventCount: Int { projection.eventCount }
+    package var eventCount: Int { projection.eventCount }
 
     /// The ids of the events, in no particular order.
     /// - Complexity: O(*n*) for *n* events.
-    public var eventIDs: [EventID] { projection.eventIDs }
+    package var eventIDs: [EventID] { projection.eventIDs }
 
     /// The timeline with this id, if it exists.
     /// - Complexity: O(1) on average.
-    public func timeline(_ id: TimelineID) -> Timeline? { projection.timeline(id) }
+    package func timeline(_ id: TimelineID) -> Timeline? { projection.timeline(id) }
 
     // MARK: Commands
 
@@ -268,7 +268,7 @@ public actor TimelineStore {
     }
 
     /// The number of live subscriptions (for tests and diagnostics).
-    public var subscriptionCount: Int {
+    package var subscriptionCount: Int {
         subscribers.values.reduce(0) { $0 + $1.filter { !$0.isFinished }.count }
     }
 
@@ -317,7 +317,7 @@ public actor TimelineStore {
 
     /// Reads the store's clock every `interval` of `ticks` (a test's clock, for example)
     /// and advances the views to it, until ``stopClock()``.
-    public func startClock<C: Clock>(every interval: C.Duration, on ticks: C) {
+    package func startClock<C: Clock>(every interval: C.Duration, on ticks: C) {
         tickTask?.cancel()
         tickTask = Task { [weak self] in
             while !Task.isCancelled {
@@ -344,7 +344,7 @@ public actor TimelineStore {
     /// Ends every subscription, stops the clock and releases the log; with `checkpoint`,
     /// first writes a checkpoint if the store has records it does not hold (a failure to
     /// write one only means that the next opening reads more of the log).
-    public func close(checkpoint: Bool) {
+    package func close(checkpoint: Bool) {
         if checkpoint { try? close() } else { release() }
     }
 
