@@ -37,12 +37,11 @@ struct SummaryState: Sendable {
     /// once and describes the change; when not, the dates' changes wait to be counted in
     /// together (see ``count(_:_:in:atOnce:)``), and the list is made when it is read.
     private(set) var tracksChanges = true
-    /// Whether a batch is being applied, and the timelines it touched (while changes are
-    /// tracked).
-    private var inBatch = false
+    /// The batch being applied, if any.
+    private var batch: Batch?
+    /// The timelines touched since the list was last brought up to date (while changes
+    /// are tracked).
     private var touched: Set<TimelineID> = []
-    /// Whether the batch in progress touched a timeline.
-    private var batchTouched = false
     /// Whether a timeline changed while changes were not tracked, so that the list is
     /// behind the summaries.
     private var listIsBehind = false
@@ -66,11 +65,8 @@ struct SummaryState: Sendable {
     /// One hash lookup per event (of its timeline's slot among the few timelines). A
     /// year, month or day is counted in a dictionary keyed by its instant and precision
     /// in one word; only the timestamps are gathered and sorted as entries (see
-    /// ``sorted(_:)``). Gathering every date of every timeline before sorting them held
-    /// 16 bytes a date at the peak of opening a store, while the largest view was built
-    /// beside it (peak 229-251 B/event over two dozen runs at 1M events), and its sort
-    /// made the summaries the slowest task of a rebuild. A checkpoint's summaries are
-    /// put in order by counting instead (`Checkpoint.load`).
+    /// ``sorted(_:)``), so that the peak holds a count per distinct date, not every date.
+    /// A checkpoint's summaries are put in order by counting instead (`Checkpoint.load`).
     /// - Complexity: O(*n*) for *n* dates, plus O(*t* log *t*) for *t* timestamps and
     ///   O(*d* log *d*) for *d* distinct years, months and days.
     init<S: Sequence>(names: [TimelineID: String], events: S) where S.Element == EventSnapshot {
@@ -148,9 +144,7 @@ struct SummaryState: Sendable {
     /// Dates in order — by instant, then by text as `DateValue` orders them — sorted in
     /// place (a year, month or day compares as two integers, without its text), then
     /// counted: each distinct date once.
-    ///
-    /// Sorting `DateValue`s through a separate array of keys held 56 bytes per date at
-    /// the peak of building the summaries of a rebuild; entries are 16.
+    /// Entries (16 bytes) are sorted themselves, not through an array of keys beside them.
     /// - Complexity: O(*n* log *n*).
     static func sorted(_ dates: inout [DatedEntry]) -> [CountedDate] {
         dates.sort(by: <)
@@ -163,13 +157,19 @@ struct SummaryState: Sendable {
 
     /// Notes that a timeline's summary may have changed.
     private mutating func touch(_ id: TimelineID) {
-        batchTouched = true
+        batch?.touchedTimeline = true
         if tracksChanges { touched.insert(id) } else { listIsBehind = true }
     }
 
+    /// A batch in progress.
+    private struct Batch {
+        /// Whether it touched a timeline, so that the summaries' position moves to its end.
+        var touchedTimeline = false
+    }
+
+    /// Starts a batch: its changes are described together by ``endBatch(to:)``.
     mutating func beginBatch() {
-        inBatch = true
-        batchTouched = false
+        batch = Batch()
     }
 
     /// Applies a fact about a timeline: created, renamed or removed (with its events).
@@ -187,7 +187,7 @@ struct SummaryState: Sendable {
         default:
             return
         }
-        if !inBatch && tracksChanges { _ = updateList() }
+        if batch == nil && tracksChanges { _ = updateList() }
     }
 
     /// Replaces an event as it was (`nil` if it is new) with the event as it is (`nil` if
@@ -208,7 +208,7 @@ struct SummaryState: Sendable {
                 add(new)
             }
         }
-        if !inBatch && tracksChanges { _ = updateList() }
+        if batch == nil && tracksChanges { _ = updateList() }
     }
 
     /// Counts an event's new dates in place of its old ones, in its timeline; a date both
@@ -394,6 +394,8 @@ struct SummaryState: Sendable {
         // Where each touched timeline is in the list now, found by the name it is listed under.
         var olds: [(id: TimelineID, index: Int?, fresh: TimelineSummary?)] = []
         olds.reserveCapacity(touched.count)
+        // The same, while every touched timeline is listed and keeps its name (its place).
+        var inPlace: [(id: TimelineID, index: Int, fresh: TimelineSummary)] = []
         var keepsPlaces = true
         for id in touched {
             let index = listedNames[id].flatMap { name in
@@ -401,12 +403,16 @@ struct SummaryState: Sendable {
                 return at < list.count && list[at].id == id ? at : nil
             }
             let fresh = summary(of: id)
-            if index == nil || fresh == nil || fresh!.name != listedNames[id] { keepsPlaces = false }
+            if keepsPlaces, let index, let fresh, fresh.name == listedNames[id] {
+                inPlace.append((id, index, fresh))
+            } else {
+                keepsPlaces = false
+            }
             olds.append((id, index, fresh))
         }
         if keepsPlaces {
-            for old in olds where list[old.index!] != old.fresh! {
-                list[old.index!] = old.fresh!
+            for old in inPlace where list[old.index] != old.fresh {
+                list[old.index] = old.fresh
                 result.append(.init(id: old.id, old: old.index, new: old.index, contentChanged: true))
             }
             return result
@@ -441,12 +447,11 @@ struct SummaryState: Sendable {
 
     /// Ends a batch at `to`: the change set, or `nil` when no summary changed.
     mutating func endBatch(to: Int64) -> SummaryChangeSet? {
-        guard inBatch else { return nil }
-        inBatch = false
+        guard let ended = batch.take() else { return nil }
         guard tracksChanges else {
             // Not described, but the position still follows the summaries, so that a
             // change set made later (after a checkpoint, say) goes from where they were.
-            if batchTouched { position = to }
+            if ended.touchedTimeline { position = to }
             return nil
         }
         let changes = updateList()

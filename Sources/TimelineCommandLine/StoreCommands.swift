@@ -284,6 +284,7 @@ extension Runner {
                 lines += repeatElement(line, count: record.facts.count)
             }
         }
+        let checkedOnAnEmptyLog = fold != nil
         fold = nil
         if let torn = ending.tornTail {
             throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
@@ -293,7 +294,7 @@ extension Runner {
         let store = try openStore(path, command: arguments.command.name)
         let records: [Record]
         do {
-            records = try await store.importFacts(facts, lines: lines)
+            records = try await store.importFacts(facts, lines: lines, checkedOnAnEmptyLog: checkedOnAnEmptyLog)
         } catch .importRefused(_, let line?, let type, let rejection) {
             await store.close(checkpoint: false)
             throw CommandFailure("\(file): line \(line): \(type.rawValue): \(rejection) in \(path); nothing imported")

@@ -174,6 +174,33 @@ struct StoreImportTests {
         #expect(await store.timeline("life") == nil)
     }
 
+    /// Facts checked on an empty log are not checked again while the log is empty; once
+    /// another writer has appended, they are, in the state after its records.
+    @Test func factsCheckedOnAnEmptyLogAreCheckedAgainWhenTheLogIsNoLongerEmpty() async throws {
+        let facts: [Fact] = [.timelineCreated(timeline: "life", name: "Life"),
+                             .eventAdded(event: "e1", timeline: "life", title: "Born", date: date("1990"))]
+        let fresh = try TimelineStore(clock: ManualClock(fixedNow))
+        #expect(try await fresh.importFacts(facts, checkedOnAnEmptyLog: true).count == 2)
+        #expect(await fresh.eventCount == 1)
+        // On an empty log the caller's check stands: the store does not check again (seen
+        // here with a fact the rules would refuse, which a caller's check never passes).
+        let trusting = try TimelineStore(clock: ManualClock(fixedNow))
+        let unchecked: [Fact] = [.eventRetitled(event: "nobody", title: "X")]
+        #expect(try await trusting.importFacts(unchecked, checkedOnAnEmptyLog: true).count == 1)
+        await #expect(throws: StoreError.self) {
+            try await TimelineStore(clock: ManualClock(fixedNow)).importFacts(unchecked)
+        }
+
+        let store = try TimelineStore(clock: ManualClock(fixedNow))
+        // Another writer created the timeline after the facts were checked on the empty log.
+        _ = try store.log.append([.timelineCreated(timeline: "life", name: "Theirs")], options: AppendOptions())
+        await #expect(throws: StoreError.importRefused(index: 0, line: 7, type: .timelineCreated,
+                                                       rejection: .timelineExists("life"))) {
+            try await store.importFacts(facts, lines: [7, 8], checkedOnAnEmptyLog: true)
+        }
+        #expect(await store.position == 1)
+    }
+
     // Not an exit test: a child process that the tool's tests' own processes may reap
     // left the whole test run waiting.
     @Test func givingOtherThanOneLinePerFactIsRefused() async throws {
