@@ -25,30 +25,51 @@ extension Runner {
         let path = try logPath(arguments)
         if !DatabaseLogs.isURL(path), arguments.command.name != Catalogue.createTimeline.name { try requireLog(path) }
         let store = try openStore(path, command: arguments.command.name)
-        let command: Command
-        switch request {
-        case .createTimeline(let id?, let name):
-            command = .createTimeline(id, name: name)
-        case .createTimeline(nil, let name):
-            command = .createTimeline(newTimelineID(name: name, in: Set(await store.timelineSummaries.map(\.id))),
-                                      name: name)
-        case .addEvent(let id?, let timeline, let title, let dates):
-            command = .addEvent(id, timeline: timeline, title: title, dates: dates)
-        case .addEvent(nil, let timeline, let title, let dates):
-            command = .addEvent(await newEventID(in: store), timeline: timeline, title: title, dates: dates)
-        case .command(let given):
-            command = given
-        }
-        let records: [Record]
-        do {
-            records = try await store.send(command)
-        } catch {
-            await store.close(checkpoint: false)
-            throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
+        var command: Command
+        var records: [Record]
+        var attempt = 0
+        while true {
+            attempt += 1
+            switch request {
+            case .createTimeline(let id?, let name):
+                command = .createTimeline(id, name: name)
+            case .createTimeline(nil, let name):
+                command = .createTimeline(newTimelineID(name: name, in: Set(await store.timelineSummaries.map(\.id))),
+                                          name: name)
+            case .addEvent(let id?, let timeline, let title, let dates):
+                command = .addEvent(id, timeline: timeline, title: title, dates: dates)
+            case .addEvent(nil, let timeline, let title, let dates):
+                command = .addEvent(await newEventID(in: store), timeline: timeline, title: title, dates: dates)
+            case .command(let given):
+                command = given
+            }
+            do {
+                records = try await store.send(command)
+                break
+            } catch .rejected(let rejection) where attempt < Self.idAttempts && Self.tookTheMadeID(rejection, request) {
+                // Another process took the id made for this command between reading the
+                // store and appending; the store has read its records by now, so the next
+                // id made is free of them.
+                continue
+            } catch {
+                await store.close(checkpoint: false)
+                throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
+            }
         }
         await finish(store)
         if arguments.flag("--json") { return plainLines(records) }
         return displayText(confirmation(for: command)) + " (" + positions(records) + ")\n"
+    }
+
+    /// How many ids a command makes before it gives up, when other processes keep taking them.
+    static let idAttempts = 8
+
+    /// Whether `rejection` says that the id this tool made for `request` is taken.
+    private static func tookTheMadeID(_ rejection: Rejection, _ request: Request) -> Bool {
+        switch (request, rejection) {
+        case (.addEvent(nil, _, _, _), .eventExists), (.createTimeline(nil, _), .timelineExists): true
+        default: false
+        }
     }
 
     /// A store command's checkpoint is written again once the records replayed after it

@@ -301,6 +301,37 @@ struct MultiProcessTests {
         #expect(watcher.outputLines.count == 2 && watcher.output.hasSuffix("\n"))
     }
 
+    /// Commands that make their ids (`add-event` without `--event`, `create-timeline`
+    /// without `--timeline`), started at once on one log: each gets an id of its own.
+    /// An id another process took between reading the store and appending is made again.
+    @Test func processesMakingIdsAtOnceEachGetTheirOwn() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try directory.write("store.jsonl", generatedLog(events: 50))
+        let script = """
+            for i in 1 2 3 4 5 6 7 8; do
+              ( "$TIMELINE" add-event --log store.jsonl --timeline life --title "T$i" --date 2001 > "add-$i.out" 2>&1
+                echo $? > "add-$i.status" ) &
+              ( "$TIMELINE" create-timeline --log store.jsonl --name "Trips" > "new-$i.out" 2>&1
+                echo $? > "new-$i.status" ) &
+            done
+            wait
+            cat add-*.status new-*.status | sort | uniq -c
+            """
+        let run = try await shell(script, in: directory.url)
+        #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines) == "16 0", "\(run)")
+        var events: Set<String> = [], timelines: Set<String> = []
+        for i in 1...8 {
+            let added = try directory.read("add-\(i).out"), created = try directory.read("new-\(i).out")
+            if let id = added.split(separator: " ").dropFirst(2).first { events.insert(String(id)) }
+            if let id = created.split(separator: " ").dropFirst(2).first { timelines.insert(String(id)) }
+        }
+        #expect(events.count == 8, "\(events)")
+        #expect(timelines.count == 8, "\(timelines)")
+        let rows = try await timeline(["rows", "--log", log, "--json"])
+        #expect(rows.outputLines.count == 58)
+    }
+
     @Test func watchOnAMissingLogExitsOne() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
