@@ -50,12 +50,16 @@ public final class SpawnedProcess: Sendable {
         self.outputPath = outputPath
         self.errorPath = errorPath
         #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t?
+        var actions: posix_spawn_file_actions_t?, attributes: posix_spawnattr_t?
         #else
-        var actions = posix_spawn_file_actions_t()
+        var actions = posix_spawn_file_actions_t(), attributes = posix_spawnattr_t()
         #endif
         posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -65,14 +69,7 @@ public final class SpawnedProcess: Sendable {
         }
         // The child starts with no signal blocked and every signal at its default action,
         // as from a shell: a thread of this process (Dispatch's workers) may block signals,
-        // and a mask inherited from it would make the child ignore SIGTERM or SIGINT.
-        #if canImport(Darwin)
-        var attributes: posix_spawnattr_t?
-        #else
-        var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
+        // and a mask inherited from it would hold back SIGTERM or SIGINT sent to the child.
         var noSignals = sigset_t(), allSignals = sigset_t()
         sigemptyset(&noSignals)
         sigfillset(&allSignals)
