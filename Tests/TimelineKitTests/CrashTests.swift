@@ -23,75 +23,36 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     }
 }
 
-/// A running `timeline-stress` whose standard output goes to a file.
-///
-/// Started with `posix_spawn` and reaped with `waitpid` rather than with Foundation's
-/// `Process`, whose `waitUntilExit` can hang when called off the main thread.
-final class StressProcess: @unchecked Sendable {
-    let pid: pid_t
-    let outputPath: String
-    let errorPath: String
-    /// The raw `waitpid` status once reaped.
-    private(set) var waitStatus: Int32?
+/// A running `timeline-stress` whose standard output goes to a file, with this process's
+/// environment.
+struct StressProcess {
+    let process: SpawnedProcess
 
     init(log: String, seed: UInt64, checkpointInterval: Int, scratch: String) throws {
         guard let stressToolURL else { throw StressToolNotFound() }
-        outputPath = scratch + "/stress-\(seed).out"
-        errorPath = scratch + "/stress-\(seed).err"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let arguments = [stressToolURL.path, log, String(seed), String(checkpointInterval)]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, stressToolURL.path, &actions, nil, &argv, environ)
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
-        self.pid = pid
+        process = try SpawnedProcess(stressToolURL, [log, String(seed), String(checkpointInterval)],
+                                   outputPath: scratch + "/stress-\(seed).out",
+                                   errorPath: scratch + "/stress-\(seed).err")
     }
 
     /// The positions printed so far, one per complete line.
-    var acknowledged: [Int64] {
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { Int64($0) }
-    }
+    var acknowledged: [Int64] { process.outputLines.compactMap { Int64($0) } }
 
-    var errors: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
-
-    /// Whether the helper is still running (reaps it if it has stopped).
-    var isRunning: Bool {
-        guard waitStatus == nil else { return false }
-        var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
-        waitStatus = status
-        return false
-    }
+    var errors: String { process.errors }
 
     /// Whether the helper was ended by SIGKILL (rather than stopping by itself).
-    var wasKilled: Bool {
-        guard let status = waitStatus else { return false }
-        return status & 0x7F == SIGKILL
-    }
+    var wasKilled: Bool { process.terminatingSignal == SIGKILL }
 
     /// Waits (blocking) until the helper has acknowledged a first send or has stopped; false
     /// if it acknowledged nothing within `timeout` seconds.
     func waitForFirstPosition(timeout: Double = 30) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        while acknowledged.isEmpty, isRunning, Date() < deadline { usleep(500) }
+        while acknowledged.isEmpty, process.isRunning, Date() < deadline { usleep(500) }
         return !acknowledged.isEmpty
     }
 
     /// Kills the helper with SIGKILL, unless it has stopped already, and reaps it.
-    func kill() {
-        guard isRunning else { return }
-        _ = Glibc.kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        waitStatus = status
-    }
+    func kill() { process.killNow() }
 }
 
 @Suite("Crash test: a writer killed at random moments")

@@ -6,14 +6,10 @@ import TimelineTestSupport
 #endif
 
 /// What the tool printed and how it ended.
-struct ToolResult {
-    var status: Int32
-    var output: String
-    var errors: String
-}
+typealias ToolResult = SpawnedProcess.Completion
 
 /// Runs the built `timeline` with `arguments` (and `environment` added to an environment
-/// without `TIMELINE_LOG`), standard input empty.
+/// without `TIMELINE_LOG`), standard input empty, in an empty working directory.
 func runTool(_ arguments: [String], environment: [String: String] = [:]) throws -> ToolResult {
     let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -21,30 +17,10 @@ func runTool(_ arguments: [String], environment: [String: String] = [:]) throws 
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-tool-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let outputURL = scratch.appendingPathComponent("stdout"), errorsURL = scratch.appendingPathComponent("stderr")
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
-    let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorsURL)
-    defer {
-        try? output.close()
-        try? errors.close()
-    }
-    let process = Process()
-    process.executableURL = tool
-    process.arguments = arguments
-    process.currentDirectoryURL = scratch
     var variables = ProcessInfo.processInfo.environment
     variables["TIMELINE_LOG"] = nil
     for (key, value) in environment { variables[key] = value }
-    process.environment = variables
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    process.waitUntilExit()
-    return ToolResult(status: process.terminationStatus,
-                      output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-                      errors: String(decoding: try Data(contentsOf: errorsURL), as: UTF8.self))
+    return try SpawnedProcess.run(tool, arguments, environment: variables, currentDirectory: scratch)
 }
 
 #if PostgreSQL

@@ -1,5 +1,5 @@
-import Dispatch
 import Foundation
+import TimelineTestSupport
 
 /// Headless Chromium, run as a program: screenshots and DOM dumps of local pages.
 ///
@@ -40,42 +40,21 @@ struct Chromium {
         try run(["--dump-dom", "--window-size=\(width),\(height)", page.absoluteString])
     }
 
-    /// Runs the browser with `arguments` and returns its standard output.
-    private func run(_ arguments: [String], timeout: Double = 120) throws -> String {
+    /// Runs the browser with `arguments` and returns its standard output. A browser that
+    /// hangs is killed after `timeout`, so that the test fails instead of waiting forever.
+    private func run(_ arguments: [String], timeout: Duration = .seconds(120)) throws -> String {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let outputURL = scratch.appendingPathComponent("stdout"), errorsURL = scratch.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputURL), errors = try FileHandle(forWritingTo: errorsURL)
-        defer {
-            try? output.close()
-            try? errors.close()
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
+        let result = try SpawnedProcess.run(URL(fileURLWithPath: executable), [
             "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
             "--force-device-scale-factor=1", "--user-data-dir=\(scratch.appendingPathComponent("profile").path)",
-        ] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // A browser that hangs is stopped, so that the test fails instead of waiting forever.
-        let pid = process.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        process.waitUntilExit()
-        watchdog.cancel()
-        let stdout = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else {
-            let stderr = (try? String(contentsOf: errorsURL, encoding: .utf8)) ?? ""
+        ] + arguments, timeout: timeout)
+        guard result.status == 0 else {
             throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited with status "
-                          + "\(process.terminationStatus):\n\(stderr.suffix(2_000))")
+                          + "\(result.status):\n\(result.errors.suffix(2_000))")
         }
-        return stdout
+        return result.output
     }
 }
 
