@@ -62,10 +62,6 @@ package struct TimelineProjection: Sendable {
     /// - Complexity: O(1).
     package var eventCount: Int { events.count }
 
-    /// The ids of the events, in no particular order.
-    /// - Complexity: O(*n*) for *n* events.
-    package var eventIDs: [EventID] { events.ids }
-
     /// Calls `body` with the id of each event, in no particular order, without
     /// gathering them.
     /// - Complexity: O(*n*).

@@ -56,9 +56,6 @@ struct EventTable: Sendable {
     /// - Complexity: O(*s*) for *s* shards.
     var count: Int { shards.reduce(0) { $0 + $1.events.count } }
 
-    /// The ids of the events, in no particular order.
-    var ids: [EventID] { shards.flatMap { $0.events.snapshots.map(\.id) } }
-
     /// Every event's snapshot, shard after shard.
     var snapshots: some Sequence<EventSnapshot> {
         shards.lazy.flatMap(\.events.snapshots)

@@ -196,7 +196,7 @@ private final class ChunkSource: @unchecked Sendable {
                 target *= 2  // a batch longer than the chunk
                 continue
             }
-            let lines = buffer.withUnsafeBytes { Self.newlines(in: $0, before: consumed) }
+            let lines = buffer.withUnsafeBytes { FileEventLog.newlines(in: $0, before: consumed) }
             base = LogReader.Start(position: base.position + Int64(contents.records.count),
                                    line: base.line + lines, offset: base.offset + consumed)
             buffer.withUnsafeMutableBytes { raw in
@@ -246,17 +246,6 @@ private final class ChunkSource: @unchecked Sendable {
             index -= 1
         }
         return nil
-    }
-
-    /// How many newlines the first `count` bytes hold.
-    private static func newlines(in bytes: UnsafeRawBufferPointer, before count: Int) -> Int {
-        guard let base = bytes.baseAddress else { return 0 }
-        var found = 0, at = 0
-        while at < count, let hit = memchr(base + at, 0x0A, count - at) {
-            found += 1
-            at = UnsafeRawPointer(hit) - base + 1
-        }
-        return found
     }
 
     private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {

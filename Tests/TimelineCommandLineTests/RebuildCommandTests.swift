@@ -11,17 +11,6 @@ import TimelineTestSupport
 /// next command, and progress on standard error.
 @Suite("timeline rebuild")
 struct RebuildCommandTests {
-    /// Damages the record holding `"date":"1903"` in place, keeping every length.
-    static func damageInPlace(_ log: String, in directory: TemporaryDirectory) throws {
-        let bytes = Array(try String(contentsOfFile: log, encoding: .utf8).utf8)
-        let target = Array(#""date":"1903"}"#.utf8)
-        let offset = try #require((0...(bytes.count - target.count)).first { Array(bytes[$0..<($0 + target.count)]) == target })
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: log))
-        try handle.seek(toOffset: UInt64(offset))
-        try handle.write(contentsOf: Data(#""date":"19X3"}"#.utf8))
-        try handle.close()
-    }
-
     @Test func rebuildWritesTheCheckpointThatTheNextCommandOpensFrom() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -33,7 +22,7 @@ struct RebuildCommandTests {
         #expect(FileManager.default.fileExists(atPath: checkpoint))
         // A record before the checkpoint damaged in place: the next write command starts at
         // the checkpoint and never reads it.
-        try Self.damageInPlace(log, in: directory)
+        try ToolCheckpointTests.damageInPlace(log)
         let written = Array(try Data(contentsOf: URL(fileURLWithPath: checkpoint)))
         let add = try await timeline(["add-event", "--event", "x1", "--timeline", "life", "--title", "X",
                                       "--date", "2000", "--log", log])

@@ -18,6 +18,18 @@ struct ToolCheckpointTests {
         return text
     }
 
+    /// Damages the record holding `"date":"1903"` in place (the same file, as a disk error
+    /// would), keeping every length.
+    static func damageInPlace(_ log: String) throws {
+        let bytes = Array(try String(contentsOfFile: log, encoding: .utf8).utf8)
+        let target = Array(#""date":"1903"}"#.utf8)
+        let offset = try #require((0...(bytes.count - target.count)).first { Array(bytes[$0..<($0 + target.count)]) == target })
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: log))
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: Data(#""date":"19X3"}"#.utf8))
+        try handle.close()
+    }
+
     @Test func aWriteCommandReadsOnlyTheLogAfterTheCheckpoint() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -32,14 +44,7 @@ struct ToolCheckpointTests {
         // Damage a record before the checkpoint's position (but not the one ending at it):
         // a command that read the whole log would refuse it; one that starts at the
         // checkpoint never reads it. `verify` reads everything and finds it.
-        // In place (the same file, as a disk error would), keeping every length.
-        let bytes = Array(try directory.read("store.jsonl").utf8)
-        let target = Array(#""date":"1903"}"#.utf8)
-        let offset = try #require((0...(bytes.count - target.count)).first { Array(bytes[$0..<($0 + target.count)]) == target })
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: log))
-        try handle.seek(toOffset: UInt64(offset))
-        try handle.write(contentsOf: Data(#""date":"19X3"}"#.utf8))
-        try handle.close()
+        try Self.damageInPlace(log)
         let second = try await timeline(["add-event", "--event", "x2", "--timeline", "life", "--title", "Y",
                                          "--date", "2001", "--log", log])
         #expect(second.status == 0, "\(second)")
@@ -74,13 +79,7 @@ struct ToolCheckpointTests {
         #expect(FileManager.default.fileExists(atPath: log + ".checkpoint"), "a full replay writes the checkpoint")
         // A record before the checkpoint damaged in place: rows and timelines start at the
         // checkpoint and never read it; with --upto the whole log is read and it is found.
-        let bytes = Array(try directory.read("store.jsonl").utf8)
-        let target = Array(#""date":"1903"}"#.utf8)
-        let offset = try #require((0...(bytes.count - target.count)).first { Array(bytes[$0..<($0 + target.count)]) == target })
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: log))
-        try handle.seek(toOffset: UInt64(offset))
-        try handle.write(contentsOf: Data(#""date":"19X3"}"#.utf8))
-        try handle.close()
+        try Self.damageInPlace(log)
         let rows = try await timeline(["rows", "--log", log, "--json"])
         #expect(rows.status == 0, "\(rows)")
         #expect(rows.output == first.output)

@@ -100,14 +100,18 @@ extension FileEventLog {
 
     /// How many newlines the first `count` bytes hold.
     static func newlines(in bytes: [UInt8], before count: Int) -> Int {
-        bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return 0 }
-            var found = 0, at = 0
-            while at < count, let hit = memchr(base + at, 0x0A, count - at) {
-                found += 1
-                at = UnsafeRawPointer(hit) - base + 1
-            }
-            return found
+        bytes.withUnsafeBytes { newlines(in: $0, before: count) }
+    }
+
+    /// How many newlines the first `count` bytes hold.
+    /// - Complexity: O(*count*), a `memchr` per line.
+    package static func newlines(in bytes: UnsafeRawBufferPointer, before count: Int) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        var found = 0, at = 0
+        while at < count, let hit = memchr(base + at, 0x0A, count - at) {
+            found += 1
+            at = UnsafeRawPointer(hit) - base + 1
         }
+        return found
     }
 }

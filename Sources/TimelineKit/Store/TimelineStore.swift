@@ -149,7 +149,12 @@ public actor TimelineStore {
 
     /// The ids of the events, in no particular order.
     /// - Complexity: O(*n*) for *n* events.
-    package var eventIDs: [EventID] { projection.eventIDs }
+    package var eventIDs: [EventID] {
+        var ids: [EventID] = []
+        ids.reserveCapacity(projection.eventCount)
+        projection.forEachEventID { ids.append($0) }
+        return ids
+    }
 
     /// The timeline with this id, if it exists.
     /// - Complexity: O(1) on average.
