@@ -285,6 +285,28 @@ import Testing
         }
     }
 
+    /// A repair elsewhere in the log keeps each whole atomic batch a batch (with its
+    /// markers, so that `--upto` never shows half of it); a batch that lost a record to
+    /// the repair is kept record by record.
+    @Test func wholeBatchesStayBatchesThroughARepair() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let facts = try storyFacts()
+            let first = batch(Array(facts[0..<3]), after: 0, commandID: "first")
+            let second = batch(Array(facts[3..<6]), after: 3, commandID: "second")
+            var secondLines = second.map { RecordEncoder().encode($0) }
+            secondLines[0][secondLines[0].count - 5] ^= 0x01  // a flipped bit in its first record
+            let lines = first.map { RecordEncoder().encode($0) } + [utf8("noise\n")] + secondLines
+            try writeFile(path, lines.reduce([], +) + utf8("{\"seq\":7,\"type\""))
+            let report = try FileEventLog.repair(path: path)
+            #expect(report.moved.map(\.line) == [4, 5, 8])
+            let records = try FileEventLog.read(path: path).records
+            #expect(records.map(\.facts) == [[facts[0]], [facts[1]], [facts[2]], [facts[4]], [facts[5]]])
+            #expect(records.map(\.batchRemainder) == [2, 1, 0, 0, 0])
+            #expect(records.map(\.commandID) == ["first", "first", "first", "second", "second"])
+        }
+    }
+
     /// An old record that upcasts to several facts stays or goes whole; one refused after
     /// its first fact leaves no trace of that fact in what the later lines are checked against.
     @Test func anUpcastRecordOfSeveralFactsIsKeptOrMovedWhole() throws {

@@ -40,7 +40,8 @@ extension FileEventLog {
     /// record, whose fact the decider refuses, or whose `seq` repeats or goes back (a copied
     /// line), is appended byte for byte to the side file; the good records stay, in order,
     /// renumbered 1, 2, 3, … with fresh checksums (`seq` gaps and values out of range are
-    /// mended). A line that holds a complete record with a valid checksum followed by other
+    /// mended); an atomic batch whose records are all kept stays one batch. A line that
+    /// holds a complete record with a valid checksum followed by other
     /// bytes keeps its record, and only the bytes after it go aside. An atomic batch at the
     /// end whose last records are missing (a write cut short, never acknowledged) is moved
     /// aside whole, as opening the log would drop it. Nothing is deleted.
@@ -67,6 +68,12 @@ extension FileEventLog {
         // The last atomic batch while its records are still to come: its size, what had
         // been kept before it, and its kept lines.
         var openBatch: (size: Int, keptBytes: Int, position: Int64, lines: [(line: Int, bytes: Range<Int>)])?
+        // The kept facts of the line or batch being read, written when it ends: as one atomic
+        // batch again when every record of it was kept, each a batch of its own otherwise.
+        var pending: [(fact: Fact, recordedAt: DateValue?, commandID: String?)] = []
+        // Whether a line was moved aside since the last line or batch was written: one
+        // moved just before a batch's first kept record may have been its first record.
+        var movedSinceLastBatch = false
         var position: Int64 = 0
         // The original position of the last kept line: its `seq`, or one more than the one
         // before for a line without `seq`.
@@ -85,6 +92,7 @@ extension FileEventLog {
                 if LogReader.isBlank(line) { continue }
                 func reject(_ reason: String) {
                     moved.append((RepairReport.MovedLine(line: lineNumber, reason: reason), start..<end))
+                    movedSinceLastBatch = true
                 }
                 if line.count > LogReader.maximumLineLength {
                     reject("line is \(line.count) bytes long; at most \(LogReader.maximumLineLength) are allowed")
@@ -131,25 +139,32 @@ extension FileEventLog {
                     continue
                 }
                 keptFacts += facts
-                if let seq = decoded.seq, seq != position + 1 { renumbered = true }
+                // The facts of the batch read so far are written when it ends.
+                if let seq = decoded.seq, seq != position + Int64(pending.count) + 1 { renumbered = true }
                 lastSeq = decoded.seq ?? lastSeq + 1
                 if openBatch == nil, decoded.batchRemainder > 0 {
                     openBatch = (decoded.batchRemainder + 1, kept.count, position, [])
                 }
                 openBatch?.lines.append((lineNumber, start..<end))
-                if decoded.batchRemainder == 0 { openBatch = nil }
-                for fact in facts {
+                pending += facts.map { ($0, decoded.recordedAt, decoded.commandID) }
+                guard decoded.batchRemainder == 0 else { continue }
+                let whole = !movedSinceLastBatch && (openBatch.map { $0.lines.count == $0.size } ?? true)
+                openBatch = nil
+                movedSinceLastBatch = false
+                for (index, fact) in pending.enumerated() {
                     position += 1
-                    encoder.encode(fact, position: position, recordedAt: decoded.recordedAt,
-                                   commandID: decoded.commandID, into: &kept)
+                    encoder.encode(fact.fact, position: position, recordedAt: fact.recordedAt,
+                                   commandID: fact.commandID,
+                                   batchRemainder: whole ? pending.count - 1 - index : 0, into: &kept)
                 }
+                pending.removeAll(keepingCapacity: true)
             }
         }
         if let batch = openBatch {
             // The log ends in a batch whose last records never came: its write was cut
             // short and never acknowledged. Opening the log would drop it whole; keeping
             // part of it would make a resend of its command return that part as done.
-            kept.removeSubrange(batch.keptBytes...)
+            kept.removeSubrange(batch.keptBytes...)  // nothing of it is written yet: its facts are pending
             position = batch.position
             let reason = "atomic batch of \(batch.size) records has only \(batch.lines.count): a write cut short"
             moved += batch.lines.map { (RepairReport.MovedLine(line: $0.line, reason: reason), $0.bytes) }
