@@ -66,7 +66,7 @@ package struct TimelineProjection: Sendable {
     /// gathering them.
     /// - Complexity: O(*n*).
     package func forEachEventID(_ body: (EventID) -> Void) {
-        for snapshot in events.snapshots { body(snapshot.id) }
+        events.forEachSnapshot { _, snapshot in body(snapshot.id) }
     }
 
     /// The timeline summaries, ordered by name and then id.

@@ -67,7 +67,15 @@ extension Checkpoint {
         var views: [(definition: ViewDefinition, position: Int64)]
         var rowsStart: Int
         var count: Int
+        /// For a set of one timeline's rows taken from a saved list of everything: the
+        /// timeline's index (``noTimeline`` when no event names it); `nil` for a saved set.
+        var timeline: UInt32?
+
+        /// Whether the set's rows serve `view`.
+        func serves(_ view: ViewDefinition) -> Bool { view.filter == filter && view.placement == placement }
     }
+
+    private static let noTimeline = UInt32.max
 
     /// A block of events as decoded: each event's snapshot, timeline index, id's hash
     /// (``EventTable/hash(of:)``, which chooses its shard and its slot) and date indices.
@@ -139,7 +147,7 @@ extension Checkpoint {
             throw Failure.damaged("blocks of \(counted) events where \(eventCount) were listed")
         }
 
-        var savedRowSets: [SavedRowSet] = []
+        var savedRowSets: [SavedRowSet] = [], derivedRowSets: [SavedRowSet] = []
         var savedDefinitions = Set<ViewDefinition>()
         // A set of rows takes at least 20 bytes (its filter, placement, one view and two
         // counts), a view 10 (order, sections, position).
@@ -164,12 +172,26 @@ extension Checkpoint {
             reader.offset += count * 5
         }
         if let wanted {
-            // A set of rows serves every view of its filter and placement (its order and
-            // sections only change how it is read).
-            savedRowSets.removeAll { saved in
-                !wanted.contains { $0.filter == saved.filter && $0.placement == saved.placement }
+            // A timeline's rows are those of the list of everything of the same placement
+            // that are its events', in the same order: taken from it in one pass, they need
+            // no sort. (A set of rows serves every view of its filter and placement; order
+            // and sections only change how it is read.)
+            for definition in wanted where !savedRowSets.contains(where: { $0.serves(definition) }) {
+                guard case .timeline(let id) = definition.filter,
+                      var derived = savedRowSets.first(where: { $0.filter == .all && $0.placement == definition.placement })
+                else { continue }
+                if let at = derivedRowSets.firstIndex(where: { $0.serves(definition) }) {
+                    derivedRowSets[at].views.append((definition, position))
+                    continue
+                }
+                derived.filter = definition.filter
+                derived.views = [(definition, position)]
+                derived.timeline = timelineIDs.firstIndex(of: id).map(UInt32.init) ?? noTimeline
+                derivedRowSets.append(derived)
             }
+            savedRowSets.removeAll { saved in !wanted.contains { saved.serves($0) } }
         }
+        savedRowSets += derivedRowSets
         let summariesPosition = try reader.read(Int64.self)
         guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the row sets") }
 
@@ -188,10 +210,11 @@ extension Checkpoint {
             return events
         }
         let snapshots = parts.count == 1 ? parts[0].snapshots : parts.flatMap(\.snapshots)
+        let eventTimelines = derivedRowSets.isEmpty ? [] : parts.flatMap(\.timelines)
 
         // Each shard of the events' table, each set of rows, and the summaries, at the same time.
         let nowValue = now.microsecondsSinceEpoch
-        let built = try inParallel(shardCount + savedRowSets.count + 1) { [savedRowSets, timelineIDs, names, dates] task -> RestoredPart in
+        let built = try inParallel(shardCount + savedRowSets.count + 1) { [savedRowSets, eventTimelines, timelineIDs, names, dates] task -> RestoredPart in
             if task < shardCount {
                 return .shard(task, try restoredShard(task, of: shardCount, parts: parts, timelines: timelineIDs))
             } else if task == shardCount {
@@ -200,7 +223,8 @@ extension Checkpoint {
                 return .summaries(summaries)
             } else {
                 let saved = savedRowSets[task - shardCount - 1]
-                return .rowSet(try restoredRowSet(saved, in: shared.bytes, snapshots: snapshots, now: nowValue))
+                return .rowSet(try restoredRowSet(saved, in: shared.bytes, snapshots: snapshots,
+                                                   timelines: eventTimelines, now: nowValue))
             }
         }.map { try $0.get() }
         var shards = [EventTable.Shard](repeating: EventTable.Shard(), count: shardCount)
@@ -275,15 +299,34 @@ extension Checkpoint {
         return decoded
     }
 
-    /// A set of rows and its views from the saved rows.
+    /// A set of rows and its views from the saved rows; for a set of one timeline's rows
+    /// (``SavedRowSet/timeline``), those of its events, whose timelines `timelines` holds.
     private static func restoredRowSet(_ saved: SavedRowSet, in bytes: UnsafeRawBufferPointer,
-                                       snapshots: [EventSnapshot], now: Int64) throws -> RowSet {
+                                       snapshots: [EventSnapshot], timelines: [UInt32], now: Int64) throws -> RowSet {
         var reader = ByteReader(bytes)
-        reader.offset = saved.rowsStart
         let placement = saved.placement
+        var count = saved.count
+        if let timeline = saved.timeline {
+            guard timelines.count == snapshots.count else { preconditionFailure("a timeline for every event") }
+            reader.offset = saved.rowsStart
+            count = 0
+            for _ in 0..<saved.count {
+                let index = try reader.readIndex(below: snapshots.count, of: "row of event")
+                reader.offset += 1
+                if timelines[index] == timeline { count += 1 }
+            }
+        }
+        reader.offset = saved.rowsStart
         // The rows go straight into the index's nodes, without an array of them first.
-        let index = try OrderedIndex<RowEntry>(count: saved.count) { _ in
-            let index = try reader.readIndex(below: snapshots.count, of: "row of event")
+        let index = try OrderedIndex<RowEntry>(count: count) { _ in
+            var index = try reader.readIndex(below: snapshots.count, of: "row of event")
+            if let timeline = saved.timeline {
+                // The first pass counted `count` rows of the timeline: the next one is ahead.
+                while timelines[index] != timeline {
+                    reader.offset += 1
+                    index = try reader.readIndex(below: snapshots.count, of: "row of event")
+                }
+            }
             let kind = try element(RowKind.allCases, reader.read(UInt8.self))
             return RowEntry(event: snapshots[index], kind: kind, now: now, placement: placement)
         }

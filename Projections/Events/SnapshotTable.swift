@@ -171,8 +171,10 @@ struct SnapshotTable: Sendable {
     /// Calls `body` with each snapshot and its slot, in slot order.
     /// - Complexity: O(*c*) for *c* slots.
     func forEachSnapshot(_ body: (Int, EventSnapshot) -> Void) {
-        for (slot, snapshot) in slots.enumerated() {
-            if let snapshot { body(slot, snapshot) }
+        slots.withUnsafeBufferPointer { slots in
+            for slot in slots.indices {
+                if let snapshot = slots[slot] { body(slot, snapshot) }
+            }
         }
     }
 

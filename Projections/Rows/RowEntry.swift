@@ -115,11 +115,15 @@ struct RowEntry: OrderedIndexElement, Sendable {
     }
 
     var row: Row {
-        let date: DateValue? = switch kind {
+        Row(id: id, kind: kind, timeline: event.timeline, title: event.title, date: date)
+    }
+
+    /// The row's date: `nil` for an ongoing row.
+    var date: DateValue? {
+        switch kind {
         case .single, .start: event.startDate
         case .end: event.endDate
         case .ongoing: nil
         }
-        return Row(id: id, kind: kind, timeline: event.timeline, title: event.title, date: date)
     }
 }

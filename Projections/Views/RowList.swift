@@ -36,6 +36,36 @@ public struct RowList: RandomAccessCollection, Sendable {
         descending ? Iterator(descending: self) : Iterator(ascending: index.makeIterator())
     }
 
+    /// What a text listing shows of a row, read in place from its event: its title's
+    /// bytes without making a ``Row`` (and a `String` of the title) for each.
+    package struct RowText {
+        let entry: RowEntry
+
+        /// The row's kind.
+        package var kind: RowKind { entry.kind }
+        /// The row's event's id.
+        package var event: EventID { entry.event.id }
+        /// The event's timeline.
+        package var timeline: TimelineID { entry.event.timeline }
+        /// The row's date: `nil` for an ongoing row.
+        package var date: DateValue? { entry.date }
+
+        /// The title's UTF-8 bytes, for the duration of `body`.
+        package func withTitleBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            entry.event.withTitleBytes(body)
+        }
+    }
+
+    /// Calls `body` with each row's ``RowText``, in list order.
+    /// - Complexity: O(*n*) ascending; O(*n* log *n*) descending.
+    package func forEachRowText(_ body: (RowText) -> Void) {
+        if descending {
+            for position in stride(from: index.count - 1, through: 0, by: -1) { body(RowText(entry: index[position])) }
+        } else {
+            for entry in index { body(RowText(entry: entry)) }
+        }
+    }
+
     /// An iterator over a row list.
     public struct Iterator: IteratorProtocol {
         var ascending: OrderedIndex<RowEntry>.Iterator?

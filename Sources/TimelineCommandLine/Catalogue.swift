@@ -221,7 +221,7 @@ enum Catalogue {
             OptionSpec(name: "--date", value: "DATE", help: "its one date"),
             OptionSpec(name: "--start", value: "DATE", help: "or the start of its range"),
             OptionSpec(name: "--end", value: "DATE", help: "and the range's end (without it, the range is open)"),
-            subject("--event", "ID", "its id (default: the next free e1, e2, ...)", required: false),
+            subject("--event", "ID", "its id (default: a free e1, e2, ...)", required: false),
             log, json,
         ],
         details: "Give either --date, or --start with or without --end.\n\n" + storeDetails + "\n\n" + dateDetails,

@@ -14,6 +14,12 @@ enum DisplayWidth {
         return width
     }
 
+    /// The cells the UTF-8 text `bytes` takes.
+    static func of(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return bytes.count }
+        return of(String(decoding: bytes, as: UTF8.self))
+    }
+
     /// The cells one grapheme cluster takes: 0, 1 or 2.
     static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars

@@ -137,8 +137,8 @@ extension Runner {
         guard !summaries.isEmpty else { return "(no timelines)\n" }
         var table = TextTable(header: ["TIMELINE", "NAME", "EVENTS", "ONGOING", "EARLIEST", "LATEST"])
         for summary in summaries {
-            table.rows.append([
-                displayText(summary.id.rawValue), displayText(summary.name), String(summary.eventCount),
+            table.appendRow([
+                summary.id.rawValue, summary.name, String(summary.eventCount),
                 String(summary.ongoingCount), summary.earliest?.text ?? "-", summary.latest?.text ?? "-",
             ])
         }

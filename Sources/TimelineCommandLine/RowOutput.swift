@@ -59,11 +59,17 @@ func displayText(_ text: String) -> String {
     return result
 }
 
-/// Whether `text` has a character of general category Cc: U+0000–U+001F and
-/// U+007F–U+009F. Read from the UTF-8 bytes: the C1 controls are 0xC2 0x80–0x9F.
+/// Whether `text` has a character of general category Cc (``hasControlCharacter(_:)-(UnsafeBufferPointer<UInt8>)``).
 private func hasControlCharacter(_ text: String) -> Bool {
+    var text = text
+    return text.withUTF8 { hasControlCharacter($0) }
+}
+
+/// Whether UTF-8 `bytes` have a character of general category Cc: U+0000–U+001F and
+/// U+007F–U+009F. The C1 controls are 0xC2 0x80–0x9F.
+private func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     var afterC2 = false
-    for byte in text.utf8 {
+    for byte in bytes {
         if byte < 0x20 || byte == 0x7F || (afterC2 && byte < 0xA0) { return true }
         afterC2 = byte == 0xC2
     }
@@ -72,9 +78,18 @@ private func hasControlCharacter(_ text: String) -> Bool {
 
 /// Lines of text in aligned columns; the last column is not padded. Widths count the
 /// cells a terminal shows (``DisplayWidth``), not characters.
+///
+/// The cells are kept as one run of UTF-8 with each cell's end and width, measured once
+/// as it is added: a table of a 133k-row view was an array of strings per row, and
+/// printing it was a third of the command.
 struct TextTable {
     var header: [String]
-    var rows: [[String]] = []
+    /// Every cell's UTF-8, row after row.
+    private var text: [UInt8] = []
+    /// Where each cell ends in ``text``; the cells of row `r` are `r * columns ..< (r + 1) * columns`.
+    private var ends: [Int] = []
+    /// The cells each cell takes on a terminal.
+    private var cellWidths: [Int] = []
     /// Whether to show colour: the header bold, and each row's ``colouredColumn`` in its
     /// entry of ``rowColours``.
     var colour = false
@@ -85,39 +100,91 @@ struct TextTable {
 
     init(header: [String]) { self.header = header }
 
-    /// The widest cell of each column, header included.
+    private var columns: Int { header.count }
+
+    /// How many rows the table has.
+    /// - Complexity: O(1).
+    var rowCount: Int { ends.count / max(1, columns) }
+
+    /// Appends a cell to the row being added: `text` with control characters escaped
+    /// (``displayText(_:)``). A row is complete after as many cells as the header has.
+    /// - Complexity: O(*m*) for *m* bytes.
+    mutating func appendCell(_ text: String) {
+        var cell = text
+        cell.withUTF8 { appendCell(utf8: $0) }
+    }
+
+    /// ``appendCell(_:)`` for text given as its UTF-8 bytes.
+    mutating func appendCell(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        if hasControlCharacter(bytes) {
+            appendCell(displayed: displayText(String(decoding: bytes, as: UTF8.self)))
+        } else {
+            appendCell(displayedBytes: bytes)
+        }
+    }
+
+    /// Appends a cell whose text has no control characters.
+    private mutating func appendCell(displayed text: String) {
+        var text = text
+        text.withUTF8 { appendCell(displayedBytes: $0) }
+    }
+
+    private mutating func appendCell(displayedBytes bytes: UnsafeBufferPointer<UInt8>) {
+        text.append(contentsOf: bytes)
+        ends.append(text.count)
+        cellWidths.append(DisplayWidth.of(utf8: bytes))
+    }
+
+    /// Appends a row of `cells`, one for each column (``appendCell(_:)``).
+    mutating func appendRow(_ cells: [String]) {
+        precondition(cells.count == columns, "a row has a cell for each column")
+        for cell in cells { appendCell(cell) }
+    }
+
+    /// The rows' cells, as shown (control characters escaped).
     /// - Complexity: O(*c*) for *c* bytes of text in the table.
+    var rows: [[String]] {
+        get {
+            (0..<rowCount).map { row in (0..<columns).map { cell(row * columns + $0) } }
+        }
+        set {
+            text = []
+            ends = []
+            cellWidths = []
+            for row in newValue { appendRow(row) }
+        }
+    }
+
+    private func cell(_ index: Int) -> String {
+        String(decoding: text[(index == 0 ? 0 : ends[index - 1])..<ends[index]], as: UTF8.self)
+    }
+
+    /// The widest cell of each column, header included.
+    /// - Complexity: O(*r*) for *r* cells.
     var widths: [Int] {
         var widths = header.map { DisplayWidth.of($0) }
-        for row in rows {
-            for column in widths.indices where column < row.count {
-                widths[column] = max(widths[column], DisplayWidth.of(row[column]))
-            }
+        guard columns > 0 else { return widths }
+        for (index, width) in cellWidths.enumerated() where width > widths[index % columns] {
+            widths[index % columns] = width
         }
         return widths
     }
 
-    func line(_ cells: [String], widths: [Int], indent: String = "", colour code: String? = nil) -> String {
-        var bytes: [UInt8] = []
-        appendLine(cells, widths: widths, indent: indent, colour: code, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// Appends one line's UTF-8, padded to `widths`, without trailing spaces.
-    func appendLine(_ cells: [String], widths: [Int], indent: String = "", colour code: String? = nil,
-                    to bytes: inout [UInt8]) {
+    private func appendLine(cells: Int, text cellText: (Int) -> ArraySlice<UInt8>, width: (Int) -> Int,
+                            widths: [Int], indent: String, colour code: String?, to bytes: inout [UInt8]) {
         let start = bytes.count
         bytes.append(contentsOf: indent.utf8)
-        for (column, cell) in cells.enumerated() {
+        for column in 0..<cells {
             if let code, column == colouredColumn || code == Self.bold {
                 bytes.append(contentsOf: "\u{1B}[\(code)m".utf8)
-                bytes.append(contentsOf: cell.utf8)
+                bytes.append(contentsOf: cellText(column))
                 bytes.append(contentsOf: "\u{1B}[0m".utf8)
             } else {
-                bytes.append(contentsOf: cell.utf8)
+                bytes.append(contentsOf: cellText(column))
             }
-            if column < cells.count - 1 {
-                bytes.append(contentsOf: repeatElement(0x20, count: max(0, widths[column] - DisplayWidth.of(cell)) + 2))
+            if column < cells - 1 {
+                bytes.append(contentsOf: repeatElement(0x20, count: max(0, widths[column] - width(column)) + 2))
             }
         }
         while bytes.count > start, bytes.last == 0x20 { bytes.removeLast() }
@@ -126,18 +193,20 @@ struct TextTable {
 
     /// The header's line.
     func headerLine(widths: [Int], indent: String = "") -> String {
-        line(header, widths: widths, indent: indent, colour: colour ? Self.bold : nil)
+        let cells = header.map { Array($0.utf8)[...] }
+        var bytes: [UInt8] = []
+        appendLine(cells: cells.count, text: { cells[$0] }, width: { DisplayWidth.of(header[$0]) }, widths: widths,
+                   indent: indent, colour: colour ? Self.bold : nil, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The line of row `index`.
-    func rowLine(_ index: Int, widths: [Int], indent: String = "") -> String {
-        line(rows[index], widths: widths, indent: indent, colour: rowColour(index))
-    }
-
-    /// Appends the lines of `rows` (indices into ``rows``).
+    /// Appends the lines of rows `range`.
     func appendRowLines(_ range: Range<Int>, widths: [Int], indent: String = "", to bytes: inout [UInt8]) {
-        for index in range {
-            appendLine(rows[index], widths: widths, indent: indent, colour: rowColour(index), to: &bytes)
+        for row in range {
+            let first = row * columns
+            appendLine(cells: columns, text: { text[(first + $0 == 0 ? 0 : ends[first + $0 - 1])..<ends[first + $0]] },
+                       width: { cellWidths[first + $0] }, widths: widths, indent: indent, colour: rowColour(row),
+                       to: &bytes)
         }
     }
 
@@ -152,8 +221,8 @@ struct TextTable {
     func render() -> String {
         let widths = widths
         var bytes = Array(headerLine(widths: widths).utf8)
-        bytes.reserveCapacity(rows.count * (widths.reduce(0, +) + 2 * widths.count))
-        appendRowLines(rows.indices, widths: widths, to: &bytes)
+        bytes.reserveCapacity(bytes.count + text.count + rowCount * (2 * columns + 1))
+        appendRowLines(0..<rowCount, widths: widths, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -161,19 +230,32 @@ struct TextTable {
     /// `indent` cells) fit in `width` cells; a column is never cut below
     /// ``minimumCutWidth`` cells or its header, so a very narrow terminal still gets lines
     /// longer than it.
-    mutating func fit(to width: Int, cutting columns: [Int], indent: Int = 0) {
+    mutating func fit(to width: Int, cutting cutColumns: [Int], indent: Int = 0) {
         var widths = widths
         var excess = indent + widths.reduce(0, +) + 2 * (widths.count - 1) - width
-        for column in columns where excess > 0 {
+        var limits = [Int?](repeating: nil, count: columns)
+        for column in cutColumns where excess > 0 {
             let floor = max(Self.minimumCutWidth, DisplayWidth.of(header[column]))
             let cut = min(excess, widths[column] - floor)
             guard cut > 0 else { continue }
             widths[column] -= cut
             excess -= cut
-            for row in rows.indices {
-                rows[row][column] = DisplayWidth.truncate(rows[row][column], to: widths[column])
+            limits[column] = widths[column]
+        }
+        guard limits.contains(where: { $0 != nil }) else { return }
+        var cut = TextTable(header: header)
+        for index in ends.indices {
+            if let limit = limits[index % columns], cellWidths[index] > limit {
+                cut.appendCell(displayed: DisplayWidth.truncate(cell(index), to: limit))
+            } else {
+                cut.appendCell(displayedBytes: text[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
             }
         }
+        (text, ends, cellWidths) = (cut.text, cut.ends, cut.cellWidths)
+    }
+
+    private mutating func appendCell(displayedBytes bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBufferPointer { appendCell(displayedBytes: $0) }
     }
 
     static let minimumCutWidth = 10
@@ -249,11 +331,13 @@ struct RowPrinter {
         guard !rows.isEmpty else { return "(no rows)\n" }
         var table = TextTable(header: ["KIND", "DATE", "TIMELINE", "EVENT", "TITLE"])
         table.colour = colour
-        for row in rows {
-            table.rows.append([row.kind.rawValue, displayText(row.date?.text ?? "now"),
-                               displayText(row.timeline.rawValue), displayText(row.event.rawValue),
-                               displayText(row.title)])
-            table.rowColours.append(Self.colour(of: row.kind))
+        rows.forEachRowText { row in
+            table.appendCell(row.kind.rawValue)
+            table.appendCell(row.date?.text ?? "now")
+            table.appendCell(row.timeline.rawValue)
+            table.appendCell(row.event.rawValue)
+            row.withTitleBytes { table.appendCell(utf8: $0) }
+            if colour { table.rowColours.append(Self.colour(of: row.kind)) }
         }
         let indent = sections.isEmpty ? 0 : 2
         if let width { table.fit(to: width, cutting: [4, 2, 3], indent: indent) }
@@ -263,7 +347,7 @@ struct RowPrinter {
         var next = 0
         for (number, section) in sections.enumerated() {
             // The counts always cover the rows; should they not, the last section takes the rest.
-            let end = number == sections.count - 1 ? table.rows.count : min(table.rows.count, next + section.count)
+            let end = number == sections.count - 1 ? table.rowCount : min(table.rowCount, next + section.count)
             guard next < end else { continue }
             let heading = "\(displayText(section.title)) (\(end - next) \(end - next == 1 ? "row" : "rows"))"
             bytes.append(contentsOf: ((colour ? "\u{1B}[1m" + heading + "\u{1B}[0m" : heading) + "\n").utf8)

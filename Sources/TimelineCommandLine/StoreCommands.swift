@@ -191,30 +191,22 @@ extension Runner {
         }
     }
 
-    /// `e1`, `e2`, …: one more than the highest such id in use.
+    /// A free id `e<n>`: `n` is one more than the number of events, or, while that id is
+    /// taken, two, four, eight, … more (one more at a time past 2⁴⁰, so that it ends).
+    ///
+    /// On a store whose events are `e1` to `e<count>`, that is the next number. Looking up
+    /// a few ids takes the same time at any size; finding the highest number in use read
+    /// every event, and took a sixth of a command on a store of 344k events.
     private func newEventID(in store: TimelineStore) async -> EventID {
-        let highest = await store.reading { projection in
-            var highest = 0
-            projection.forEachEventID { id in highest = max(highest, Self.number(ofNumberedID: id.rawValue)) }
-            return highest
+        await store.reading { projection in
+            let count = projection.eventCount
+            var step = 1
+            while true {
+                let id = EventID("e\(count + step)")
+                if projection.eventTimeline(id) == nil { return id }
+                step = step < 1 << 40 ? step * 2 : step + 1
+            }
         }
-        return EventID("e\(highest + 1)")
-    }
-
-    /// `n` for an id `e<n>` (decimal digits, no sign, a number that fits), else 0.
-    static func number(ofNumberedID text: String) -> Int {
-        var utf8 = text.utf8.makeIterator()
-        guard utf8.next() == UInt8(ascii: "e") else { return 0 }
-        var number = 0, digits = 0
-        while let byte = utf8.next() {
-            guard byte >= 0x30, byte <= 0x39 else { return 0 }
-            let (times10, overflow1) = number.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - 0x30))
-            guard !overflow1, !overflow2 else { return 0 }
-            number = sum
-            digits += 1
-        }
-        return digits > 0 ? number : 0
     }
 
     /// The name in lower case, runs of anything but ASCII letters and digits made one

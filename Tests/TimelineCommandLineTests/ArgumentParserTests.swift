@@ -229,12 +229,6 @@ struct OutputFormatTests {
         #expect(displayText("\u{A0}\u{C2}東京\u{1F600}") == "\u{A0}\u{C2}東京\u{1F600}")
     }
 
-    @Test(arguments: [("e1", 1), ("e42", 42), ("e007", 7), ("e", 0), ("x5", 0), ("e5x", 0), ("e-3", 0),
-                      ("e+3", 0), ("é3", 0), ("e99999999999999999999999", 0), ("E4", 0), ("", 0)])
-    func numberedIDs(_ text: String, _ number: Int) {
-        #expect(Runner.number(ofNumberedID: text) == number)
-    }
-
     @Test func tableWidthsCountCellsNotBytes() {
         var table = TextTable(header: ["A", "B"])
         table.rows = [["東京", "x"], ["ab", "y"], ["e\u{301}", "z"]]

@@ -308,18 +308,19 @@ struct EndToEndTests {
             ["add-event", "--timeline", "my-life", "--title", "Berlin", "--start", "2019-03"],
             ["add-event", "--timeline", "work", "--title", "First job", "--date", "2008-09-01T09:00:00+02:00"],
             ["add-event", "--timeline", "scratch", "--title", "Draft", "--date", "2020"],
-            ["set-range", "--event", "e3", "--start", "2008-09-01", "--end", "2012"],
-            ["close-range", "--event", "e2", "--end", "2024-05"],
-            ["reopen-range", "--event", "e2"],
-            ["retitle-event", "--event", "e2", "--title", "Living in Berlin"],
-            ["set-date", "--event", "e1", "--date", "1996-09-02"],
-            ["move-event", "--event", "e3", "--timeline", "my-life"],
-            ["move-event", "--id", "e3", "--timeline", "work"],
+            ["set-range", "--event", "e4", "--start", "2008-09-01", "--end", "2012"],
+            ["close-range", "--event", "e3", "--end", "2024-05"],
+            ["reopen-range", "--event", "e3"],
+            ["retitle-event", "--event", "e3", "--title", "Living in Berlin"],
+            ["set-date", "--event", "e2", "--date", "1996-09-02"],
+            ["move-event", "--event", "e4", "--timeline", "my-life"],
+            ["move-event", "--id", "e4", "--timeline", "work"],
             ["rename-timeline", "--timeline", "work", "--name", "Work"],
             ["add-event", "--timeline", "work", "--title", "Mistake", "--date", "2030"],
-            ["remove-event", "--event", "e5"],
+            ["remove-event", "--event", "e6"],
             ["remove-timeline", "--timeline", "scratch"],
         ]
+        // Made ids are e<events + 1>: "born" is the first event, so "School" is e2.
         for step in steps {
             let run = try await timeline(step + ["--log", log])
             #expect(run.status == 0, "\(step): \(run)")
@@ -341,11 +342,11 @@ struct EndToEndTests {
         #expect(rows.output == replay.output)
         #expect(rows.output == """
             {"event":"born","timeline":"my-life","title":"Born","kind":"single","date":"1990-04-12","section":"1990"}
-            {"event":"e1","timeline":"my-life","title":"School","kind":"single","date":"1996-09-02","section":"1996"}
-            {"event":"e3","timeline":"work","title":"First job","kind":"start","date":"2008-09-01","section":"2008"}
-            {"event":"e3","timeline":"work","title":"First job","kind":"end","date":"2012","section":"2012"}
-            {"event":"e2","timeline":"my-life","title":"Living in Berlin","kind":"start","date":"2019-03","section":"2019"}
-            {"event":"e2","timeline":"my-life","title":"Living in Berlin","kind":"ongoing","date":null,"section":"2026"}
+            {"event":"e2","timeline":"my-life","title":"School","kind":"single","date":"1996-09-02","section":"1996"}
+            {"event":"e4","timeline":"work","title":"First job","kind":"start","date":"2008-09-01","section":"2008"}
+            {"event":"e4","timeline":"work","title":"First job","kind":"end","date":"2012","section":"2012"}
+            {"event":"e3","timeline":"my-life","title":"Living in Berlin","kind":"start","date":"2019-03","section":"2019"}
+            {"event":"e3","timeline":"my-life","title":"Living in Berlin","kind":"ongoing","date":null,"section":"2026"}
 
             """)
 
@@ -390,6 +391,27 @@ struct EndToEndTests {
         let next = try await timeline(["add-event", "--timeline", "home-away", "--title", "Back", "--date", "2021"],
                                       in: directory.url)
         #expect(next.output == "added event e2 to timeline home-away: 2021 (record 5)\n")
+    }
+
+    /// A made event id is `e<count + 1>`, or further on while that is taken, whatever
+    /// ids the log already holds.
+    @Test func madeEventIDsStepPastTakenOnes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var text = #"{"type":"timelineCreated","data":{"timeline":"t","name":"T"}}"# + "\n"
+        for id in ["e1", "e3", "e4", "e7"] {
+            text += #"{"type":"eventAdded","data":{"event":"\#(id)","timeline":"t","title":"\#(id)","date":"2000"}}"# + "\n"
+        }
+        let log = try directory.write("store.jsonl", text)
+        var made: [String] = []
+        for _ in 0..<3 {
+            let added = try await timeline(["add-event", "--timeline", "t", "--title", "New", "--date", "2001",
+                                            "--log", log])
+            #expect(added.status == 0, "\(added)")
+            made.append(String(added.output.split(separator: " ")[2]))
+        }
+        // 4 events: e5 is free. 5: e6. 6: e7 is taken, e8 is free.
+        #expect(made == ["e5", "e6", "e8"])
     }
 
     @Test func theLogDefaultsToTIMELINE_LOG() async throws {

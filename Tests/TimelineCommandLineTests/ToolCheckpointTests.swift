@@ -62,7 +62,7 @@ struct ToolCheckpointTests {
         let added = try await timeline(["add-event", "--timeline", "life", "--title", "X", "--date", "2000",
                                         "--log", log])
         #expect(added.status == 0, "\(added)")
-        #expect(added.output.hasPrefix("added event e5 "), "the next free id after e0 to e4")
+        #expect(added.output.hasPrefix("added event e6 "), "e<count + 1>, free with e0 to e4 taken")
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: log + ".checkpoint")))
         let projection = TimelineProjection(try Checkpoint.load(bytes))
         #expect(projection.viewDefinitions == [ViewDefinition()])

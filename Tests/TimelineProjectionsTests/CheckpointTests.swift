@@ -47,9 +47,38 @@ struct CheckpointTests {
         // The events and summaries are whole either way.
         #expect(loaded.projection.domainState == projection.domainState)
         #expect(loaded.projection.timelineSummaries == projection.timelineSummaries)
-        // A view of rows that were not saved restores none.
-        let other = ViewDefinition(filter: .timeline("travel"))
-        #expect(try Checkpoint.load(bytes, keeping: [other]).projection.viewDefinitions.isEmpty)
+    }
+
+    /// A timeline's rows that were not saved are taken, in order, from the saved list of
+    /// everything of the same placement: the same rows as a build from the events.
+    @Test(arguments: 0..<6)
+    func aTimelinesRowsComeFromTheListOfEverything(seed: UInt64) throws {
+        var generator = FactGenerator(seed: seed)
+        let records = (1...80).map { Record(position: Int64($0), facts: generator.nextFacts()) }
+        let now = date("2015-06-01T12:00Z").instant
+        let everything = OngoingPlacement.allCases.map { ViewDefinition(filter: .all, placement: $0) }
+        let saved = TimelineProjection(records: records, views: everything, now: now)
+        let bytes = saved.checkpoint().encoded()
+        let wanted = allViews.filter { $0.filter != .all } + [ViewDefinition(filter: .timeline("no-such-timeline"))]
+        var loaded = TimelineProjection(try Checkpoint.load(bytes, keeping: Set(wanted)))
+        #expect(Set(loaded.viewDefinitions) == Set(wanted))
+        var built = TimelineProjection(records: records, views: wanted, now: now)
+        for view in wanted {
+            #expect(loaded.viewPosition(view) == saved.position)
+            #expect(Array(loaded.rows(view)!) == Array(built.rows(view)!), "\(view)")
+            #expect(loaded.sections(view) == built.sections(view))
+        }
+        #expect(wanted.contains { loaded.rows($0)?.isEmpty == false }, "rows were taken")
+        // And they go on like built ones.
+        let more = (81...120).map { Record(position: Int64($0), facts: generator.nextFacts()) }
+        for record in more { _ = loaded.apply(record); _ = built.apply(record) }
+        loaded.advanceClock(to: date("2030").instant)
+        built.advanceClock(to: date("2030").instant)
+        for view in wanted { #expect(Array(loaded.rows(view)!) == Array(built.rows(view)!), "\(view)") }
+        // Without a saved list of everything of that placement, nothing is restored.
+        let onlyNow = TimelineProjection(records: records, views: [ViewDefinition()], now: now)
+        let last = ViewDefinition(filter: .timeline("home"), placement: .last)
+        #expect(try Checkpoint.load(onlyNow.checkpoint().encoded(), keeping: [last]).projection.viewDefinitions.isEmpty)
     }
 
     @Test func aRestoredProjectionGoesOnLikeTheOriginal() throws {

@@ -5,6 +5,7 @@ package struct ByteWriter {
     /// An empty buffer.
     package init() {}
 
+    @inlinable
     package mutating func write<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
@@ -38,7 +39,7 @@ package struct ByteReader {
     /// The bytes not read yet.
     package var remaining: Int { bytes.count - offset }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func read<T: FixedWidthInteger>(_: T.Type = T.self) throws(Failure) -> T {
         let size = MemoryLayout<T>.size
         guard size <= bytes.count - offset else { throw Failure(reason: "truncated at byte \(offset)") }
@@ -49,6 +50,7 @@ package struct ByteReader {
 
     /// A count of items that each take at least `minimumSize` bytes: a count the bytes
     /// left could not hold is refused, so that a damaged count cannot exhaust memory.
+    @inlinable
     package mutating func readCount(minimumSize: Int) throws(Failure) -> Int {
         let count = Int(try read(UInt32.self))
         guard count <= remaining / max(minimumSize, 1) else {
@@ -58,6 +60,7 @@ package struct ByteReader {
     }
 
     /// An index below `limit`.
+    @inlinable
     package mutating func readIndex(below limit: Int, of what: String) throws(Failure) -> Int {
         let index = Int(try read(UInt32.self))
         guard index < limit else { throw Failure(reason: "\(what) \(index) at byte \(offset - 4) of \(limit)") }
