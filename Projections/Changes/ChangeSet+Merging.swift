@@ -9,7 +9,9 @@ extension ChangeSet {
 
     /// A reset to `rows`: the first element of a live view's change stream.
     /// - Complexity: O(1).
-    package static func initial(view: ViewDefinition, position: Int64, rows: RowList, sections: SectionList) -> ChangeSet {
-        ChangeSet(view: view, from: position, to: position, isReset: true, rows: rows, sections: sections, sectionedSource: .none)
+    package static func initial(view: ViewDefinition, from: Int64? = nil, position: Int64, rows: RowList,
+                                sections: SectionList) -> ChangeSet {
+        ChangeSet(view: view, from: from ?? position, to: position, isReset: true, rows: rows, sections: sections,
+                  sectionedSource: .none)
     }
 }

@@ -26,7 +26,7 @@ extension Checkpoint {
         // Dates: each distinct text once, in the order of dates (by instant, then text),
         // so that loading puts a timeline's dates in order by their indices alone.
         var distinct: [String: DateValue] = [:]
-        for event in projection.events.snapshots {
+        projection.events.forEachSnapshot { _, event in
             let start = event.startDate
             distinct[start.text] = start
             if let end = event.endDate { distinct[end.text] = end }
@@ -38,7 +38,9 @@ extension Checkpoint {
         // Events: in blocks, each with its count and byte length, decoded at the same time.
         var events = ByteWriter()
         let snapshots = Self.eventsInRowOrder(projection)
-        var eventIndices: [EventID: UInt32] = [:]
+        // By snapshot, not by id: hashing an address is cheaper than hashing a string, and
+        // every row's event is the table's snapshot.
+        var eventIndices: [ObjectIdentifier: UInt32] = [:]
         eventIndices.reserveCapacity(snapshots.count)
         events.write(UInt32(snapshots.count))
         events.write(UInt32((snapshots.count + eventsPerBlock - 1) / eventsPerBlock))
@@ -46,7 +48,7 @@ extension Checkpoint {
             let block = snapshots[blockStart..<min(blockStart + eventsPerBlock, snapshots.count)]
             var blockWriter = ByteWriter()
             for (offset, event) in zip(block.indices, block) {
-                eventIndices[event.id] = UInt32(offset)
+                eventIndices[ObjectIdentifier(event)] = UInt32(offset)
                 if timelineIndices[event.timeline] == nil {
                     timelineIndices[event.timeline] = UInt32(timelines.count)
                     timelines.append((event.timeline, nil))
@@ -102,7 +104,7 @@ extension Checkpoint {
             }
             writer.write(UInt32(rowSet.index.count))
             for entry in rowSet.index {
-                writer.write(eventIndices[entry.event.id]!)
+                writer.write(eventIndices[ObjectIdentifier(entry.event)]!)
                 writer.write(UInt8(RowKind.allCases.firstIndex(of: entry.kind)!))
             }
         }
@@ -128,16 +130,24 @@ extension Checkpoint {
     /// Loading makes the events in this order, so that building a view walks them almost
     /// in the order they lie in memory; in the table's order, every row was a cache miss.
     private static func eventsInRowOrder(_ projection: TimelineProjection) -> [EventSnapshot] {
-        guard let largest = projection.rowSets.max(by: { $0.index.count < $1.index.count }) else {
-            return Array(projection.events.snapshots)
-        }
         var snapshots: [EventSnapshot] = []
         snapshots.reserveCapacity(projection.events.count)
+        guard let largest = projection.rowSets.max(by: { $0.index.count < $1.index.count }) else {
+            projection.events.forEachSnapshot { _, snapshot in snapshots.append(snapshot) }
+            return snapshots
+        }
+        if largest.filter == .all {
+            // Every event has one first row (`single` or `start`): no set of those placed.
+            for entry in largest.index where entry.kind.role == .start { snapshots.append(entry.event) }
+            return snapshots
+        }
         var placed = Set<EventID>(minimumCapacity: projection.events.count)
         for entry in largest.index where placed.insert(entry.event.id).inserted {
             if let snapshot = projection.events[entry.event.id] { snapshots.append(snapshot) }
         }
-        for snapshot in projection.events.snapshots where !placed.contains(snapshot.id) { snapshots.append(snapshot) }
+        projection.events.forEachSnapshot { _, snapshot in
+            if !placed.contains(snapshot.id) { snapshots.append(snapshot) }
+        }
         return snapshots
     }
 }

@@ -11,6 +11,15 @@ extension TimelineProjection {
         indexViews()
     }
 
+    /// Moves the projection, its views and summaries to log position `position` without
+    /// changing what they hold: for a state folded from records that were then appended
+    /// under other positions (an import into an empty log).
+    package mutating func reposition(to position: Int64) {
+        self.position = position
+        summaries.restorePosition(position)
+        for set in rowSets.indices { rowSets[set].moveViews(to: position) }
+    }
+
     /// The domain state the projection's events and timelines stand for.
     /// - Complexity: O(*n*).
     package var domainState: DomainState {

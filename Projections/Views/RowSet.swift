@@ -121,6 +121,11 @@ struct RowSet: Sendable {
     /// - Complexity: O(*n* log *n*).
     mutating func rebuild(events: EventTable, now: Int64, position: Int64) {
         resort(events: events, now: now)
+        moveViews(to: position)
+    }
+
+    /// Sets every view's position to `position`.
+    mutating func moveViews(to position: Int64) {
         for offset in views.indices { views[offset].position = position }
     }
 

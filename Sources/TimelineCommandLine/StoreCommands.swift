@@ -280,12 +280,15 @@ extension Runner {
         // The foreign log is read whole, a chunk at a time, before the store is touched; its
         // facts are checked by the store, in the state after the store's records. Without a
         // log yet, they are checked as they are read (as the new store would check them), so
-        // that a refused import leaves no empty log behind.
+        // that a refused import leaves no empty log behind, and folded into the projection
+        // the new store takes instead of applying them again (with the list of everything
+        // its checkpoint holds).
         let input = try InputLog.open(arguments.firstPositional)
         defer { input.close() }
         let file = input.name
+        let everything = [ViewDefinition()]
         var fold = !DatabaseLogs.isURL(path) && access(path, F_OK) != 0
-            ? LogFold(views: [], now: context.clock(), upTo: nil) : nil
+            ? LogFold(views: everything, now: context.clock(), upTo: nil) : nil
         var facts: [Fact] = []
         var lines: [Int] = []
         let ending = try input.forEachChunk { contents in
@@ -297,17 +300,16 @@ extension Runner {
                 lines += repeatElement(line, count: record.facts.count)
             }
         }
-        let checkedOnAnEmptyLog = fold != nil
-        fold = nil
         if let torn = ending.tornTail {
             throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
         }
         guard !facts.isEmpty else { return "\(file): nothing to import\n" }
 
-        let store = try openStore(path, command: arguments.command.name)
+        var folded = fold.take()?.finish()
+        let store = try openStore(path, command: arguments.command.name, views: folded == nil ? [] : everything)
         let records: [Record]
         do {
-            records = try await store.importFacts(facts, lines: lines, checkedOnAnEmptyLog: checkedOnAnEmptyLog)
+            records = try await store.importFacts(facts, lines: lines, foldedOnAnEmptyLog: folded.take())
         } catch .importRefused(_, let line?, let type, let rejection) {
             await store.close(checkpoint: false)
             throw CommandFailure("\(file): line \(line): \(type.rawValue): \(rejection) in \(path); nothing imported")

@@ -137,7 +137,7 @@ extension TimelineStore {
     /// Gives a projection loaded from a checkpoint the store's views and clock: the store
     /// keeps the views it is opened with, and those the checkpoint kept for subscribers of
     /// the store that wrote it are dropped.
-    private static func settle(_ projection: inout TimelineProjection, views: [ViewDefinition], clock: any TimelineClock) {
+    static func settle(_ projection: inout TimelineProjection, views: [ViewDefinition], clock: any TimelineClock) {
         // Added first: a view joins the restored rows of its filter and placement before
         // the saved views of those rows are dropped.
         for view in views { projection.addView(view) }

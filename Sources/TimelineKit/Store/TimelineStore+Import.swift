@@ -25,20 +25,27 @@ extension TimelineStore {
     ///   - lines: where each fact came from (for example its line in the foreign log),
     ///     named in a refusal; one entry per fact (another count throws
     ///     ``StoreError/linesDoNotMatchFacts(lines:facts:)``), or `nil`.
-    ///   - checkedOnAnEmptyLog: the caller checked `facts`, in order, against the rules on
-    ///     an empty log (the tool does, as it reads a log into a new store). While the log
-    ///     is still empty when the batch is decided, under its lock, that state is the one
-    ///     they go into, and they are not checked twice; otherwise they are checked.
+    ///   - folded: the caller's projection of `facts` folded, in order and checked
+    ///     against the rules, from an empty state (the tool makes one as it reads a log into
+    ///     a new store). While the log is still empty when the batch is decided, under its
+    ///     lock, the facts are not checked twice, and the store takes that projection
+    ///     (moved to the batch's positions, with the store's views) instead of applying them
+    ///     again; its subscribers get a reset. Otherwise the facts are checked and applied.
     /// - Complexity: O(*k* log *n*) for *k* facts and *n* rows; the state is not copied.
     @discardableResult
-    package func importFacts(_ facts: [Fact], lines: [Int]? = nil, checkedOnAnEmptyLog: Bool = false)
+    package func importFacts(_ facts: [Fact], lines: [Int]? = nil,
+                             foldedOnAnEmptyLog folded: consuming TimelineProjection? = nil)
         throws(StoreError) -> [Record] {
         if let lines, lines.count != facts.count {
             throw .linesDoNotMatchFacts(lines: lines.count, facts: facts.count)
         }
         if facts.isEmpty { return [] }
-        return try append(AppendOptions(recordedAt: DateValue(utc: clock.now()))) { () throws(StoreError) in
-            if checkedOnAnEmptyLog && projection.position == 0 { return facts }
+        var adopting = false
+        return try append(AppendOptions(recordedAt: DateValue(utc: clock.now())), deciding: { () throws(StoreError) in
+            if folded != nil && projection.position == 0 {
+                adopting = true
+                return facts
+            }
             do throws(FactRefusal) {
                 try Decider.check(facts, in: projection)
             } catch {
@@ -46,6 +53,6 @@ extension TimelineStore {
                 throw .importRefused(index: index, line: lines?[index], type: error.fact.type, rejection: error.rejection)
             }
             return facts
-        }
+        }, projected: { adopting ? folded.take() : nil })
     }
 }

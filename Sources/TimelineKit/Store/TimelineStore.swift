@@ -186,7 +186,12 @@ public actor TimelineStore {
     /// the batch to the views, publishes the change sets, and writes a checkpoint when the
     /// interval has passed. A log replaced meanwhile (by a repair) is read again and the
     /// append tried once more.
-    func append(_ options: AppendOptions, deciding decide: () throws(StoreError) -> [Fact]) throws(StoreError) -> [Record] {
+    ///
+    /// `projected` gives, after the append, a projection of the state after the appended
+    /// facts that was folded elsewhere from an empty state, to take instead of applying the
+    /// records (``importFacts(_:lines:foldedOnAnEmptyLog:)``); `nil` to apply them.
+    func append(_ options: AppendOptions, deciding decide: () throws(StoreError) -> [Fact],
+                projected: () -> TimelineProjection? = { nil }) throws(StoreError) -> [Record] {
         var attempts = 0
         while true {
             attempts += 1
@@ -205,7 +210,15 @@ public actor TimelineStore {
                 }
             }
             if result.wasDuplicate || result.records.isEmpty { return result.records }
-            publish(projection.apply(result.records))
+            // Taken, not copied: the store's copy must be the only one, or changing it
+            // (the clock, below) would copy its storage.
+            if var taken = projected(), let last = result.records.last {
+                taken.reposition(to: last.position)
+                Self.settle(&taken, views: projection.viewDefinitions, clock: clock)
+                replaceProjection(with: taken, chained: true)
+            } else {
+                publish(projection.apply(result.records))
+            }
             if let interval = checkpointInterval, projection.position - checkpointedPosition >= interval {
                 try? saveCheckpoint()
             }
@@ -225,13 +238,26 @@ public actor TimelineStore {
     /// Reads the log again from its start (it was replaced) and tells every subscriber
     /// with a reset.
     func rebuildFromLog() throws(StoreError) {
-        let views = projection.viewDefinitions
-        let replay = try Self.replayingAll(log, clock: clock, views: views)
-        var rebuilt = replay.projection
-        rebuilt.tracksSummaryChanges = projection.tracksSummaryChanges
-        projection = rebuilt
+        let replay = try Self.replayingAll(log, clock: clock, views: projection.viewDefinitions)
+        replaceProjection(with: replay.projection)
+    }
+
+    /// Makes `replacement` the projection (following the summaries' changes if it was) and
+    /// tells every subscriber with a reset.
+    ///
+    /// With `chained`, each view's reset goes on from the view's position before (the
+    /// replacement follows from the old state); otherwise it starts afresh at the new one.
+    private func replaceProjection(with replacement: TimelineProjection, chained: Bool = false) {
+        var replacement = replacement
+        replacement.tracksSummaryChanges = projection.tracksSummaryChanges
+        var before: [ViewDefinition: Int64] = [:]
+        if chained {
+            for view in subscribers.keys { before[view] = projection.viewPosition(view) ?? projection.position }
+        }
+        projection = replacement
         for (view, buffers) in subscribers {
-            let reset = ChangeSet.initial(view: view, position: projection.viewPosition(view) ?? projection.position,
+            let reset = ChangeSet.initial(view: view, from: before[view],
+                                          position: projection.viewPosition(view) ?? projection.position,
                                           rows: projection.rows(view) ?? RowList(), sections: projection.sections(view))
             for buffer in buffers where !buffer.isFinished { buffer.push(reset) }
         }
