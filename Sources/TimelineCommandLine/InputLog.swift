@@ -71,10 +71,11 @@ struct InputLog {
     /// While `body` works on a chunk, the next one is read and decoded on another thread.
     ///
     /// A chunk ends at a line end and outside any atomic batch (a batch is never split
-    /// between two calls); a bad line is a failure naming the input and the line.
+    /// between two calls); a bad line is a failure naming the input and the line, and
+    /// ending with `consequence` (the import's "; nothing imported").
     /// - Complexity: O(*n*) for *n* bytes, with O(``chunkBytes``) memory beyond what
     ///   `body` keeps (more only for a line or a batch longer than a chunk).
-    func forEachChunk(_ body: (LogReader.Contents) throws -> Void) throws -> Ending {
+    func forEachChunk(consequence: String = "", _ body: (LogReader.Contents) throws -> Void) throws -> Ending {
         let source = ChunkSource(descriptor: descriptor)
         let queue = DispatchQueue(label: "timeline.input")
         let group = DispatchGroup()
@@ -92,9 +93,10 @@ struct InputLog {
             }
             switch result {
             case .failure(.read(let code)):
-                throw Self.failure(name, "read", code)
+                throw CommandFailure(Self.failure(name, "read", code).message + consequence)
             case .failure(.line(let failure)):
-                throw CommandFailure("\(name): \(failure)" + (isRepairable ? "\n" + RepairHint.line(for: name) : ""))
+                throw CommandFailure("\(name): \(failure)" + consequence
+                                     + (isRepairable ? "\n" + RepairHint.line(for: name) : ""))
             default:
                 return Ending(tornTail: source.tornTail, bytes: source.bytesRead)
             }

@@ -291,7 +291,7 @@ extension Runner {
             ? LogFold(views: everything, now: context.clock(), upTo: nil) : nil
         var facts: [Fact] = []
         var lines: [Int] = []
-        let ending = try input.forEachChunk { contents in
+        let ending = try input.forEachChunk(consequence: "; nothing imported") { contents in
             do { try fold?.add(contents) } catch {
                 throw CommandFailure("\(file): \(error); nothing imported")
             }

@@ -31,7 +31,8 @@ public enum TimelineTool {
     public static func run(_ arguments: [String], context: ToolContext = .process) async -> Int32 {
         do {
             let output = try await Runner(context: context).run(arguments)
-            return write(output, context: context)
+            let changed = arguments.first.map { name in Catalogue.changing.contains { $0.name == name } } ?? false
+            return write(output, context: context, afterChangingTheLog: changed)
         } catch let error as UsageError {
             context.diagnose(error.message)
             context.diagnose("usage: " + HelpText.usageLine(of: error.command.flatMap(Catalogue.command(named:))))
@@ -47,15 +48,17 @@ public enum TimelineTool {
     }
 
     /// The one place where results reach standard output: every command's text passes
-    /// here, so a failed write is never a success.
-    private static func write(_ output: String, context: ToolContext) -> Int32 {
+    /// here, so a failed write is never a success. After a command that changed the log,
+    /// the message says so: the change stands, and sending the command again would repeat it.
+    private static func write(_ output: String, context: ToolContext, afterChangingTheLog changed: Bool) -> Int32 {
         do {
             try context.output.write(output)
             return success
         } catch {
             guard case .failed(let code) = error else { return closedOutput }
             context.diagnose("cannot write to standard output: \(String(cString: strerror(code))) (errno \(code)); "
-                + "what was written is incomplete")
+                + (changed ? "the command was done, and the log has changed: do not run it again"
+                    : "what was written is incomplete"))
             return failure
         }
     }

@@ -194,6 +194,20 @@ struct EndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: store), "the store's log is not even created")
     }
 
+    /// A line that is not a record, in the middle of the input, refuses the import as a
+    /// refused fact does: the line, the reason, and that nothing was imported.
+    @Test func importRefusesAForeignLogWithABadLineInTheMiddle() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let foreign = try directory.write("foreign.jsonl", Self.created + "\n{not json}\n" + Self.created + "\n")
+        let store = directory.path("store.jsonl")
+        let run = try await timeline(["import", foreign, "--log", store])
+        #expect(run.status == 1)
+        #expect(run.errors.hasPrefix("timeline: \(foreign): line 2: "), "\(run.errors)")
+        #expect(run.errors.split(separator: "\n").first?.hasSuffix("; nothing imported") == true, "\(run.errors)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+    }
+
     @Test func aRefusedImportNamesTheForeignLineOfTheFactAndAppendsNothing() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
