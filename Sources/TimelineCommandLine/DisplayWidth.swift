@@ -16,8 +16,24 @@ enum DisplayWidth {
 
     /// The cells the UTF-8 text `bytes` takes.
     static func of(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return bytes.count }
-        return of(String(decoding: bytes, as: UTF8.self))
+        // Printable ASCII and letters up to U+02FF (Latin with its accents precomposed,
+        // IPA), one cell a character: lead bytes 0xC2–0xCB. U+00AD, the soft hyphen, is a
+        // format character, and combining marks start at U+0300.
+        var width = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte >= 0x20 && byte < 0x7F {
+                index += 1
+            } else if byte >= 0xC2, byte <= 0xCB, index + 1 < bytes.count, bytes[index + 1] & 0xC0 == 0x80,
+                      !(byte == 0xC2 && bytes[index + 1] == 0xAD) {
+                index += 2
+            } else {
+                return of(String(decoding: bytes, as: UTF8.self))
+            }
+            width += 1
+        }
+        return width
     }
 
     /// The cells one grapheme cluster takes: 0, 1 or 2.

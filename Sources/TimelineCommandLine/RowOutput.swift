@@ -131,8 +131,19 @@ struct TextTable {
 
     private mutating func appendCell(displayedBytes bytes: UnsafeBufferPointer<UInt8>) {
         text.append(contentsOf: bytes)
+        // The last column is not padded: its width is measured only to fit the table to a
+        // width (``widths``), not for every row printed.
+        let last = columns > 0 && ends.count % columns == columns - 1
         ends.append(text.count)
-        cellWidths.append(DisplayWidth.of(utf8: bytes))
+        cellWidths.append(last ? Self.unmeasured : DisplayWidth.of(utf8: bytes))
+    }
+
+    private static let unmeasured = -1
+
+    /// The width of cell `index`.
+    private func width(ofCell index: Int) -> Int {
+        let width = cellWidths[index]
+        return width == Self.unmeasured ? DisplayWidth.of(cell(index)) : width
     }
 
     /// Appends a row of `cells`, one for each column (``appendCell(_:)``).
@@ -161,11 +172,18 @@ struct TextTable {
 
     /// The widest cell of each column, header included.
     /// - Complexity: O(*r*) for *r* cells.
-    var widths: [Int] {
+    var widths: [Int] { widths(measuringLast: true) }
+
+    /// ``widths``, but 0 for the last column, which is not padded and so not measured.
+    var paddingWidths: [Int] { widths(measuringLast: false) }
+
+    private func widths(measuringLast: Bool) -> [Int] {
         var widths = header.map { DisplayWidth.of($0) }
         guard columns > 0 else { return widths }
-        for (index, width) in cellWidths.enumerated() where width > widths[index % columns] {
-            widths[index % columns] = width
+        if !measuringLast { widths[columns - 1] = 0 }
+        for index in cellWidths.indices where measuringLast || index % columns != columns - 1 {
+            let width = width(ofCell: index)
+            if width > widths[index % columns] { widths[index % columns] = width }
         }
         return widths
     }
@@ -219,7 +237,7 @@ struct TextTable {
     /// The header and every row.
     /// - Complexity: O(*c*) for *c* bytes of text in the table.
     func render() -> String {
-        let widths = widths
+        let widths = paddingWidths
         var bytes = Array(headerLine(widths: widths).utf8)
         bytes.reserveCapacity(bytes.count + text.count + rowCount * (2 * columns + 1))
         appendRowLines(0..<rowCount, widths: widths, to: &bytes)
@@ -245,7 +263,7 @@ struct TextTable {
         guard limits.contains(where: { $0 != nil }) else { return }
         var cut = TextTable(header: header)
         for index in ends.indices {
-            if let limit = limits[index % columns], cellWidths[index] > limit {
+            if let limit = limits[index % columns], self.width(ofCell: index) > limit {
                 cut.appendCell(displayed: DisplayWidth.truncate(cell(index), to: limit))
             } else {
                 cut.appendCell(displayedBytes: text[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
@@ -342,7 +360,7 @@ struct RowPrinter {
         let indent = sections.isEmpty ? 0 : 2
         if let width { table.fit(to: width, cutting: [4, 2, 3], indent: indent) }
         guard !sections.isEmpty else { return table.render() }
-        let widths = table.widths
+        let widths = table.paddingWidths
         var bytes = Array(table.headerLine(widths: widths, indent: "  ").utf8)
         var next = 0
         for (number, section) in sections.enumerated() {

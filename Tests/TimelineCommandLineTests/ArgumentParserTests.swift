@@ -229,6 +229,16 @@ struct OutputFormatTests {
         #expect(displayText("\u{A0}\u{C2}東京\u{1F600}") == "\u{A0}\u{C2}東京\u{1F600}")
     }
 
+    /// Widths read from UTF-8 bytes (with a fast path for Latin letters) are those of
+    /// the text's characters.
+    @Test(arguments: ["plain", "Tomás", "Ærøskøbing", "ʔaʕ", "soft\u{AD}hyphen", "e\u{301}", "東京に住む",
+                      "🇩🇪 flag", "Ⅻ", "ÿ\u{300}", "\u{2FF}\u{300}", "", "a\u{200B}b"])
+    func widthsFromBytesAreWidthsOfCharacters(_ text: String) {
+        var text = text
+        let fromBytes = text.withUTF8 { DisplayWidth.of(utf8: $0) }
+        #expect(fromBytes == DisplayWidth.of(text))
+    }
+
     @Test func tableWidthsCountCellsNotBytes() {
         var table = TextTable(header: ["A", "B"])
         table.rows = [["東京", "x"], ["ab", "y"], ["e\u{301}", "z"]]
