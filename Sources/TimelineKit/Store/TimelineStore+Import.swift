@@ -42,10 +42,9 @@ extension TimelineStore {
         if facts.isEmpty { return [] }
         var adopting = false
         return try append(AppendOptions(recordedAt: DateValue(utc: clock.now())), deciding: { () throws(StoreError) in
-            if folded != nil && projection.position == 0 {
-                adopting = true
-                return facts
-            }
+            // Decided again when the log was replaced meanwhile: only the last decision counts.
+            adopting = folded != nil && projection.position == 0
+            if adopting { return facts }
             do throws(FactRefusal) {
                 try Decider.check(facts, in: projection)
             } catch {

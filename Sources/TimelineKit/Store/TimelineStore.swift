@@ -215,7 +215,7 @@ public actor TimelineStore {
             if var taken = projected(), let last = result.records.last {
                 taken.reposition(to: last.position)
                 Self.settle(&taken, views: projection.viewDefinitions, clock: clock)
-                replaceProjection(with: taken, chained: true)
+                replaceProjection(with: consume taken, chained: true)
             } else {
                 publish(projection.apply(result.records))
             }
@@ -247,8 +247,7 @@ public actor TimelineStore {
     ///
     /// With `chained`, each view's reset goes on from the view's position before (the
     /// replacement follows from the old state); otherwise it starts afresh at the new one.
-    private func replaceProjection(with replacement: TimelineProjection, chained: Bool = false) {
-        var replacement = replacement
+    private func replaceProjection(with replacement: consuming TimelineProjection, chained: Bool = false) {
         replacement.tracksSummaryChanges = projection.tracksSummaryChanges
         var before: [ViewDefinition: Int64] = [:]
         if chained {
