@@ -257,7 +257,7 @@ extension Checkpoint {
     }
 
     /// The results of `count` tasks run at the same time on every processor, in order.
-    private static func inParallel<T: Sendable>(_ count: Int, _ task: @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
+    static func inParallel<T: Sendable>(_ count: Int, _ task: @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
         let results = Mutex<[Result<T, any Error>?]>(Array(repeating: nil, count: count))
         DispatchQueue.concurrentPerform(iterations: count) { index in
             let result = Result { try task(index) }

@@ -35,27 +35,31 @@ extension Checkpoint {
         var dateIndices: [String: UInt32] = [:]
         dateIndices.reserveCapacity(dates.count)
         for (index, date) in dates.enumerated() { dateIndices[date.text] = UInt32(index) }
-        // Events: in blocks, each with its count and byte length, decoded at the same time.
-        var events = ByteWriter()
+        // Events: in blocks, each with its count and byte length, decoded at the same time
+        // and encoded at the same time. Timelines an event names that have no name (and
+        // so no summary) are listed first, so that the blocks only read the indices.
         let snapshots = Self.eventsInRowOrder(projection)
         // By snapshot, not by id: hashing an address is cheaper than hashing a string, and
         // every row's event is the table's snapshot.
         var eventIndices: [ObjectIdentifier: UInt32] = [:]
         eventIndices.reserveCapacity(snapshots.count)
-        events.write(UInt32(snapshots.count))
-        events.write(UInt32((snapshots.count + eventsPerBlock - 1) / eventsPerBlock))
-        for blockStart in stride(from: 0, to: snapshots.count, by: eventsPerBlock) {
-            let block = snapshots[blockStart..<min(blockStart + eventsPerBlock, snapshots.count)]
+        for (offset, event) in snapshots.enumerated() {
+            eventIndices[ObjectIdentifier(event)] = UInt32(offset)
+            if timelineIndices[event.timeline] == nil {
+                timelineIndices[event.timeline] = UInt32(timelines.count)
+                timelines.append((event.timeline, nil))
+            }
+        }
+        let blockStarts = Array(stride(from: 0, to: snapshots.count, by: eventsPerBlock))
+        let blocks = Self.inParallel(blockStarts.count) { [timelineIndices, dateIndices] number in
             var blockWriter = ByteWriter()
-            for (offset, event) in zip(block.indices, block) {
-                eventIndices[ObjectIdentifier(event)] = UInt32(offset)
-                if timelineIndices[event.timeline] == nil {
-                    timelineIndices[event.timeline] = UInt32(timelines.count)
-                    timelines.append((event.timeline, nil))
-                }
+            for event in snapshots[blockStarts[number]..<min(blockStarts[number] + eventsPerBlock, snapshots.count)] {
                 blockWriter.write(event.id.rawValue)
                 blockWriter.write(timelineIndices[event.timeline]!)
-                blockWriter.write(event.title)
+                event.withTitleBytes { title in
+                    blockWriter.write(UInt32(title.count))
+                    blockWriter.bytes.append(contentsOf: title)
+                }
                 switch event.dates {
                 case .single(let date):
                     blockWriter.write(UInt8(0))
@@ -69,9 +73,16 @@ extension Checkpoint {
                     blockWriter.write(dateIndices[end.text]!)
                 }
             }
-            events.write(UInt32(block.count))
-            events.write(UInt32(blockWriter.bytes.count))
-            events.bytes.append(contentsOf: blockWriter.bytes)
+            return blockWriter.bytes
+        }
+        var events = ByteWriter()
+        events.write(UInt32(snapshots.count))
+        events.write(UInt32(blockStarts.count))
+        for (number, block) in blocks.enumerated() {
+            guard case .success(let bytes) = block else { preconditionFailure("encoding a block does not fail") }
+            events.write(UInt32(min(eventsPerBlock, snapshots.count - blockStarts[number])))
+            events.write(UInt32(bytes.count))
+            events.bytes.append(contentsOf: bytes)
         }
         writer.write(UInt32(timelines.count))
         for timeline in timelines {
