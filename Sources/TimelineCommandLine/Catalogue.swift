@@ -296,14 +296,11 @@ enum Catalogue {
     static let groups: [(title: String, commands: [CommandSpec])] = [
         ("Reading a log file", [replay, render]),
         ("Reading the store's log (--log PATH)", [rows, watch, timelines, verify, rebuild, export]),
-        ("Changing the store's log (--log PATH)", changing),
+        ("Changing the store's log (--log PATH)", [
+            createTimeline, renameTimeline, removeTimeline, addEvent, retitleEvent, setDate, setRange,
+            closeRange, reopenRange, moveEvent, removeEvent, importLog, repair,
+        ]),
         ("Help", [help]),
-    ]
-
-    /// The commands that change the store's log.
-    static let changing = [
-        createTimeline, renameTimeline, removeTimeline, addEvent, retitleEvent, setDate, setRange,
-        closeRange, reopenRange, moveEvent, removeEvent, importLog, repair,
     ]
 
     static let all: [CommandSpec] = groups.flatMap(\.commands)

@@ -17,16 +17,14 @@ enum DisplayWidth {
     /// The cells the UTF-8 text `bytes` takes.
     static func of(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int {
         // Printable ASCII and letters up to U+02FF (Latin with its accents precomposed,
-        // IPA), one cell a character: lead bytes 0xC2–0xCB. U+00AD, the soft hyphen, is a
-        // format character, and combining marks start at U+0300.
+        // IPA), one cell a character: lead bytes 0xC2–0xCB. Combining marks start at U+0300.
         var width = 0
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte >= 0x20 && byte < 0x7F {
                 index += 1
-            } else if byte >= 0xC2, byte <= 0xCB, index + 1 < bytes.count, bytes[index + 1] & 0xC0 == 0x80,
-                      !(byte == 0xC2 && bytes[index + 1] == 0xAD) {
+            } else if byte >= 0xC2, byte <= 0xCB, index + 1 < bytes.count, bytes[index + 1] & 0xC0 == 0x80 {
                 index += 2
             } else {
                 return of(String(decoding: bytes, as: UTF8.self))
@@ -62,6 +60,9 @@ enum DisplayWidth {
     /// A combining mark, a format character (U+200B–U+200F, U+2060, …) or a variation
     /// selector: drawn on the cell before it, or not at all.
     static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {
+        // The soft hyphen is a format character that terminals draw as a hyphen (as
+        // `wcwidth` counts it: one cell).
+        if scalar.value == 0xAD { return false }
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format: return true
         default: return (0xFE00...0xFE0F).contains(scalar.value) || (0x1160...0x11FF).contains(scalar.value)

@@ -42,7 +42,9 @@ enum JSONText {
 }
 
 /// Text for a table cell: control characters (a newline in a title) shown as escapes,
-/// so that one row stays one line.
+/// so that one row stays one line; so are the line and paragraph separators, and the
+/// bidirectional embeddings, overrides and isolates, which would reorder the rest of the
+/// line on a terminal.
 func displayText(_ text: String) -> String {
     guard hasControlCharacter(text) else { return text }
     var result = ""
@@ -51,12 +53,18 @@ func displayText(_ text: String) -> String {
         case "\n": result += "\\n"
         case "\r": result += "\\r"
         case "\t": result += "\\t"
-        case let scalar where scalar.properties.generalCategory == .control:
+        case let scalar where scalar.properties.generalCategory == .control || isLayoutControl(scalar.value):
             result += "\\u{" + String(scalar.value, radix: 16) + "}"
         default: result.unicodeScalars.append(scalar)
         }
     }
     return result
+}
+
+/// U+2028–U+202E (line and paragraph separators, bidirectional embeddings and overrides)
+/// and U+2066–U+2069 (bidirectional isolates).
+private func isLayoutControl(_ value: UInt32) -> Bool {
+    (0x2028...0x202E).contains(value) || (0x2066...0x2069).contains(value)
 }
 
 /// Whether `text` has a character of general category Cc (``hasControlCharacter(_:)-(UnsafeBufferPointer<UInt8>)``).
@@ -65,13 +73,19 @@ private func hasControlCharacter(_ text: String) -> Bool {
     return text.withUTF8 { hasControlCharacter($0) }
 }
 
-/// Whether UTF-8 `bytes` have a character of general category Cc: U+0000–U+001F and
-/// U+007F–U+009F. The C1 controls are 0xC2 0x80–0x9F.
+/// Whether UTF-8 `bytes` have a character that ``displayText(_:)`` escapes: of general
+/// category Cc (U+0000–U+001F, U+007F–U+009F: the C1 controls are 0xC2 0x80–0x9F), or
+/// U+2028–U+202E (0xE2 0x80 0xA8–0xAE) or U+2066–U+2069 (0xE2 0x81 0xA6–0xA9).
 private func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    var afterC2 = false
-    for byte in bytes {
-        if byte < 0x20 || byte == 0x7F || (afterC2 && byte < 0xA0) { return true }
-        afterC2 = byte == 0xC2
+    for index in bytes.indices {
+        let byte = bytes[index]
+        if byte < 0x20 || byte == 0x7F { return true }
+        if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] >= 0x80, bytes[index + 1] < 0xA0 { return true }
+        if byte == 0xE2, index + 2 < bytes.count {
+            let second = bytes[index + 1], third = bytes[index + 2]
+            if second == 0x80, third >= 0xA8, third <= 0xAE { return true }
+            if second == 0x81, third >= 0xA6, third <= 0xA9 { return true }
+        }
     }
     return false
 }
@@ -188,24 +202,27 @@ struct TextTable {
         return widths
     }
 
-    /// Appends one line's UTF-8, padded to `widths`, without trailing spaces.
+    /// Appends one line's UTF-8, padded to `widths`, without padding after its last
+    /// non-empty cell (a cell's own spaces are kept).
     private func appendLine(cells: Int, text cellText: (Int) -> ArraySlice<UInt8>, width: (Int) -> Int,
                             widths: [Int], indent: String, colour code: String?, to bytes: inout [UInt8]) {
-        let start = bytes.count
+        var end = bytes.count
         bytes.append(contentsOf: indent.utf8)
         for column in 0..<cells {
+            let text = cellText(column)
             if let code, column == colouredColumn || code == Self.bold {
                 bytes.append(contentsOf: "\u{1B}[\(code)m".utf8)
-                bytes.append(contentsOf: cellText(column))
+                bytes.append(contentsOf: text)
                 bytes.append(contentsOf: "\u{1B}[0m".utf8)
             } else {
-                bytes.append(contentsOf: cellText(column))
+                bytes.append(contentsOf: text)
             }
+            if !text.isEmpty { end = bytes.count }
             if column < cells - 1 {
                 bytes.append(contentsOf: repeatElement(0x20, count: max(0, widths[column] - width(column)) + 2))
             }
         }
-        while bytes.count > start, bytes.last == 0x20 { bytes.removeLast() }
+        bytes.removeSubrange(end...)
         bytes.append(0x0A)
     }
 

@@ -45,6 +45,7 @@ extension Runner {
             }
             do {
                 records = try await store.send(command)
+                if !records.isEmpty { changes.note() }
                 break
             } catch .rejected(let rejection) where attempt < Self.idAttempts && Self.tookTheMadeID(rejection, request) {
                 // Another process took the id made for this command between reading the
@@ -310,6 +311,7 @@ extension Runner {
         let records: [Record]
         do {
             records = try await store.importFacts(facts, lines: lines, foldedOnAnEmptyLog: folded.take())
+            changes.note()
         } catch .importRefused(_, let line?, let type, let rejection) {
             await store.close(checkpoint: false)
             throw CommandFailure("\(file): line \(line): \(type.rawValue): \(rejection) in \(path); nothing imported")
@@ -338,6 +340,7 @@ extension Runner {
         guard report.rewritten else {
             return "\(path): nothing to repair: \(count(report.kept, "record")) kept\n"
         }
+        if !dryRun { changes.note() }
         let would = dryRun ? "would " : ""
         var text: String
         if let side = report.sideFile {

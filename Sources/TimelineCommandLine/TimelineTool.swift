@@ -1,3 +1,4 @@
+import Synchronization
 import TimelineCore
 #if canImport(Glibc)
 import Glibc
@@ -30,9 +31,9 @@ public enum TimelineTool {
     /// Runs the tool with `arguments` (without the program's name) and returns the exit status.
     public static func run(_ arguments: [String], context: ToolContext = .process) async -> Int32 {
         do {
-            let output = try await Runner(context: context).run(arguments)
-            let changed = arguments.first.map { name in Catalogue.changing.contains { $0.name == name } } ?? false
-            return write(output, context: context, afterChangingTheLog: changed)
+            let runner = Runner(context: context)
+            let output = try await runner.run(arguments)
+            return write(output, context: context, afterChangingTheLog: runner.changes.happened)
         } catch let error as UsageError {
             context.diagnose(error.message)
             context.diagnose("usage: " + HelpText.usageLine(of: error.command.flatMap(Catalogue.command(named:))))
@@ -64,6 +65,18 @@ public enum TimelineTool {
     }
 }
 
+/// Set once a command has changed the log: an output error after it must say that the
+/// change stands, and one after a help text or a "nothing to import" must not.
+final class LogChanges: Sendable {
+    private let changed = Atomic(false)
+
+    /// Notes that the log changed.
+    func note() { changed.store(true, ordering: .relaxed) }
+
+    /// Whether the log changed.
+    var happened: Bool { changed.load(ordering: .relaxed) }
+}
+
 /// A command that could not do its work: exit status 1 and a message.
 struct CommandFailure: Error, CustomStringConvertible {
     var message: String
@@ -74,6 +87,8 @@ struct CommandFailure: Error, CustomStringConvertible {
 /// Runs one command line; every command returns the text for standard output.
 struct Runner {
     let context: ToolContext
+    /// Whether the command changed the log (records appended, lines moved by a repair).
+    let changes = LogChanges()
 
     func run(_ arguments: [String]) async throws -> String {
         guard let name = arguments.first else {

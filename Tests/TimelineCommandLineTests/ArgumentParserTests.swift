@@ -227,6 +227,11 @@ struct OutputFormatTests {
         // beside the C1 range) and other text are not.
         #expect(displayText("a\u{7F}b\u{85}c\u{9F}") == "a\\u{7f}b\\u{85}c\\u{9f}")
         #expect(displayText("\u{A0}\u{C2}東京\u{1F600}") == "\u{A0}\u{C2}東京\u{1F600}")
+        // Line and paragraph separators and bidirectional controls would break the line or
+        // reorder the rest of it; their neighbours (U+2027, U+202F, U+2065, U+206A) are kept.
+        #expect(displayText("a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{2069}")
+                == "a\\u{2028}b\\u{2029}c\\u{202e}d\\u{2066}e\\u{2069}")
+        #expect(displayText("\u{2027}\u{202F}\u{2065}\u{206A}") == "\u{2027}\u{202F}\u{2065}\u{206A}")
     }
 
     /// Widths read from UTF-8 bytes (with a fast path for Latin letters) are those of
@@ -239,16 +244,23 @@ struct OutputFormatTests {
         #expect(fromBytes == DisplayWidth.of(text))
     }
 
+    /// A soft hyphen takes a cell, as terminals draw it (and as `wcwidth` counts it).
+    @Test func aSoftHyphenTakesACell() {
+        #expect(DisplayWidth.of("a\u{AD}b") == 3)
+    }
+
     @Test func tableWidthsCountCellsNotBytes() {
         var table = TextTable(header: ["A", "B"])
         table.rows = [["東京", "x"], ["ab", "y"], ["e\u{301}", "z"]]
         #expect(table.render() == "A     B\n東京  x\nab    y\ne\u{301}     z\n")
     }
 
+    /// The last column is not padded, nor is an empty last cell; a cell's own spaces (a
+    /// title that ends in spaces) are shown as they are.
     @Test func tablesAlignAndDoNotPadTheLastColumn() {
         var table = TextTable(header: ["A", "BB"])
-        table.rows = [["long cell", "x"], ["s", "y "]]
-        #expect(table.render() == "A          BB\nlong cell  x\ns          y\n")
+        table.rows = [["long cell", "x"], ["s", "y  "], ["e", ""]]
+        #expect(table.render() == "A          BB\nlong cell  x\ns          y  \ne\n")
     }
 }
 
