@@ -56,13 +56,20 @@ public struct RowList: RandomAccessCollection, Sendable {
         }
     }
 
-    /// Calls `body` with each row's ``RowText``, in list order.
-    /// - Complexity: O(*n*) ascending; O(*n* log *n*) descending.
-    package func forEachRowText(_ body: (RowText) -> Void) {
+    /// Calls `body` with each row's ``RowText``, in list order, for the rows at `positions`
+    /// (all of them by default).
+    /// - Complexity: O(log *n* + *k*) ascending, O(*k* log *n*) descending, for *k* rows.
+    package func forEachRowText(in positions: Range<Int>? = nil, _ body: (RowText) -> Void) {
+        let positions = positions ?? 0..<index.count
+        precondition(positions.lowerBound >= 0 && positions.upperBound <= index.count, "positions out of range")
         if descending {
-            for position in stride(from: index.count - 1, through: 0, by: -1) { body(RowText(entry: index[position])) }
+            for position in positions { body(RowText(entry: index[index.count - 1 - position])) }
         } else {
-            for entry in index { body(RowText(entry: entry)) }
+            var entries = index.makeIterator(startingAt: positions.lowerBound)
+            for _ in positions {
+                guard let entry = entries.next() else { break }
+                body(RowText(entry: entry))
+            }
         }
     }
 

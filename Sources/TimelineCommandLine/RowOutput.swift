@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import TimelineCore
 import TimelineProjections
 
@@ -96,7 +98,7 @@ private func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
 /// The cells are kept as one run of UTF-8 with each cell's end and width, measured once
 /// as it is added: a table of a 133k-row view was an array of strings per row, and
 /// printing it was a third of the command.
-struct TextTable {
+struct TextTable: Sendable {
     var header: [String]
     /// Every cell's UTF-8, row after row.
     private var text: [UInt8] = []
@@ -251,6 +253,15 @@ struct TextTable {
 
     static let bold = "1"
 
+    /// The lines of every row (no header), padded to `widths`.
+    /// - Complexity: O(*c*) for *c* bytes of text in the table.
+    func renderedRows(widths: [Int]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count + rowCount * (2 * columns + 1))
+        appendRowLines(0..<rowCount, widths: widths, to: &bytes)
+        return bytes
+    }
+
     /// The header and every row.
     /// - Complexity: O(*c*) for *c* bytes of text in the table.
     func render() -> String {
@@ -364,16 +375,10 @@ struct RowPrinter {
     /// `colour`, the kinds in colour.
     func table(width: Int? = nil, colour: Bool = false) -> String {
         guard !rows.isEmpty else { return "(no rows)\n" }
-        var table = TextTable(header: ["KIND", "DATE", "TIMELINE", "EVENT", "TITLE"])
-        table.colour = colour
-        rows.forEachRowText { row in
-            table.appendCell(row.kind.rawValue)
-            table.appendCell(row.date?.text ?? "now")
-            table.appendCell(row.timeline.rawValue)
-            table.appendCell(row.event.rawValue)
-            row.withTitleBytes { table.appendCell(utf8: $0) }
-            if colour { table.rowColours.append(Self.colour(of: row.kind)) }
+        if width == nil, sections.isEmpty, rows.count >= Self.rowsPerPart * 2 {
+            return tableInParts(colour: colour)
         }
+        var table = Self.table(of: rows, colour: colour)
         let indent = sections.isEmpty ? 0 : 2
         if let width { table.fit(to: width, cutting: [4, 2, 3], indent: indent) }
         guard !sections.isEmpty else { return table.render() }
@@ -388,6 +393,56 @@ struct RowPrinter {
             bytes.append(contentsOf: ((colour ? "\u{1B}[1m" + heading + "\u{1B}[0m" : heading) + "\n").utf8)
             table.appendRowLines(next..<end, widths: widths, indent: "  ", to: &bytes)
             next = end
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let header = ["KIND", "DATE", "TIMELINE", "EVENT", "TITLE"]
+
+    /// The table of the rows at `positions` (all by default), not yet fitted to a width.
+    private static func table(of rows: RowList, in positions: Range<Int>? = nil, colour: Bool) -> TextTable {
+        var table = TextTable(header: header)
+        table.colour = colour
+        rows.forEachRowText(in: positions) { row in
+            table.appendCell(row.kind.rawValue)
+            table.appendCell(row.date?.text ?? "now")
+            table.appendCell(row.timeline.rawValue)
+            table.appendCell(row.event.rawValue)
+            row.withTitleBytes { table.appendCell(utf8: $0) }
+            if colour { table.rowColours.append(Self.colour(of: row.kind)) }
+        }
+        return table
+    }
+
+    /// How many rows a part of a long table has at least (``tableInParts(colour:)``).
+    static let rowsPerPart = 16_384
+
+    /// ``table(width:colour:)`` of a long list without sections or a width to fit: its
+    /// parts are made and then written at the same time, one per processor, with the
+    /// widest cells of all of them.
+    private func tableInParts(colour: Bool) -> String {
+        let parts = min(max(1, ProcessInfoCount.active), rows.count / Self.rowsPerPart)
+        let rows = rows
+        let bounds = (0...parts).map { rows.count * $0 / parts }
+        let tables = Mutex([TextTable?](repeating: nil, count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let table = Self.table(of: rows, in: bounds[part]..<bounds[part + 1], colour: colour)
+            tables.withLock { $0[part] = table }
+        }
+        let made = tables.withLock { $0.map { $0! } }
+        var widths = made[0].paddingWidths
+        for table in made.dropFirst() {
+            for (column, width) in table.paddingWidths.enumerated() { widths[column] = max(widths[column], width) }
+        }
+        let lines = Mutex([[UInt8]](repeating: [], count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { [widths] part in
+            let bytes = made[part].renderedRows(widths: widths)
+            lines.withLock { $0[part] = bytes }
+        }
+        var bytes = Array(made[0].headerLine(widths: widths).utf8)
+        lines.withLock { lines in
+            bytes.reserveCapacity(bytes.count + lines.reduce(0) { $0 + $1.count })
+            for part in lines { bytes.append(contentsOf: part) }
         }
         return String(decoding: bytes, as: UTF8.self)
     }
