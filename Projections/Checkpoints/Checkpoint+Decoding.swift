@@ -85,6 +85,9 @@ extension Checkpoint {
         var hashes: [UInt64] = []
         /// Two per event: its first date's index, and its end's (or ``noDate``).
         var dates: [UInt32] = []
+        /// Whether each event is a range without an end (read here, not from the snapshots,
+        /// which the summaries need not touch).
+        var isOpenRange: [Bool] = []
     }
 
     private static let noDate = UInt32.max
@@ -209,7 +212,9 @@ extension Checkpoint {
             guard case .events(let events) = try result.get() else { preconditionFailure("a block gives events") }
             return events
         }
-        let snapshots = parts.count == 1 ? parts[0].snapshots : parts.flatMap(\.snapshots)
+        // Every event by its index, for the rows (a store that keeps no view needs none:
+        // a reference to each of a million events is a million retains and releases).
+        let snapshots = savedRowSets.isEmpty ? [] : parts.count == 1 ? parts[0].snapshots : parts.flatMap(\.snapshots)
         let eventTimelines = derivedRowSets.isEmpty ? [] : parts.flatMap(\.timelines)
 
         // Each shard of the events' table, each set of rows, and the summaries, at the same time.
@@ -276,6 +281,7 @@ extension Checkpoint {
         decoded.timelines.reserveCapacity(block.count)
         decoded.hashes.reserveCapacity(block.count)
         decoded.dates.reserveCapacity(2 * block.count)
+        decoded.isOpenRange.reserveCapacity(block.count)
         for _ in 0..<block.count {
             let id = EventID(try reader.readString())
             let timelineIndex = try reader.readIndex(below: timelines.count, of: "timeline")
@@ -294,6 +300,7 @@ extension Checkpoint {
             decoded.hashes.append(EventTable.hash(of: id))
             decoded.dates.append(UInt32(start))
             decoded.dates.append(end.map(UInt32.init) ?? noDate)
+            decoded.isOpenRange.append(kind == 1)
         }
         guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after a block of events") }
         return decoded
@@ -348,9 +355,10 @@ extension Checkpoint {
         shard.events = SnapshotTable(minimumCapacity: count)
         var lists = [[UInt32]](repeating: [], count: timelines.count)
         for part in parts {
-            for (offset, snapshot) in part.snapshots.enumerated() where isMine(part.hashes[offset]) {
+            // By offset: a snapshot of another shard is not touched (nor retained).
+            for offset in part.hashes.indices where isMine(part.hashes[offset]) {
                 let hash = part.hashes[offset]
-                shard.events.update(snapshot, hash: hash)
+                shard.events.update(part.snapshots[offset], hash: hash)
                 lists[Int(part.timelines[offset])].append(SnapshotTable.key(for: hash))
             }
         }
@@ -373,11 +381,11 @@ extension Checkpoint {
         // bucketStarts[d] is where date d's occurrences start in date order.
         var bucketStarts = [Int](repeating: 0, count: dates.count + 1)
         for part in parts {
-            for (offset, snapshot) in part.snapshots.enumerated() {
-                let timeline = Int(part.timelines[offset])
+            for (offset, timeline) in part.timelines.enumerated() {
+                let timeline = Int(timeline)
                 guard names[timeline] != nil else { continue }
                 loaded[timeline].eventCount += 1
-                if snapshot.isOpenRange { loaded[timeline].ongoingCount += 1 }
+                if part.isOpenRange[offset] { loaded[timeline].ongoingCount += 1 }
                 for date in part.dates[(2 * offset)..<(2 * offset + 2)] where date != noDate {
                     bucketStarts[Int(date) + 1] += 1
                 }
