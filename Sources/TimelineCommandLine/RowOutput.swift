@@ -314,15 +314,35 @@ struct RowPrinter {
     var sections: [RowSection]
 
     /// One JSON object per row, the contract's members in the contract's order.
+    ///
+    /// A long list is written in parts at the same time, one per processor.
     func json() -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(rows.count * 96)
         let names = sectionNames()
-        for (index, row) in rows.enumerated() {
-            Self.appendJSONObject(row, section: names?[index], to: &bytes)
-            bytes.append(0x0A)
+        let parts = rows.count >= Self.rowsPerPart * 2
+            ? min(max(1, ProcessInfoCount.active), rows.count / Self.rowsPerPart) : 1
+        let rows = rows
+        let bounds = (0...parts).map { rows.count * $0 / parts }
+        let written = Mutex([[UInt8]](repeating: [], count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity((bounds[part + 1] - bounds[part]) * 112)
+            var index = bounds[part]
+            rows.forEachRowText(in: bounds[part]..<bounds[part + 1]) { row in
+                row.withTitleBytes { title in
+                    Self.appendJSONObject(event: row.event.rawValue, timeline: row.timeline.rawValue, title: title,
+                                          kind: row.kind, date: row.date, section: names?[index], to: &bytes)
+                }
+                bytes.append(0x0A)
+                index += 1
+            }
+            written.withLock { $0[part] = bytes }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return written.withLock { parts in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+            for part in parts { bytes.append(contentsOf: part) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
     }
 
     /// A row as one JSON object: `event`, `timeline`, `title`, `kind`, `date`, and
@@ -335,16 +355,26 @@ struct RowPrinter {
 
     /// Appends ``jsonObject(_:section:)``'s text as UTF-8.
     static func appendJSONObject(_ row: Row, section: String?, to bytes: inout [UInt8]) {
+        var title = row.title
+        title.withUTF8 { title in
+            appendJSONObject(event: row.event.rawValue, timeline: row.timeline.rawValue, title: title, kind: row.kind,
+                             date: row.date, section: section, to: &bytes)
+        }
+    }
+
+    /// Appends the JSON object of a row with these parts, the title as its UTF-8 bytes.
+    private static func appendJSONObject(event: String, timeline: String, title: UnsafeBufferPointer<UInt8>,
+                                         kind: RowKind, date: DateValue?, section: String?, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"event":"#.utf8)
-        appendJSONString(row.event.rawValue, to: &bytes)
+        appendJSONString(event, to: &bytes)
         bytes.append(contentsOf: #","timeline":"#.utf8)
-        appendJSONString(row.timeline.rawValue, to: &bytes)
+        appendJSONString(timeline, to: &bytes)
         bytes.append(contentsOf: #","title":"#.utf8)
-        appendJSONString(row.title, to: &bytes)
+        appendJSONString(utf8: title, to: &bytes)
         bytes.append(contentsOf: #","kind":"#.utf8)
-        appendJSONString(row.kind.rawValue, to: &bytes)
+        appendJSONString(kind.rawValue, to: &bytes)
         bytes.append(contentsOf: #","date":"#.utf8)
-        if let date = row.date { appendJSONString(date.text, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let date { appendJSONString(date.text, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
         if let section {
             bytes.append(contentsOf: #","section":"#.utf8)
             appendJSONString(section, to: &bytes)
@@ -355,19 +385,22 @@ struct RowPrinter {
     /// Appends `text` as a JSON string, escaped as ``JSONText/string(_:)-(String)`` escapes it.
     static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
         var text = text
-        text.withUTF8 { utf8 in
-            if utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
-                bytes.append(0x22)
-                bytes.append(contentsOf: utf8)
-                bytes.append(0x22)
-                return
-            }
-            let maximum = JSONStringWriter.maximumLength(utf8Count: utf8.count)
-            let start = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: maximum))
-            let written = bytes.withUnsafeMutableBufferPointer { JSONStringWriter.write(utf8, to: $0.baseAddress! + start) }
-            bytes.removeLast(maximum - written)
+        text.withUTF8 { appendJSONString(utf8: $0, to: &bytes) }
+    }
+
+    /// ``appendJSONString(_:to:)`` for text given as its UTF-8 bytes.
+    static func appendJSONString(utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        if utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            bytes.append(0x22)
+            bytes.append(contentsOf: utf8)
+            bytes.append(0x22)
+            return
         }
+        let maximum = JSONStringWriter.maximumLength(utf8Count: utf8.count)
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: maximum))
+        let written = bytes.withUnsafeMutableBufferPointer { JSONStringWriter.write(utf8, to: $0.baseAddress! + start) }
+        bytes.removeLast(maximum - written)
     }
 
     /// An aligned table with a header line; with sections, a heading before each section.
