@@ -75,15 +75,6 @@ extension Checkpoint {
             }
             return blockWriter.bytes
         }
-        var events = ByteWriter()
-        events.write(UInt32(snapshots.count))
-        events.write(UInt32(blockStarts.count))
-        for (number, block) in blocks.enumerated() {
-            guard case .success(let bytes) = block else { preconditionFailure("encoding a block does not fail") }
-            events.write(UInt32(min(eventsPerBlock, snapshots.count - blockStarts[number])))
-            events.write(UInt32(bytes.count))
-            events.bytes.append(contentsOf: bytes)
-        }
         writer.write(UInt32(timelines.count))
         for timeline in timelines {
             writer.write(timeline.id.rawValue)
@@ -96,7 +87,15 @@ extension Checkpoint {
         }
         writer.write(UInt32(dates.count))
         for date in dates { writer.write(date.text) }
-        writer.bytes.append(contentsOf: events.bytes)
+        // The blocks straight after the tables (complete before the blocks were encoded).
+        writer.write(UInt32(snapshots.count))
+        writer.write(UInt32(blockStarts.count))
+        for (number, block) in blocks.enumerated() {
+            guard case .success(let bytes) = block else { preconditionFailure("encoding a block does not fail") }
+            writer.write(UInt32(min(eventsPerBlock, snapshots.count - blockStarts[number])))
+            writer.write(UInt32(bytes.count))
+            writer.bytes.append(contentsOf: bytes)
+        }
 
         writer.write(UInt32(projection.rowSets.count))
         for rowSet in projection.rowSets {

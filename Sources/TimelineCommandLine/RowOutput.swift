@@ -63,10 +63,12 @@ func displayText(_ text: String) -> String {
     return result
 }
 
-/// U+2028–U+202E (line and paragraph separators, bidirectional embeddings and overrides)
-/// and U+2066–U+2069 (bidirectional isolates).
+/// U+2028–U+202E (line and paragraph separators, bidirectional embeddings and overrides),
+/// U+2066–U+2069 (bidirectional isolates), and the bidirectional marks U+061C, U+200E and
+/// U+200F.
 private func isLayoutControl(_ value: UInt32) -> Bool {
     (0x2028...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+        || value == 0x061C || value == 0x200E || value == 0x200F
 }
 
 /// Whether `text` has a character of general category Cc (``hasControlCharacter(_:)-(UnsafeBufferPointer<UInt8>)``).
@@ -77,15 +79,17 @@ private func hasControlCharacter(_ text: String) -> Bool {
 
 /// Whether UTF-8 `bytes` have a character that ``displayText(_:)`` escapes: of general
 /// category Cc (U+0000–U+001F, U+007F–U+009F: the C1 controls are 0xC2 0x80–0x9F), or
+/// ``isLayoutControl(_:)``: U+061C (0xD8 0x9C), U+200E–U+200F (0xE2 0x80 0x8E–0x8F),
 /// U+2028–U+202E (0xE2 0x80 0xA8–0xAE) or U+2066–U+2069 (0xE2 0x81 0xA6–0xA9).
 private func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     for index in bytes.indices {
         let byte = bytes[index]
         if byte < 0x20 || byte == 0x7F { return true }
         if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] >= 0x80, bytes[index + 1] < 0xA0 { return true }
+        if byte == 0xD8, index + 1 < bytes.count, bytes[index + 1] == 0x9C { return true }
         if byte == 0xE2, index + 2 < bytes.count {
             let second = bytes[index + 1], third = bytes[index + 2]
-            if second == 0x80, third >= 0xA8, third <= 0xAE { return true }
+            if second == 0x80, third == 0x8E || third == 0x8F || (third >= 0xA8 && third <= 0xAE) { return true }
             if second == 0x81, third >= 0xA6, third <= 0xA9 { return true }
         }
     }
@@ -337,11 +341,19 @@ struct RowPrinter {
             }
             written.withLock { $0[part] = bytes }
         }
-        return written.withLock { parts in
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(parts.reduce(0) { $0 + $1.count })
-            for part in parts { bytes.append(contentsOf: part) }
-            return String(decoding: bytes, as: UTF8.self)
+        return written.withLock { Self.joined($0) }
+    }
+
+    /// The parts' UTF-8 as one string, copied once (the parts hold valid UTF-8: they are
+    /// made of strings and of titles' bytes, which are checked where they come from).
+    static func joined(_ parts: [[UInt8]]) -> String {
+        String(unsafeUninitializedCapacity: parts.reduce(0) { $0 + $1.count }) { buffer in
+            var at = 0
+            for part in parts {
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[at..<(at + part.count)]).initialize(from: part)
+                at += part.count
+            }
+            return at
         }
     }
 
@@ -462,22 +474,25 @@ struct RowPrinter {
             let table = Self.table(of: rows, in: bounds[part]..<bounds[part + 1], colour: colour)
             tables.withLock { $0[part] = table }
         }
-        let made = tables.withLock { $0.map { $0! } }
-        var widths = made[0].paddingWidths
-        for table in made.dropFirst() {
-            for (column, width) in table.paddingWidths.enumerated() { widths[column] = max(widths[column], width) }
+        let lines = Mutex([[UInt8]](repeating: [], count: parts + 1))
+        do {
+            // The parts' cells go once their lines are written, before the lines are joined.
+            let made = tables.withLock { tables in
+                defer { tables = [] }
+                return tables.map { $0! }
+            }
+            var widths = made[0].paddingWidths
+            for table in made.dropFirst() {
+                for (column, width) in table.paddingWidths.enumerated() { widths[column] = max(widths[column], width) }
+            }
+            let header = Array(made[0].headerLine(widths: widths).utf8)
+            lines.withLock { $0[0] = header }
+            DispatchQueue.concurrentPerform(iterations: parts) { [widths] part in
+                let bytes = made[part].renderedRows(widths: widths)
+                lines.withLock { $0[part + 1] = bytes }
+            }
         }
-        let lines = Mutex([[UInt8]](repeating: [], count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { [widths] part in
-            let bytes = made[part].renderedRows(widths: widths)
-            lines.withLock { $0[part] = bytes }
-        }
-        var bytes = Array(made[0].headerLine(widths: widths).utf8)
-        lines.withLock { lines in
-            bytes.reserveCapacity(bytes.count + lines.reduce(0) { $0 + $1.count })
-            for part in lines { bytes.append(contentsOf: part) }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return lines.withLock { Self.joined($0) }
     }
 
     /// The SGR colour of a row's kind on a terminal.

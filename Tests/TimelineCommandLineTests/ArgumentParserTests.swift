@@ -232,6 +232,9 @@ struct OutputFormatTests {
         #expect(displayText("a\u{2028}b\u{2029}c\u{202E}d\u{2066}e\u{2069}")
                 == "a\\u{2028}b\\u{2029}c\\u{202e}d\\u{2066}e\\u{2069}")
         #expect(displayText("\u{2027}\u{202F}\u{2065}\u{206A}") == "\u{2027}\u{202F}\u{2065}\u{206A}")
+        // The bidirectional marks, and their neighbours kept.
+        #expect(displayText("r\u{200F}l\u{200E}\u{61C}") == "r\\u{200f}l\\u{200e}\\u{61c}")
+        #expect(displayText("\u{61B}\u{200D}\u{2010}") == "\u{61B}\u{200D}\u{2010}")
     }
 
     /// Widths read from UTF-8 bytes (with a fast path for Latin letters) are those of
