@@ -212,14 +212,16 @@ extension Checkpoint {
             guard case .events(let events) = try result.get() else { preconditionFailure("a block gives events") }
             return events
         }
-        // Every event by its index, for the rows (a store that keeps no view needs none:
-        // a reference to each of a million events is a million retains and releases).
-        let snapshots = savedRowSets.isEmpty ? [] : parts.count == 1 ? parts[0].snapshots : parts.flatMap(\.snapshots)
+        // Every event by its index, for the rows; unretained, as `parts` holds each
+        // snapshot until the tasks below are done (a counted reference to each of a million
+        // events was a million retains and releases of cold objects), and none at all for
+        // a store that keeps no view.
+        let snapshots = savedRowSets.isEmpty ? [] : parts.flatMap { $0.snapshots.map(Unmanaged.passUnretained) }
         let eventTimelines = derivedRowSets.isEmpty ? [] : parts.flatMap(\.timelines)
 
         // Each shard of the events' table, each set of rows, and the summaries, at the same time.
         let nowValue = now.microsecondsSinceEpoch
-        let built = try inParallel(shardCount + savedRowSets.count + 1) { [savedRowSets, eventTimelines, timelineIDs, names, dates] task -> RestoredPart in
+        let built = try withExtendedLifetime(parts) { try inParallel(shardCount + savedRowSets.count + 1) { [savedRowSets, eventTimelines, timelineIDs, names, dates] task -> RestoredPart in
             if task < shardCount {
                 return .shard(task, try restoredShard(task, of: shardCount, parts: parts, timelines: timelineIDs))
             } else if task == shardCount {
@@ -231,7 +233,7 @@ extension Checkpoint {
                 return .rowSet(try restoredRowSet(saved, in: shared.bytes, snapshots: snapshots,
                                                    timelines: eventTimelines, now: nowValue))
             }
-        }.map { try $0.get() }
+        }.map { try $0.get() } }
         var shards = [EventTable.Shard](repeating: EventTable.Shard(), count: shardCount)
         var summaries = SummaryState()
         var rowSets: [RowSet] = []
@@ -309,7 +311,8 @@ extension Checkpoint {
     /// A set of rows and its views from the saved rows; for a set of one timeline's rows
     /// (``SavedRowSet/timeline``), those of its events, whose timelines `timelines` holds.
     private static func restoredRowSet(_ saved: SavedRowSet, in bytes: UnsafeRawBufferPointer,
-                                       snapshots: [EventSnapshot], timelines: [UInt32], now: Int64) throws -> RowSet {
+                                       snapshots: [Unmanaged<EventSnapshot>], timelines: [UInt32], now: Int64)
+        throws -> RowSet {
         var reader = ByteReader(bytes)
         let placement = saved.placement
         var count = saved.count
@@ -335,7 +338,7 @@ extension Checkpoint {
                 }
             }
             let kind = try element(RowKind.allCases, reader.read(UInt8.self))
-            return RowEntry(event: snapshots[index], kind: kind, now: now, placement: placement)
+            return RowEntry(event: snapshots[index].takeUnretainedValue(), kind: kind, now: now, placement: placement)
         }
         var rowSet = RowSet(filter: saved.filter, placement: placement)
         for view in saved.views { rowSet.addView(view.definition, position: view.position, now: now) }
