@@ -265,12 +265,7 @@ extension Checkpoint {
 
     /// The results of `count` tasks run at the same time on every processor, in order.
     static func inParallel<T: Sendable>(_ count: Int, _ task: @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
-        let results = Mutex<[Result<T, any Error>?]>(Array(repeating: nil, count: count))
-        DispatchQueue.concurrentPerform(iterations: count) { index in
-            let result = Result { try task(index) }
-            results.withLock { $0[index] = result }
-        }
-        return results.withLock { results in results.map { $0! } }
+        concurrentMap(count) { index in Result { try task(index) } }
     }
 
     /// The events of one block.

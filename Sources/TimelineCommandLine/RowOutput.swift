@@ -1,5 +1,3 @@
-import Dispatch
-import Synchronization
 import TimelineCore
 import TimelineProjections
 
@@ -322,16 +320,12 @@ struct RowPrinter {
     /// A long list is written in parts at the same time, one per processor.
     func json() -> String {
         let names = sectionNames()
-        let parts = rows.count >= Self.rowsPerPart * 2
-            ? min(max(1, ProcessInfoCount.active), rows.count / Self.rowsPerPart) : 1
-        let rows = rows
-        let bounds = (0...parts).map { rows.count * $0 / parts }
-        let written = Mutex([[UInt8]](repeating: [], count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
+        let rows = rows, parts = partRanges
+        return Self.joined(concurrentMap(parts.count) { part in
             var bytes: [UInt8] = []
-            bytes.reserveCapacity((bounds[part + 1] - bounds[part]) * 112)
-            var index = bounds[part]
-            rows.forEachRowText(in: bounds[part]..<bounds[part + 1]) { row in
+            bytes.reserveCapacity(parts[part].count * 112)
+            var index = parts[part].lowerBound
+            rows.forEachRowText(in: parts[part]) { row in
                 row.withTitleBytes { title in
                     Self.appendJSONObject(event: row.event.rawValue, timeline: row.timeline.rawValue, title: title,
                                           kind: row.kind, date: row.date, section: names?[index], to: &bytes)
@@ -339,9 +333,8 @@ struct RowPrinter {
                 bytes.append(0x0A)
                 index += 1
             }
-            written.withLock { $0[part] = bytes }
-        }
-        return written.withLock { Self.joined($0) }
+            return bytes
+        })
     }
 
     /// The parts' UTF-8 as one string, copied once (the parts hold valid UTF-8: they are
@@ -420,9 +413,7 @@ struct RowPrinter {
     /// `colour`, the kinds in colour.
     func table(width: Int? = nil, colour: Bool = false) -> String {
         guard !rows.isEmpty else { return "(no rows)\n" }
-        if width == nil, sections.isEmpty, rows.count >= Self.rowsPerPart * 2 {
-            return tableInParts(colour: colour)
-        }
+        if width == nil, sections.isEmpty { return tableInParts(colour: colour) }
         var table = Self.table(of: rows, colour: colour)
         let indent = sections.isEmpty ? 0 : 2
         if let width { table.fit(to: width, cutting: [4, 2, 3], indent: indent) }
@@ -459,40 +450,32 @@ struct RowPrinter {
         return table
     }
 
-    /// How many rows a part of a long table has at least (``tableInParts(colour:)``).
+    /// How many rows a part of a long list has at least (``partRanges``).
     static let rowsPerPart = 16_384
 
-    /// ``table(width:colour:)`` of a long list without sections or a width to fit: its
-    /// parts are made and then written at the same time, one per processor, with the
-    /// widest cells of all of them.
+    /// The rows' positions in parts made at the same time, one per processor: a list of
+    /// fewer than two parts' rows is one part.
+    private var partRanges: [Range<Int>] {
+        let parts = max(1, min(ProcessInfoCount.active, rows.count / Self.rowsPerPart))
+        return (0..<parts).map { rows.count * $0 / parts ..< rows.count * ($0 + 1) / parts }
+    }
+
+    /// ``table(width:colour:)`` of a list without sections or a width to fit: its parts
+    /// are made and then written at the same time, with the widest cells of all of them.
     private func tableInParts(colour: Bool) -> String {
-        let parts = min(max(1, ProcessInfoCount.active), rows.count / Self.rowsPerPart)
-        let rows = rows
-        let bounds = (0...parts).map { rows.count * $0 / parts }
-        let tables = Mutex([TextTable?](repeating: nil, count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let table = Self.table(of: rows, in: bounds[part]..<bounds[part + 1], colour: colour)
-            tables.withLock { $0[part] = table }
-        }
-        let lines = Mutex([[UInt8]](repeating: [], count: parts + 1))
+        let rows = rows, parts = partRanges
+        var lines: [[UInt8]]
         do {
             // The parts' cells go once their lines are written, before the lines are joined.
-            let made = tables.withLock { tables in
-                defer { tables = [] }
-                return tables.map { $0! }
-            }
+            let made = concurrentMap(parts.count) { Self.table(of: rows, in: parts[$0], colour: colour) }
             var widths = made[0].paddingWidths
             for table in made.dropFirst() {
                 for (column, width) in table.paddingWidths.enumerated() { widths[column] = max(widths[column], width) }
             }
-            let header = Array(made[0].headerLine(widths: widths).utf8)
-            lines.withLock { $0[0] = header }
-            DispatchQueue.concurrentPerform(iterations: parts) { [widths] part in
-                let bytes = made[part].renderedRows(widths: widths)
-                lines.withLock { $0[part + 1] = bytes }
-            }
+            lines = [Array(made[0].headerLine(widths: widths).utf8)]
+            lines += concurrentMap(parts.count) { [widths] in made[$0].renderedRows(widths: widths) }
         }
-        return lines.withLock { Self.joined($0) }
+        return Self.joined(lines)
     }
 
     /// The SGR colour of a row's kind on a terminal.

@@ -57,17 +57,8 @@ struct LogPieces {
             let lines = scanPiece(bytes, bounds[0], decoder: decoder)
             return LogPieces(pieces: [lines], lineCount: lines.count)
         }
-        let results = Mutex<[[Line]]>(Array(repeating: [], count: bounds.count))
         let shared = SharedBytes(bytes: bytes)
-        DispatchQueue.concurrentPerform(iterations: bounds.count) { index in
-            let lines = scanPiece(shared.bytes, bounds[index], decoder: decoder)
-            results.withLock { $0[index] = lines }
-        }
-        let pieces = results.withLock { pieces in
-            var taken: [[Line]] = []
-            swap(&taken, &pieces)
-            return taken
-        }
+        let pieces = concurrentMap(bounds.count) { scanPiece(shared.bytes, bounds[$0], decoder: decoder) }
         // A piece after a bad line is never read: the bad line ends reading.
         var kept: [[Line]] = []
         for piece in pieces {
