@@ -30,6 +30,38 @@ import Testing
         }
     }
 
+    /// A batch as big as an import's, whose lines are encoded in parts at the same time:
+    /// the file holds each record's line in order, with nothing between the parts, and
+    /// the log finds every record by its line (reading after any position, reopened or not).
+    @Test func aBigBatchIsWrittenLineByLineInOrder() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let count = 3 * FileEventLog.recordsPerEncodedPart + 17
+            var facts: [Fact] = [.timelineCreated(timeline: "t", name: "T")]
+            for number in 1..<count {
+                facts.append(.eventAdded(event: EventID("e\(number)"), timeline: "t",
+                                         title: String(repeating: "é", count: number % 40), date: try day("2020-01-02")))
+            }
+            let log = try FileEventLog(path: path)
+            let before = try log.append([.timelineCreated(timeline: "before", name: "B")], options: AppendOptions()).records
+            let at = try recordedAt()
+            let records = try log.append(facts, options: AppendOptions(commandID: "import", recordedAt: at)).records
+            #expect(records == Record.batch(of: facts, after: 1, options: AppendOptions(commandID: "import", recordedAt: at)))
+            var expected: [UInt8] = []
+            for record in try log.records(after: 0) { RecordEncoder().encode(record, into: &expected) }
+            #expect(fileBytes(path) == expected)
+            for position in [0, 1, 2, Int64(FileEventLog.recordsPerEncodedPart), Int64(count - 1)] {
+                #expect(try log.records(after: position) == Array((before + records).drop { $0.position <= position }))
+            }
+            log.close()
+            let reopened = try FileEventLog(path: path)
+            defer { reopened.close() }
+            #expect(reopened.position == Int64(count + 1))
+            #expect(try reopened.records(after: Int64(FileEventLog.recordsPerEncodedPart + 1))
+                == Array(records.dropFirst(FileEventLog.recordsPerEncodedPart)))
+        }
+    }
+
     @Test func theBytesOnDiskAreTheStoresLinesAndDecodeToTheSameRecords() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"

@@ -15,4 +15,18 @@ import Testing
         #expect(Record.batch(of: [facts[1]], after: 0, options: AppendOptions())
             == [Record(position: 1, facts: [facts[1]], recordedAt: nil, commandID: nil, batchRemainder: 0)])
     }
+
+    /// An import's batch is made in parts at the same time: the same records, in order.
+    @Test func aBigBatchIsNumberedInOrder() throws {
+        let facts = (0..<50_000).map { Fact.eventRemoved(event: EventID("e\($0)")) }
+        let at = try recordedAt()
+        let records = Record.batch(of: facts, after: 7, options: AppendOptions(commandID: "c", recordedAt: at))
+        #expect(records.count == facts.count)
+        for (offset, record) in records.enumerated() {
+            guard record != Record(position: Int64(8 + offset), facts: [facts[offset]], recordedAt: at, commandID: "c",
+                                   batchRemainder: facts.count - offset - 1) else { continue }
+            Issue.record("record \(offset) is \(record)")
+            break
+        }
+    }
 }

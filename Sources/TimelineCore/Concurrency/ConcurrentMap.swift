@@ -19,3 +19,22 @@ package func concurrentMap<T: Sendable>(_ count: Int, _ task: @Sendable (Int) ->
         return taken.map { $0! }
     }
 }
+
+/// The array of `element(0)`, …, `element(count - 1)`, made in `parts` runs of indices at
+/// the same time: a big array without the copy of joining arrays made apart.
+/// - Complexity: O(*count*) work, spread over the processors.
+package func concurrentArray<T: Sendable>(count: Int, parts: Int, _ element: @Sendable (Int) -> T) -> [T] {
+    guard parts > 1, count > 1 else { return (0..<count).map(element) }
+    let parts = min(parts, count)
+    return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+        // Safe to share: each part initializes its own run of slots, the runs do not
+        // overlap, and `concurrentPerform` returns only when every part is done.
+        nonisolated(unsafe) let base = buffer.baseAddress!
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            for index in (part * count / parts)..<((part + 1) * count / parts) {
+                (base + index).initialize(to: element(index))
+            }
+        }
+        initialized = count
+    }
+}

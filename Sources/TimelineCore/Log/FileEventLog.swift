@@ -524,20 +524,19 @@ package final class FileEventLog: EventLog {
     private func write(_ facts: [Fact], options: AppendOptions, file: SystemFile,
                        state: inout State) throws(EventLogError) -> [Record] {
         let records = Record.batch(of: facts, after: Int64(state.count), options: options)
-        state.buffer.removeAll(keepingCapacity: true)
-        var lineStarts: [Int] = []
-        for record in records {
-            lineStarts.append(state.size + state.buffer.count)
-            let lineStart = state.buffer.count
-            encoder.encode(record, into: &state.buffer)
-            // A line the reader would refuse must never be acknowledged.
-            let length = state.buffer.count - lineStart - 1
-            if length > LogReader.maximumLineLength {
-                throw .recordTooLong(length: length, limit: LogReader.maximumLineLength)
-            }
-        }
+        let (parts, lineStarts) = try encodedLines(of: records, from: state.size, buffer: &state.buffer)
+        var written = 0
         do {
-            try file.write(state.buffer, at: state.size)
+            if let parts {
+                // Each part after the one before: no buffer of the whole batch is kept.
+                for part in parts {
+                    try file.write(part, at: state.size + written)
+                    written += part.count
+                }
+            } else {
+                try file.write(state.buffer, at: state.size)
+                written = state.buffer.count
+            }
         } catch {
             // Part of the batch may be in the file: an unfinished batch, which the next
             // writer cuts off as a torn tail (to the side file) if it stays.
@@ -560,12 +559,53 @@ package final class FileEventLog: EventLog {
             }
             throw error
         }
-        state.size += state.buffer.count
+        state.size += written
         if let id = options.commandID {
             state.commands[CommandKey(id)] = state.count..<(state.count + records.count)
         }
         state.offsets.append(contentsOf: lineStarts)
         return records
+    }
+
+    /// How many records each part of a big batch's lines holds (an import's, not a
+    /// command's); a smaller batch is encoded in one buffer, kept for the next.
+    static let recordsPerEncodedPart = 16_384
+
+    /// The lines of `records`, the first one starting at `offset` in the file, and where
+    /// each starts: in `buffer` (the parts are `nil`), or for a big batch, in parts encoded
+    /// on every processor. Refuses a line longer than the reader accepts, which must
+    /// never be acknowledged.
+    private func encodedLines(of records: [Record], from offset: Int, buffer: inout [UInt8])
+        throws(EventLogError) -> (parts: [[UInt8]]?, lineStarts: [Int]) {
+        var lineStarts: [Int] = []
+        lineStarts.reserveCapacity(records.count)
+        if records.count < Self.recordsPerEncodedPart {
+            buffer.removeAll(keepingCapacity: true)
+            try encoder.encode(records[...], into: &buffer, lineStarts: &lineStarts, from: offset)
+            return (nil, lineStarts)
+        }
+        let encoder = encoder
+        let count = (records.count + Self.recordsPerEncodedPart - 1) / Self.recordsPerEncodedPart
+        let encoded = concurrentMap(count) { part in
+            let range = (part * records.count / count)..<((part + 1) * records.count / count)
+            var bytes: [UInt8] = []
+            var starts: [Int] = []
+            starts.reserveCapacity(range.count)
+            let outcome = Result { () throws(EventLogError) in
+                try encoder.encode(records[range], into: &bytes, lineStarts: &starts, from: 0)
+            }
+            return (bytes: bytes, starts: starts, outcome: outcome)
+        }
+        var parts: [[UInt8]] = []
+        parts.reserveCapacity(count)
+        var start = offset
+        for part in encoded {
+            try part.outcome.get()
+            lineStarts += part.starts.lazy.map { $0 + start }
+            start += part.bytes.count
+            parts.append(part.bytes)
+        }
+        return (parts, lineStarts)
     }
 
     /// The records after `position`, read back from the file.
@@ -708,5 +748,22 @@ package final class FileEventLog: EventLog {
     /// Releases the file and its lock; later calls fail with ``EventLogError/closed(path:)``.
     package func close() {
         state.withLock { $0.file = nil }
+    }
+}
+
+extension RecordEncoder {
+    /// Appends the lines of `records` to `bytes`, and where each starts (`offset` for the
+    /// first byte of `bytes`) to `lineStarts`; refuses a line longer than the reader accepts.
+    fileprivate func encode(_ records: ArraySlice<Record>, into bytes: inout [UInt8], lineStarts: inout [Int],
+                            from offset: Int) throws(EventLogError) {
+        for record in records {
+            let lineStart = bytes.count
+            lineStarts.append(offset + lineStart)
+            encode(record, into: &bytes)
+            let length = bytes.count - lineStart - 1
+            if length > LogReader.maximumLineLength {
+                throw .recordTooLong(length: length, limit: LogReader.maximumLineLength)
+            }
+        }
     }
 }

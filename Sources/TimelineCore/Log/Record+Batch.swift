@@ -12,12 +12,14 @@ extension Record {
             return [Record(position: position + 1, facts: facts, recordedAt: options.recordedAt,
                            commandID: options.commandID, batchRemainder: 0)]
         }
-        var records: [Record] = []
-        records.reserveCapacity(facts.count)
-        for (offset, fact) in facts.enumerated() {
-            records.append(Record(position: position + Int64(offset) + 1, fact: fact, recordedAt: options.recordedAt,
-                                  commandID: options.commandID, batchRemainder: facts.count - offset - 1))
+        // An import's million records (each with an array of its own) are made on every processor.
+        let parts = facts.count < recordsPerPart ? 1 : (facts.count + recordsPerPart - 1) / recordsPerPart
+        return concurrentArray(count: facts.count, parts: parts) { offset in
+            Record(position: position + Int64(offset) + 1, fact: facts[offset], recordedAt: options.recordedAt,
+                   commandID: options.commandID, batchRemainder: facts.count - offset - 1)
         }
-        return records
     }
+
+    /// How many records each part of a big batch holds, made at the same time.
+    private static let recordsPerPart = 16_384
 }
