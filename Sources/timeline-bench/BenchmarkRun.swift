@@ -119,7 +119,7 @@ struct BenchmarkRun {
                            baseline: "JSONDecoder, line by line", result.jsonDecoder)
             comparison.add("2", "parse + 3 views (rebuild)", size: recordsLabel, result.rebuild,
                            baseline: "JSONDecoder, line by line", result.jsonDecoder)
-            comparison.add("2", "parse, hand-written layout (general path)", size: recordsLabel, result.handWrittenParse,
+            comparison.add("2", "parse, hand-written layout (any order)", size: recordsLabel, result.handWrittenParse,
                            baseline: "JSONDecoder, line by line", result.handWrittenJSONDecoder)
             jsonDecoderTimes = Figure(.duration, Samples(result.jsonDecoder.samples.values.map { Double(log.records) / $0 * 1e9 }))
             replay = result

@@ -1,4 +1,5 @@
-// libFuzzer entry: arbitrary bytes as a whole log (LogReader) and as one line (RecordDecoder).
+// libFuzzer entry: arbitrary bytes as a whole log (LogReader) and as one line (RecordDecoder),
+// whose fast paths must read what the general path reads.
 // Built into the TimelineCore module by run.sh; not a SwiftPM target.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -15,6 +16,12 @@ public func fuzzLogReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? LogValidator.validate(contents)
     }
     _ = try? RecordDecoder().decode(line: bytes, lineNumber: 1, expectedPosition: 1)
+    // A line the fast paths take, the general path takes too, and reads the same.
+    bytes.withUnsafeBytes { line in
+        if let fast = RecordDecoder().decodeFast(line) {
+            precondition((try? RecordDecoder().decodeGeneral(line, lineNumber: 1)) == fast)
+        }
+    }
     _ = try? RecordDecoder().decode(line: bytes[...], lineNumber: 7, expectedPosition: 7)
     return 0
 }

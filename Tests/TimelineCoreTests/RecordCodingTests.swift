@@ -114,8 +114,73 @@ private func reencoded(_ decoded: DecodedLine, position: Int64) -> [UInt8] {
             #expect(general.seq == (withSeq ? record.position : nil), "\(text)")
             #expect(reencoded(general, position: record.position) == RecordEncoder().encode(record), "\(text)")
             #expect(try RecordDecoder().decode(line: line, lineNumber: 1, expectedPosition: record.position) == record)
-            if decodeFast(line) != nil { fastPathTaken += 1 }
+            if let fast = decodeFast(line) {
+                fastPathTaken += 1
+                #expect(fast == general, "\(text)")
+            }
         }
-        #expect(fastPathTaken < 100) // whitespace and shuffling send almost every line down the general path
+        // Escaped names and unknown members send most lines down the general path.
+        #expect(fastPathTaken < 1_000)
+    }
+
+    /// Hand-written lines of the known members only, names and dates without escapes,
+    /// in any order with any whitespace, all take the fast path and read as on the general one.
+    @Test(arguments: [UInt64(21), 22, 23])
+    func plainHandWrittenLinesTakeTheFastPath(seed: UInt64) throws {
+        var random = RandomRecords(seed: seed)
+        var writer = HandWriter(rng: SplitMix64(seed: ~seed), plain: true)
+        for index in 0..<1_500 {
+            let record = try random.record()
+            let text = writer.line(record, withSeq: index % 3 != 0)
+            let line = Array(text.utf8)
+            let fast = try #require(decodeFast(line), "fast path refused \(text)")
+            #expect(try fast == decodeGeneral(line), "\(text)")
+            #expect(try RecordDecoder().decode(line: line, lineNumber: 1, expectedPosition: record.position) == record)
+        }
+    }
+
+    /// Plain hand-written lines, damaged at random (a byte deleted, replaced or added, a
+    /// member repeated, a part of another line spliced in): the fast path never takes a
+    /// line the general path refuses, nor reads one otherwise.
+    @Test(arguments: [UInt64(31), 32, 33, 34])
+    func damagedHandWrittenLinesAreNeverReadOtherwiseOnTheFastPath(seed: UInt64) throws {
+        var random = RandomRecords(seed: seed)
+        var writer = HandWriter(rng: SplitMix64(seed: ~seed), plain: true)
+        var rng = SplitMix64(seed: seed &* 7)
+        let alphabet = Array(#"{}[],:" \-.0123456789eEnulatrfsvqdym"#.utf8)
+        var taken = 0
+        var refused = 0
+        for index in 0..<3_000 {
+            let record = try random.record()
+            var line = Array(writer.line(record, withSeq: index % 2 == 0).utf8)
+            let other = Array(writer.line(try random.record(), withSeq: true).utf8)
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let at = Int.random(in: 0..<line.count, using: &rng)
+                switch Int.random(in: 0..<5, using: &rng) {
+                case 0: line.remove(at: at)
+                case 1: line[at] = alphabet.randomElement(using: &rng)!
+                case 2: line.insert(alphabet.randomElement(using: &rng)!, at: at)
+                case 3:
+                    // A member repeated: the text from a quote to the next comma, again.
+                    if let quote = line[at...].firstIndex(of: 0x22), let comma = line[quote...].firstIndex(of: 0x2C) {
+                        line.insert(contentsOf: line[quote...comma], at: comma + 1)
+                    }
+                default:
+                    let from = Int.random(in: 0..<other.count, using: &rng)
+                    line.replaceSubrange(at..<min(line.count, at + 12), with: other[from..<min(other.count, from + 12)])
+                }
+                if line.isEmpty { line = [0x7B] }
+            }
+            let general = try? decodeGeneral(line)
+            if let fast = decodeFast(line) {
+                taken += 1
+                #expect(general == fast, "\(String(decoding: line, as: UTF8.self))")
+            } else if general == nil {
+                refused += 1
+            }
+        }
+        // Both kinds were tried: lines the damage left readable, and lines it broke.
+        #expect(taken > 100)
+        #expect(refused > 1_000)
     }
 }

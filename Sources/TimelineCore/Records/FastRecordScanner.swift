@@ -1,5 +1,6 @@
-/// The record reader's fast path: a byte scanner for exactly the layout that
-/// ``RecordEncoder`` writes, and nothing else.
+/// The record reader's fast paths: a byte scanner for exactly the layout that
+/// ``RecordEncoder`` writes, and (``scanAnyOrder(_:)``) for the plainest hand-written
+/// lines: the known members only, in any order, with any whitespace.
 ///
 /// It reads `{"seq":N,"type":"T","data":{…},` then optionally, in this order, `"at"`,
 /// `"v"` (only `1`), `"cmd"`, `"more"` and `"crc"`, with no whitespace, the data's fields
@@ -12,11 +13,11 @@
 ///
 /// It allocates nothing but the strings, dates and facts array of its result.
 struct FastRecordScanner {
-    private let p: UnsafePointer<UInt8>
-    private let n: Int
-    private var i = 0
+    let p: UnsafePointer<UInt8>
+    let n: Int
+    var i = 0
 
-    private init(_ p: UnsafePointer<UInt8>, _ n: Int) {
+    init(_ p: UnsafePointer<UInt8>, _ n: Int) {
         self.p = p
         self.n = n
     }
@@ -119,7 +120,7 @@ struct FastRecordScanner {
 
     /// Consumes `text` if the bytes at the cursor are exactly it.
     @inline(__always)
-    private mutating func literal(_ text: StaticString) -> Bool {
+    mutating func literal(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard n - i >= count else { return false }
         let expected = text.utf8Start
@@ -137,7 +138,7 @@ struct FastRecordScanner {
 
     /// Digits of a non-negative integer that fits in an `Int64`, without leading zeros.
     @inline(__always)
-    private mutating func unsignedInteger() -> Int64? {
+    mutating func unsignedInteger() -> Int64? {
         let start = i
         var value: UInt64 = 0
         while i < n, p[i] >= 0x30, p[i] <= 0x39 {
@@ -153,7 +154,7 @@ struct FastRecordScanner {
 
     /// A string, escapes and all, by the same rules as the general path.
     @inline(__always)
-    private mutating func string() -> String? {
+    mutating func string() -> String? {
         guard i < n, p[i] == 0x22 else { return nil }
         let start = i + 1
         guard case .success(let span) = JSONStringScanner.scan(p, count: n, from: start) else { return nil }
@@ -163,7 +164,7 @@ struct FastRecordScanner {
 
     /// A date value in a string without escapes, parsed straight from the bytes.
     @inline(__always)
-    private mutating func date() -> DateValue? {
+    mutating func date() -> DateValue? {
         guard i < n, p[i] == 0x22 else { return nil }
         let start = i + 1
         var end = start
@@ -198,7 +199,7 @@ struct FastRecordScanner {
 
     /// A record type name and its closing quote.
     @inline(__always)
-    private mutating func factType() -> FactType? {
+    mutating func factType() -> FactType? {
         let start = i
         var end = start
         while end < n, p[end] != 0x22 { end += 1 }

@@ -1,9 +1,10 @@
 /// Reads lines of the log as records.
 ///
-/// Each line is tried first on the fast path, a byte scanner for exactly the layout
-/// ``RecordEncoder`` writes, which builds nothing but the record's strings; at the first
-/// surprise the line is read again on the general path, which takes any valid JSON
-/// object and explains what is wrong with a line it cannot accept.
+/// Each line is tried first on the fast paths, byte scanners for exactly the layout
+/// ``RecordEncoder`` writes and for the plainest hand-written lines (known members only,
+/// in any order, any whitespace), which build nothing but the record's strings; at the
+/// first surprise the line is read again on the general path, which takes any valid
+/// JSON object and explains what is wrong with a line it cannot accept.
 /// Both paths give the same record for the same line.
 ///
 /// Positions: the caller says which position it expects next (1 for the first line,
@@ -58,10 +59,10 @@ package struct RecordDecoder: Sendable {
         return try decodeGeneral(line, lineNumber: lineNumber)
     }
 
-    /// The fast path alone: the line if it is exactly in the store's layout and valid,
-    /// otherwise `nil` (never an error).
+    /// The fast paths alone: the line if it is in the store's layout or the plainest
+    /// hand-written one, and valid; otherwise `nil` (never an error).
     func decodeFast(_ line: UnsafeRawBufferPointer) -> DecodedLine? {
-        FastRecordScanner.scan(line)
+        FastRecordScanner.scan(line) ?? FastRecordScanner.scanAnyOrder(line)
     }
 
     /// The general path alone: any valid JSON object, or the error that explains why
