@@ -16,65 +16,47 @@ extension Checkpoint {
         writer.write(projection.now.nanosecondsPastMicrosecond)
         Self.encode(resumePoint, into: &writer)
 
-        // Timelines: those with a name, then any other an event names.
+        // Timelines: those with a name, in the order of their ids' bytes (so that a state
+        // has one encoding, whatever the order of a dictionary), then any other an event
+        // names, in the order of the events.
+        var timelines: [(id: TimelineID, name: String?)] = projection.summaries.timelines
+            .map { ($0.key, $0.value.name) }
+            .sorted { $0.id.rawValue.utf8.lexicographicallyPrecedes($1.id.rawValue.utf8) }
         var timelineIndices: [TimelineID: UInt32] = [:]
-        var timelines: [(id: TimelineID, name: String?)] = []
-        for (id, timeline) in projection.summaries.timelines {
-            timelineIndices[id] = UInt32(timelines.count)
-            timelines.append((id, timeline.name))
+        for (index, timeline) in timelines.enumerated() { timelineIndices[timeline.id] = UInt32(index) }
+        // Events: in blocks, each with its count and byte length, decoded at the same time
+        // and encoded at the same time, in two passes: the first reads each event once and
+        // leaves room for the indices of its dates (and of a timeline without a name),
+        // which the second fills in from the complete tables.
+        let snapshots = Self.eventsInRowOrder(projection)
+        let blockStarts = Array(stride(from: 0, to: snapshots.count, by: eventsPerBlock))
+        var blocks = concurrentMap(blockStarts.count) { [timelineIndices] number in
+            let start = blockStarts[number]
+            return EncodedBlock(snapshots[start..<min(start + eventsPerBlock, snapshots.count)],
+                                timelines: timelineIndices)
         }
         // Dates: each distinct text once, in the order of dates (by instant, then text),
-        // so that loading puts a timeline's dates in order by their indices alone.
-        var distinct: [String: DateValue] = [:]
-        projection.events.forEachSnapshot { _, event in
-            let start = event.startDate
-            distinct[start.text] = start
-            if let end = event.endDate { distinct[end.text] = end }
-        }
-        let dates = distinct.values.sorted()
-        var dateIndices: [String: UInt32] = [:]
+        // so that loading puts a timeline's dates in order by their indices alone. Values
+        // are the same exactly when their texts are, and hash by instant, not by text.
+        var distinct = Set<DateValue>()
+        for block in blocks { distinct.formUnion(block.distinctDates) }
+        let dates = distinct.sorted()
+        var dateIndices: [DateValue: UInt32] = [:]
         dateIndices.reserveCapacity(dates.count)
-        for (index, date) in dates.enumerated() { dateIndices[date.text] = UInt32(index) }
-        // Events: in blocks, each with its count and byte length, decoded at the same time
-        // and encoded at the same time. Timelines an event names that have no name (and
-        // so no summary) are listed first, so that the blocks only read the indices.
-        let snapshots = Self.eventsInRowOrder(projection)
-        // By snapshot, not by id: hashing an address is cheaper than hashing a string, and
-        // every row's event is the table's snapshot.
-        var eventIndices: [ObjectIdentifier: UInt32] = [:]
-        eventIndices.reserveCapacity(snapshots.count)
-        for (offset, event) in snapshots.enumerated() {
-            eventIndices[ObjectIdentifier(event)] = UInt32(offset)
-            if timelineIndices[event.timeline] == nil {
-                timelineIndices[event.timeline] = UInt32(timelines.count)
-                timelines.append((event.timeline, nil))
+        for (index, date) in dates.enumerated() { dateIndices[date] = UInt32(index) }
+        for block in blocks {
+            for place in block.unnamedTimelines where timelineIndices[place.id] == nil {
+                timelineIndices[place.id] = UInt32(timelines.count)
+                timelines.append((place.id, nil))
             }
         }
-        let blockStarts = Array(stride(from: 0, to: snapshots.count, by: eventsPerBlock))
-        let blocks = Self.inParallel(blockStarts.count) { [timelineIndices, dateIndices] number in
-            var blockWriter = ByteWriter()
-            for event in snapshots[blockStarts[number]..<min(blockStarts[number] + eventsPerBlock, snapshots.count)] {
-                blockWriter.write(event.id.rawValue)
-                blockWriter.write(timelineIndices[event.timeline]!)
-                event.withTitleBytes { title in
-                    blockWriter.write(UInt32(title.count))
-                    blockWriter.bytes.append(contentsOf: title)
-                }
-                switch event.dates {
-                case .single(let date):
-                    blockWriter.write(UInt8(0))
-                    blockWriter.write(dateIndices[date.text]!)
-                case .range(let start, nil):
-                    blockWriter.write(UInt8(1))
-                    blockWriter.write(dateIndices[start.text]!)
-                case .range(let start, let end?):
-                    blockWriter.write(UInt8(2))
-                    blockWriter.write(dateIndices[start.text]!)
-                    blockWriter.write(dateIndices[end.text]!)
-                }
-            }
-            return blockWriter.bytes
+        blocks = concurrentMap(blocks.count) { [blocks, timelineIndices, dateIndices] number in
+            var block = blocks[number]
+            block.fillIndices(timelines: timelineIndices, dates: dateIndices)
+            return block
         }
+        var eventNumbers = SnapshotNumbers(count: snapshots.count)
+        for (offset, event) in snapshots.enumerated() { eventNumbers.insert(event, number: UInt32(offset)) }
         writer.write(UInt32(timelines.count))
         for timeline in timelines {
             writer.write(timeline.id.rawValue)
@@ -91,10 +73,9 @@ extension Checkpoint {
         writer.write(UInt32(snapshots.count))
         writer.write(UInt32(blockStarts.count))
         for (number, block) in blocks.enumerated() {
-            guard case .success(let bytes) = block else { preconditionFailure("encoding a block does not fail") }
             writer.write(UInt32(min(eventsPerBlock, snapshots.count - blockStarts[number])))
-            writer.write(UInt32(bytes.count))
-            writer.bytes.append(contentsOf: bytes)
+            writer.write(UInt32(block.writer.bytes.count))
+            writer.bytes.append(contentsOf: block.writer.bytes)
         }
 
         writer.write(UInt32(projection.rowSets.count))
@@ -113,10 +94,22 @@ extension Checkpoint {
                 writer.write(view.position)
             }
             writer.write(UInt32(rowSet.index.count))
-            for entry in rowSet.index {
-                writer.write(eventIndices[ObjectIdentifier(entry.event)]!)
-                writer.write(UInt8(RowKind.allCases.firstIndex(of: entry.kind)!))
+            // Each row's event number and kind, in parts written at the same time.
+            let index = rowSet.index
+            let partCount = (index.count + Self.eventsPerBlock - 1) / Self.eventsPerBlock
+            let parts = concurrentMap(partCount) { [eventNumbers] part in
+                let range = (part * index.count / partCount)..<((part + 1) * index.count / partCount)
+                var rows = ByteWriter()
+                rows.bytes.reserveCapacity(5 * range.count)
+                var entries = index.makeIterator(startingAt: range.lowerBound)
+                for _ in range {
+                    let entry = entries.next()!
+                    rows.write(eventNumbers.number(of: entry.event))
+                    rows.write(UInt8(RowKind.allCases.firstIndex(of: entry.kind)!))
+                }
+                return rows.bytes
             }
+            for part in parts { writer.bytes.append(contentsOf: part) }
         }
         writer.write(projection.summaries.position)
         writer.write(CRC32C.checksum(writer.bytes))
@@ -159,5 +152,115 @@ extension Checkpoint {
             if !placed.contains(snapshot.id) { snapshots.append(snapshot) }
         }
         return snapshots
+    }
+}
+
+/// One block of a checkpoint's events: each event's id, timeline, title and dates, with
+/// the indices of its dates (and of a timeline without a name) left as places to fill in
+/// once every block has been read and the tables are complete.
+private struct EncodedBlock: Sendable {
+    var writer = ByteWriter()
+    /// Where each date's index goes, and its date.
+    private var datePlaces: [(offset: Int, date: DateValue)] = []
+    /// Where the index of a timeline missing from the named ones goes, and its id.
+    private(set) var unnamedTimelines: [(offset: Int, id: TimelineID)] = []
+    /// The block's dates, each once.
+    private(set) var distinctDates = Set<DateValue>()
+
+    init(_ events: ArraySlice<EventSnapshot>, timelines: [TimelineID: UInt32]) {
+        datePlaces.reserveCapacity(events.count)
+        for event in events {
+            writer.write(event.id.rawValue)
+            if let index = timelines[event.timeline] {
+                writer.write(index)
+            } else {
+                unnamedTimelines.append((writer.bytes.count, event.timeline))
+                writer.write(UInt32(0))
+            }
+            event.withTitleBytes { title in
+                writer.write(UInt32(title.count))
+                writer.bytes.append(contentsOf: title)
+            }
+            switch event.dates {
+            case .single(let date):
+                writer.write(UInt8(0))
+                place(date)
+            case .range(let start, nil):
+                writer.write(UInt8(1))
+                place(start)
+            case .range(let start, let end?):
+                writer.write(UInt8(2))
+                place(start)
+                place(end)
+            }
+        }
+    }
+
+    private mutating func place(_ date: DateValue) {
+        datePlaces.append((writer.bytes.count, date))
+        distinctDates.insert(date)
+        writer.write(UInt32(0))
+    }
+
+    /// Fills in the indices, from tables that hold every date and timeline of the block.
+    mutating func fillIndices(timelines: [TimelineID: UInt32], dates: [DateValue: UInt32]) {
+        writer.bytes.withUnsafeMutableBytes { buffer in
+            for place in datePlaces {
+                buffer.storeBytes(of: dates[place.date]!.littleEndian, toByteOffset: place.offset, as: UInt32.self)
+            }
+            for place in unnamedTimelines {
+                buffer.storeBytes(of: timelines[place.id]!.littleEndian, toByteOffset: place.offset, as: UInt32.self)
+            }
+        }
+        datePlaces = []
+        distinctDates = []
+    }
+}
+
+/// Each event's number in a checkpoint, by its snapshot's address: open addressing with
+/// linear probing, as hashing an address with `Hasher` for every event and every row was
+/// a fifth of encoding a checkpoint of a million records.
+private struct SnapshotNumbers {
+    /// Each slot's snapshot address; 0 for an empty slot.
+    private var keys: [UInt]
+    private var numbers: [UInt32]
+    /// How far a key's multiplied hash is shifted to give its first slot.
+    private let shift: UInt64
+
+    /// A table for `count` snapshots, at most half full.
+    init(count: Int) {
+        var bits: UInt64 = 4
+        while 1 << bits < 2 * count { bits += 1 }
+        keys = Array(repeating: 0, count: 1 << bits)
+        numbers = Array(repeating: 0, count: 1 << bits)
+        shift = 64 - bits
+    }
+
+    @inline(__always)
+    private func firstSlot(of key: UInt) -> Int {
+        // Fibonacci hashing: the high bits of the product mix every bit of the address.
+        Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    /// Numbers `snapshot`, which the table does not hold yet.
+    mutating func insert(_ snapshot: EventSnapshot, number: UInt32) {
+        let key = UInt(bitPattern: ObjectIdentifier(snapshot))
+        let mask = keys.count - 1
+        var slot = firstSlot(of: key)
+        while keys[slot] != 0 { slot = (slot + 1) & mask }
+        keys[slot] = key
+        numbers[slot] = number
+    }
+
+    /// The number of `snapshot`, which the table holds.
+    func number(of snapshot: EventSnapshot) -> UInt32 {
+        let key = UInt(bitPattern: ObjectIdentifier(snapshot))
+        let mask = keys.count - 1
+        var slot = firstSlot(of: key)
+        while keys[slot] != key {
+            precondition(keys[slot] != 0, "every row's event is numbered")
+            slot = (slot + 1) & mask
+        }
+        return numbers[slot]
     }
 }
