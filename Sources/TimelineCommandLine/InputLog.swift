@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import TimelineCore
 #if canImport(Glibc)
 import Glibc
@@ -68,29 +69,26 @@ struct InputLog {
 
     /// Reads the input to its end and hands `body` the records a chunk at a time, in
     /// order, each chunk's offsets, line numbers and positions in the whole log's terms.
-    /// While `body` works on a chunk, the next one is read and decoded on another thread.
+    /// While `body` works on a chunk, the next ones (up to ``readAhead``) are read and
+    /// decoded on other threads.
     ///
     /// A chunk ends at a line end and outside any atomic batch (a batch is never split
     /// between two calls); a bad line is a failure naming the input and the line, and
     /// ending with `consequence` (the import's "; nothing imported").
-    /// - Complexity: O(*n*) for *n* bytes, with O(``chunkBytes``) memory beyond what
-    ///   `body` keeps (more only for a line or a batch longer than a chunk).
+    /// - Complexity: O(*n*) for *n* bytes, with O(``chunkBytes`` · ``readAhead``) memory
+    ///   beyond what `body` keeps (more only for a line or a batch longer than a chunk).
     func forEachChunk(consequence: String = "", _ body: (LogReader.Contents) throws -> Void) throws -> Ending {
         let source = ChunkSource(descriptor: descriptor)
-        let queue = DispatchQueue(label: "timeline.input")
-        let group = DispatchGroup()
-        func readAhead() { queue.async(group: group) { source.readNext() } }
-        // The read ahead never outlives the call: the descriptor may be closed after it.
-        defer { group.wait() }
-        readAhead()
+        let reader = ChunkReader(source: source, ahead: Self.readAhead)
+        // The reading never outlives the call: the descriptor may be closed after it.
+        defer { reader.stop() }
         while true {
-            group.wait()
-            let result = source.result
+            let result = reader.next()
             if case .success(let contents?) = result {
-                readAhead()
                 try body(contents)
                 continue
             }
+            reader.stop()
             switch result {
             case .failure(.read(let code)):
                 throw CommandFailure(Self.failure(name, "read", code).message + consequence)
@@ -102,6 +100,10 @@ struct InputLog {
             }
         }
     }
+
+    /// How many decoded chunks may wait for the caller: more than one, so that decoding
+    /// goes on while the caller takes longer over a chunk than decoding it took.
+    static let readAhead = 3
 
     private static func systemClose(_ descriptor: Int32) {
         #if canImport(Darwin)
@@ -129,11 +131,53 @@ struct InputLog {
     }
 }
 
+/// Decodes chunks on a thread of its own, ahead of the caller, a few at most.
+private final class ChunkReader: Sendable {
+    private let results = Mutex<[Result<LogReader.Contents?, ChunkSource.Failure>]>([])
+    private let stopped = Atomic<Bool>(false)
+    /// Signalled for each result ready, and for each free place among the `ahead`.
+    private let ready = DispatchSemaphore(value: 0)
+    private let room: DispatchSemaphore
+    private let done = DispatchGroup()
+
+    /// Starts reading `source`, at most `ahead` chunks before the caller.
+    init(source: ChunkSource, ahead: Int) {
+        room = DispatchSemaphore(value: ahead)
+        DispatchQueue.global().async(group: done) { [self] in
+            while true {
+                room.wait()
+                if stopped.load(ordering: .acquiring) { return }
+                source.readNext()
+                let result = source.result
+                results.withLock { $0.append(result) }
+                ready.signal()
+                guard case .success(.some) = result else { return }
+            }
+        }
+    }
+
+    /// The next chunk (`nil` after the last), or the failure that ended reading.
+    func next() -> Result<LogReader.Contents?, ChunkSource.Failure> {
+        ready.wait()
+        let result = results.withLock { $0.removeFirst() }
+        room.signal()
+        return result
+    }
+
+    /// Stops reading, and waits until the source is no longer touched.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        room.signal()
+        done.wait()
+    }
+}
+
 /// Reads and decodes a descriptor's log one chunk at a time.
 ///
-/// Used from one thread at a time: ``InputLog/forEachChunk(_:)`` starts one
-/// ``readNext()`` on its queue and waits for it before it reads ``result`` or starts
-/// the next, so the state is never touched by two threads at once.
+/// Used from one thread at a time: ``ChunkReader`` calls ``readNext()`` on its thread
+/// only, one call after another, and ``InputLog/forEachChunk(consequence:_:)`` reads
+/// ``tornTail`` and ``bytesRead`` only once that thread has stopped, so the state is never
+/// touched by two threads at once.
 private final class ChunkSource: @unchecked Sendable {
     enum Failure: Error {
         case read(Int32)

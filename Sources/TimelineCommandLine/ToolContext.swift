@@ -133,11 +133,11 @@ public struct ToolContext: Sendable {
         return context
     }
 
-    /// Keeps `object` until the process exits when it ends with the command
-    /// (``endsWithProcess``); otherwise does nothing.
-    func leaveToExit(_ object: any AnyObject & Sendable) {
+    /// Keeps `value` (a store, an import's facts) until the process exits when it ends
+    /// with the command (``endsWithProcess``); otherwise does nothing.
+    func leaveToExit(_ value: any Sendable) {
         guard endsWithProcess else { return }
-        leftToExit.withLock { $0.append(object) }
+        leftToExit.withLock { $0.append(value) }
     }
 
     /// The width tables fit, or `nil` for no limit: only when standard output is a
@@ -169,7 +169,7 @@ public struct ToolContext: Sendable {
 }
 
 /// What ``ToolContext/leaveToExit(_:)`` keeps: never freed, the process ends first.
-private let leftToExit = Mutex<[any AnyObject & Sendable]>([])
+private let leftToExit = Mutex<[any Sendable]>([])
 
 /// The width in columns that the terminal at `descriptor` reports, if it does.
 private func windowColumns(of descriptor: Int32) -> Int? {
