@@ -94,17 +94,41 @@ enum DisplayWidth {
     ]
 
     /// `text` cut to at most `width` cells, ending in "…" when something was cut.
+    ///
+    /// An escape of a cell (`\n`, `\u{202e}`, see `displayText`) is kept whole or left
+    /// out: cut inside, `\u{202` would read as another character.
     static func truncate(_ text: String, to width: Int) -> String {
         guard of(text) > width else { return text }
         guard width > 0 else { return "" }
+        let characters = Array(text)
         var result = ""
         var used = 0
-        for character in text {
-            let cells = of(character)
+        var index = 0
+        while index < characters.count {
+            let end = escapeEnd(in: characters, at: index) ?? index + 1
+            let unit = characters[index..<end]
+            let cells = unit.reduce(0) { $0 + of($1) }
             if used + cells > width - 1 { break }
-            result.append(character)
+            result.append(contentsOf: unit)
             used += cells
+            index = end
         }
         return result + "…"
+    }
+
+    /// Where the escape that starts at `index` ends (`\n`, `\r`, `\t`, `\u{` hex digits `}`),
+    /// if one does.
+    private static func escapeEnd(in characters: [Character], at index: Int) -> Int? {
+        guard characters[index] == "\\", index + 1 < characters.count else { return nil }
+        switch characters[index + 1] {
+        case "n", "r", "t": return index + 2
+        case "u":
+            guard index + 2 < characters.count, characters[index + 2] == "{" else { return nil }
+            var end = index + 3
+            while end < characters.count, characters[end].isHexDigit { end += 1 }
+            guard end > index + 3, end < characters.count, characters[end] == "}" else { return nil }
+            return end + 1
+        default: return nil
+        }
     }
 }

@@ -382,7 +382,10 @@ struct TableTests {
     }
 
     @Test(arguments: [("東京に住む", 5, "東京…"), ("東京に住む", 6, "東京…"), ("Berlin", 6, "Berlin"),
-                      ("Berlin", 5, "Berl…"), ("ab", 0, "")])
+                      ("Berlin", 5, "Berl…"), ("ab", 0, ""),
+                      // An escape is kept whole or left out, never cut inside.
+                      (#"ab\u{202e}cdefgh"#, 8, "ab…"), (#"ab\u{202e}cdefgh"#, 11, #"ab\u{202e}…"#),
+                      (#"a\nbcdef"#, 3, "a…"), (#"a\nbcdef"#, 4, #"a\n…"#), (#"a\u{zz}bcdef"#, 5, #"a\u{…"#)])
     func truncationCountsCellsAndEndsInAnEllipsis(_ text: String, _ width: Int, _ expected: String) {
         #expect(DisplayWidth.truncate(text, to: width) == expected)
     }

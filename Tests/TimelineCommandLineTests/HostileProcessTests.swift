@@ -416,4 +416,60 @@ struct HostileProcessTests {
         let rows = try await timeline(["rows", "--log", log, "--json"])
         #expect(rows.status == 0, "\(rows)")
     }
+
+    /// A checkpoint that cannot be written (the disk is full) costs only speed: the
+    /// command succeeds, says so, and leaves no part of the file to keep the disk full.
+    @Test func aFullDiskForTheCheckpointIsAWarningAndLeavesNoFile() async throws {
+        let tool = try #require(toolURL, "timeline not built")
+        guard let strace = Self.strace else {
+            print("skipped: strace is not installed, so no fault can be injected")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("full.jsonl")
+        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
+        try #require(created.status == 0, "\(created)")
+        try FileManager.default.removeItem(atPath: log + ".checkpoint")
+        // The first write is the record's, the second the checkpoint's.
+        let traced = try await run(strace, ["-f", "-o", "/dev/null", "-e", "trace=pwrite64",
+                                            "-e", "inject=pwrite64:error=ENOSPC:when=2",
+                                            tool.path, "add-event", "--log", log, "--event", "e1", "--timeline", "life",
+                                            "--title", "Full", "--date", "2000"])
+        if traced.errors.contains("PTRACE") || traced.errors.hasPrefix("strace:") {
+            print("skipped: strace cannot trace here: \(traced.errors)")
+            return
+        }
+        #expect(traced.status == 0, "\(traced)")
+        #expect(traced.errors.contains("warning: checkpoint not saved: "), "\(traced)")
+        #expect(traced.errors.contains("No space left on device"), "\(traced)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == ["full.jsonl"])
+        let rows = try await timeline(["rows", "--log", log, "--json"])
+        #expect(rows.status == 0 && rows.output.contains("\"e1\""), "\(rows)")
+    }
+
+    /// An import that the disk cannot hold says that nothing was imported.
+    @Test func aFullDiskForAnImportSaysNothingWasImported() async throws {
+        let tool = try #require(toolURL, "timeline not built")
+        guard let strace = Self.strace else {
+            print("skipped: strace is not installed, so no fault can be injected")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let input = directory.path("input.jsonl")
+        try #"{"type":"timelineCreated","data":{"timeline":"life","name":"Life"}}"#.appending("\n")
+            .write(toFile: input, atomically: true, encoding: .utf8)
+        let log = directory.path("new.jsonl")
+        let traced = try await run(strace, ["-f", "-o", "/dev/null", "-e", "trace=pwrite64",
+                                            "-e", "inject=pwrite64:error=ENOSPC", tool.path, "import", input, "--log", log])
+        if traced.errors.contains("PTRACE") || traced.errors.hasPrefix("strace:") {
+            print("skipped: strace cannot trace here: \(traced.errors)")
+            return
+        }
+        #expect(traced.status == 1, "\(traced)")
+        #expect(traced.errors.contains("No space left on device (errno 28); nothing imported"), "\(traced)")
+        let verified = try await timeline(["verify", "--log", log])
+        #expect(verified.status == 0 && verified.output.contains("0 records"), "\(verified)")
+    }
 }

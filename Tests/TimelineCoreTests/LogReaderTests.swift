@@ -193,6 +193,18 @@ import Testing
         #expect(contents.validLength == head.count)
     }
 
+    /// A last line that announces as many more records as an `Int` holds is a batch cut
+    /// short, named by its size, not an overflow.
+    @Test func aLastLineAnnouncingTheLargestBatchIsTorn() throws {
+        let first = singles([try storyFacts()[0]])
+        let head = storeBytes(first)
+        let line = #"{"type":"timelineCreated","data":{"timeline":"t","name":"T"},"more":9223372036854775807}"#
+        let bytes = head + utf8(line + "\n")
+        let contents = try LogReader().read(bytes)
+        #expect(contents.records == first)
+        #expect(contents.tornTail?.reason == "atomic batch of 9223372036854775808 records has only 1")
+    }
+
     // MARK: Bad lines
 
     @Test func aFlippedBitInTheMiddleIsAChecksumMismatch() throws {

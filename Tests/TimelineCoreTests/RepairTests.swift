@@ -238,6 +238,20 @@ import Testing
         }
     }
 
+    /// A last line announcing as many more records as an `Int` holds is a batch cut short.
+    @Test func aLastLineAnnouncingTheLargestBatchIsMoved() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let first = RecordEncoder().encode(singles([try storyFacts()[0]])[0])
+            let line = Array(#"{"type":"timelineCreated","data":{"timeline":"t","name":"T"},"more":9223372036854775807}"#.utf8)
+            try writeFile(path, first + line + [0x0A])
+            let report = try FileEventLog.repair(path: path)
+            #expect(report.moved.map(\.line) == [2])
+            #expect(report.moved.first?.reason == "atomic batch of 9223372036854775808 records has only 1: a write cut short")
+            #expect(report.kept == 1)
+        }
+    }
+
     /// A batch whose write was cut short at the end of the log was never acknowledged:
     /// opening the log would drop it whole, so repair must not keep half of it. It goes
     /// to the side file, and a resend of its command appends all of it.

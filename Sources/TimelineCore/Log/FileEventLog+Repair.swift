@@ -67,7 +67,9 @@ extension FileEventLog {
         var moved: [(line: RepairReport.MovedLine, bytes: Range<Int>)] = []
         // The last atomic batch while its records are still to come: its size, what had
         // been kept before it, and its kept lines.
-        var openBatch: (size: Int, keptBytes: Int, position: Int64, lines: [(line: Int, bytes: Range<Int>)])?
+        /// The batch being read: how many records follow its first (its `more`, which may
+        /// be as large as an `Int` holds), where it starts, and its lines.
+        var openBatch: (following: Int, keptBytes: Int, position: Int64, lines: [(line: Int, bytes: Range<Int>)])?
         // The kept facts of the line or batch being read, written when it ends: as one atomic
         // batch again when every record of it was kept, each a batch of its own otherwise.
         var pending: [(fact: Fact, recordedAt: DateValue?, commandID: String?)] = []
@@ -143,12 +145,12 @@ extension FileEventLog {
                 if let seq = decoded.seq, seq != position + Int64(pending.count) + 1 { renumbered = true }
                 lastSeq = decoded.seq ?? lastSeq + 1
                 if openBatch == nil, decoded.batchRemainder > 0 {
-                    openBatch = (decoded.batchRemainder + 1, kept.count, position, [])
+                    openBatch = (decoded.batchRemainder, kept.count, position, [])
                 }
                 openBatch?.lines.append((lineNumber, start..<end))
                 pending += facts.map { ($0, decoded.recordedAt, decoded.commandID) }
                 guard decoded.batchRemainder == 0 else { continue }
-                let whole = !movedSinceLastBatch && (openBatch.map { $0.lines.count == $0.size } ?? true)
+                let whole = !movedSinceLastBatch && (openBatch.map { $0.lines.count - 1 == $0.following } ?? true)
                 openBatch = nil
                 movedSinceLastBatch = false
                 for (index, fact) in pending.enumerated() {
@@ -166,7 +168,8 @@ extension FileEventLog {
             // part of it would make a resend of its command return that part as done.
             kept.removeSubrange(batch.keptBytes...)  // nothing of it is written yet: its facts are pending
             position = batch.position
-            let reason = "atomic batch of \(batch.size) records has only \(batch.lines.count): a write cut short"
+            let reason = "atomic batch of \(UInt64(batch.following) + 1) records has only \(batch.lines.count): "
+                + "a write cut short"
             moved += batch.lines.map { (RepairReport.MovedLine(line: $0.line, reason: reason), $0.bytes) }
             moved.sort { $0.line.line < $1.line.line }
         }

@@ -214,7 +214,7 @@ package struct LogReader: Sendable {
         if let batch = batchStart {
             // The batch never finished: none of it counts.
             let torn = TornTail(line: batch.line, offset: batch.offset, length: count - batch.offset,
-                                reason: "atomic batch of \(contents.records.count - batch.index + expectedRemainder + 1) records "
+                                reason: "atomic batch of \(UInt64(contents.records.count - batch.index) + UInt64(expectedRemainder) + 1) records "
                                     + "has only \(contents.records.count - batch.index)")
             contents.records.removeSubrange(batch.index...)
             contents.offsets.removeSubrange(batch.index...)

@@ -166,8 +166,14 @@ final class SystemFile: Sendable {
         do {
             let file = try SystemFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode ?? 0o644)
             if let mode { _ = fchmod(file.descriptor, mode) }
-            try file.write(bytes, at: 0)
-            try file.sync()
+            do throws(EventLogError) {
+                try file.write(bytes, at: 0)
+                try file.sync()
+            } catch {
+                // A full disk must not be kept full by what was written of the file.
+                unlink(temporary)
+                throw error
+            }
         }
         guard rename(temporary, path) == 0 else {
             let code = errno

@@ -57,7 +57,7 @@ package struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
             case .checksumMismatch:
                 "checksum mismatch"
             case .malformedChecksum:
-                "member \"crc\" must be 8 lowercase hexadecimal digits"
+                #"member "crc" must be written plainly, as "crc":"xxxxxxxx" with 8 lowercase hexadecimal digits"#
             case .checksumNotLast:
                 "member \"crc\" must be the last member, after at least one other"
             case .missingMember(let name):
