@@ -135,7 +135,7 @@ extension Runner {
             await store.keep(ViewDefinition())
             do { try await store.close() } catch {
                 // Only the next command's speed depends on it: it reads more of the log.
-                context.warn("checkpoint not saved: \(error); the next command reads the whole log")
+                context.warn("checkpoint not saved: \(error); the next command reads more of the log")
             }
         } else {
             await store.close(checkpoint: false)

@@ -376,6 +376,22 @@ struct HostileProcessTests {
     static let strace: URL? = ["/usr/bin/strace", "/bin/strace", "/usr/local/bin/strace"]
         .map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
 
+    /// The tool run with `arguments` under `strace` with `faults` (its options), or `nil`,
+    /// said why, when strace is not installed or cannot trace here.
+    static func traced(_ faults: [String], _ arguments: [String]) async throws -> ToolRun? {
+        let tool = try #require(toolURL, "timeline not built")
+        guard let strace else {
+            print("skipped: strace is not installed, so no fault can be injected")
+            return nil
+        }
+        let traced = try await run(strace, ["-f", "-o", "/dev/null"] + faults + [tool.path] + arguments)
+        if traced.errors.contains("PTRACE") || traced.errors.hasPrefix("strace:") {
+            print("skipped: strace cannot trace here: \(traced.errors)")
+            return nil
+        }
+        return traced
+    }
+
     @Test(arguments: [
         // fsync fails, and so does undoing the append: the record may be in the log.
         (["-e", "inject=fsync:error=EIO", "-e", "inject=ftruncate:error=EIO"], true),
@@ -385,24 +401,15 @@ struct HostileProcessTests {
         (["-e", "inject=fsync:error=EIO:when=1"], false),
     ])
     func aFailedFsyncExitsOneAndSaysWhetherTheRecordMayBeInTheLog(_ faults: [String], mayHaveLanded: Bool) async throws {
-        let tool = try #require(toolURL, "timeline not built")
-        guard let strace = Self.strace else {
-            print("skipped: strace is not installed, so no fault can be injected")
-            return
-        }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.path("faults.jsonl")
         let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
         try #require(created.status == 0, "\(created)")
         let before = try #require(FileManager.default.contents(atPath: log))
-        let traced = try await run(strace, ["-f", "-o", "/dev/null", "-e", "trace=fsync,ftruncate"] + faults
-            + [tool.path, "add-event", "--log", log, "--event", "e1", "--timeline", "life", "--title", "Faulty",
-               "--date", "2000"])
-        if traced.errors.contains("PTRACE") || traced.errors.hasPrefix("strace:") {
-            print("skipped: strace cannot trace here: \(traced.errors)")
-            return
-        }
+        guard let traced = try await Self.traced(["-e", "trace=fsync,ftruncate"] + faults,
+                                                 ["add-event", "--log", log, "--event", "e1", "--timeline", "life",
+                                                  "--title", "Faulty", "--date", "2000"]) else { return }
         #expect(traced.status == 1, "\(traced)")
         #expect(traced.errors.contains("fsync failed"), "\(traced)")
         #expect(traced.errors.contains("may be in the log") == mayHaveLanded, "\(traced)")
@@ -420,11 +427,6 @@ struct HostileProcessTests {
     /// A checkpoint that cannot be written (the disk is full) costs only speed: the
     /// command succeeds, says so, and leaves no part of the file to keep the disk full.
     @Test func aFullDiskForTheCheckpointIsAWarningAndLeavesNoFile() async throws {
-        let tool = try #require(toolURL, "timeline not built")
-        guard let strace = Self.strace else {
-            print("skipped: strace is not installed, so no fault can be injected")
-            return
-        }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.path("full.jsonl")
@@ -432,14 +434,9 @@ struct HostileProcessTests {
         try #require(created.status == 0, "\(created)")
         try FileManager.default.removeItem(atPath: log + ".checkpoint")
         // The first write is the record's, the second the checkpoint's.
-        let traced = try await run(strace, ["-f", "-o", "/dev/null", "-e", "trace=pwrite64",
-                                            "-e", "inject=pwrite64:error=ENOSPC:when=2",
-                                            tool.path, "add-event", "--log", log, "--event", "e1", "--timeline", "life",
-                                            "--title", "Full", "--date", "2000"])
-        if traced.errors.contains("PTRACE") || traced.errors.hasPrefix("strace:") {
-            print("skipped: strace cannot trace here: \(traced.errors)")
-            return
-        }
+        guard let traced = try await Self.traced(["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC:when=2"],
+                                                 ["add-event", "--log", log, "--event", "e1", "--timeline", "life",
+                                                  "--title", "Full", "--date", "2000"]) else { return }
         #expect(traced.status == 0, "\(traced)")
         #expect(traced.errors.contains("warning: checkpoint not saved: "), "\(traced)")
         #expect(traced.errors.contains("No space left on device"), "\(traced)")
@@ -450,23 +447,14 @@ struct HostileProcessTests {
 
     /// An import that the disk cannot hold says that nothing was imported.
     @Test func aFullDiskForAnImportSaysNothingWasImported() async throws {
-        let tool = try #require(toolURL, "timeline not built")
-        guard let strace = Self.strace else {
-            print("skipped: strace is not installed, so no fault can be injected")
-            return
-        }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let input = directory.path("input.jsonl")
         try #"{"type":"timelineCreated","data":{"timeline":"life","name":"Life"}}"#.appending("\n")
             .write(toFile: input, atomically: true, encoding: .utf8)
         let log = directory.path("new.jsonl")
-        let traced = try await run(strace, ["-f", "-o", "/dev/null", "-e", "trace=pwrite64",
-                                            "-e", "inject=pwrite64:error=ENOSPC", tool.path, "import", input, "--log", log])
-        if traced.errors.contains("PTRACE") || traced.errors.hasPrefix("strace:") {
-            print("skipped: strace cannot trace here: \(traced.errors)")
-            return
-        }
+        guard let traced = try await Self.traced(["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC"],
+                                                 ["import", input, "--log", log]) else { return }
         #expect(traced.status == 1, "\(traced)")
         #expect(traced.errors.contains("No space left on device (errno 28); nothing imported"), "\(traced)")
         let verified = try await timeline(["verify", "--log", log])
