@@ -147,7 +147,7 @@ private func reencoded(_ decoded: DecodedLine, position: Int64) -> [UInt8] {
         var random = RandomRecords(seed: seed)
         var writer = HandWriter(rng: SplitMix64(seed: ~seed), plain: true)
         var rng = SplitMix64(seed: seed &* 7)
-        let alphabet = Array(#"{}[],:" \-.0123456789eEnulatrfsvqdym"#.utf8)
+        let alphabet = Array(#"{}[],:" \-.0123456789eEnulatrfsvqdym"#.utf8) + [0x00, 0x01, 0x1F]
         var taken = 0
         var refused = 0
         for index in 0..<3_000 {

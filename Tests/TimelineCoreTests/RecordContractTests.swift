@@ -111,6 +111,7 @@ import Testing
         #"{"seq":01,"type":"eventRemoved","data":{"event":"e"},"v":1}"#,              // not JSON at all
         #"{"seq":1,"type":"rangeSet","data":{"event":"e","start":"2020"},"v":1}"#,    // end left out
         #"{"seq":1,"type":"eventRemoved","data":{"event":"e"},"v":1,"crc":"00000000"}"#, // wrong checksum
+        "{\"seq\":1, \"type\":\"eventRemoved\",\"data\":{\"event\":\"e\"},\"v\u{0}\u{0}\":1}", // NUL in a name
     ])
     func surprisesFallBackToTheGeneralPath(line: String) {
         let bytes = Array(line.utf8)

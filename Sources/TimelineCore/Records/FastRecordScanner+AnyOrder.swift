@@ -122,7 +122,9 @@ extension FastRecordScanner {
         guard i < n, p[i] == 0x22 else { return nil }
         let start = i + 1
         var end = start
-        while end < n, p[end] != 0x22, end - start < 9 { end += 1 }
+        // A control character is not JSON; refusing it (NUL above all) also makes the
+        // word below stand for one name: no known name ends in zero bytes.
+        while end < n, p[end] != 0x22, p[end] >= 0x20, end - start < 9 { end += 1 }
         // Every known name is at most 8 bytes: one word, compared at once.
         guard end < n, p[end] == 0x22, end - start <= 8 else { return nil }
         var word: UInt64 = 0
