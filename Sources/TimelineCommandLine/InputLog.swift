@@ -147,8 +147,7 @@ private final class ChunkReader: Sendable {
             while true {
                 room.wait()
                 if stopped.load(ordering: .acquiring) { return }
-                source.readNext()
-                let result = source.result
+                let result = source.readNext()
                 results.withLock { $0.append(result) }
                 ready.signal()
                 guard case .success(.some) = result else { return }
@@ -194,15 +193,14 @@ private final class ChunkSource: @unchecked Sendable {
     private var base = LogReader.Start()
     /// How many bytes the next chunk reads up to (more for a line or batch longer than a chunk).
     private var target = InputLog.chunkBytes
-    /// The last ``readNext()``'s outcome: a chunk, `nil` after the last one, or a failure.
-    private(set) var result: Result<LogReader.Contents?, Failure> = .success(nil)
     private(set) var tornTail: LogReader.TornTail?
     private(set) var bytesRead = 0
 
     init(descriptor: Int32) { self.descriptor = descriptor }
 
-    func readNext() {
-        do { result = .success(try next()) } catch { result = .failure(error) }
+    /// The next chunk (`nil` after the last), or the failure that ends reading.
+    func readNext() -> Result<LogReader.Contents?, Failure> {
+        Result { () throws(Failure) in try next() }
     }
 
     private func next() throws(Failure) -> LogReader.Contents? {

@@ -53,7 +53,7 @@ extension Runner {
         meter.finish(records: records)
         let rows = await store.snapshot(ViewDefinition()).rows.count
         let timelines = await store.timelineSummaries.count
-        await store.close(checkpoint: false)
+        await store.release()
         return "rebuilt \(path): \(count(records, "record")), \(count(rows, "row")), "
             + "\(count(timelines, "timeline")), \(count(1, "view")); checkpoint written\n"
     }

@@ -53,7 +53,7 @@ extension Runner {
                 // id made is free of them.
                 continue
             } catch {
-                await store.close(checkpoint: false)
+                await store.release()
                 throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
             }
         }
@@ -138,7 +138,7 @@ extension Runner {
                 context.warn("checkpoint not saved: \(error); the next command reads more of the log")
             }
         } else {
-            await store.close(checkpoint: false)
+            await store.release()
         }
         context.leaveToExit(store)
     }
@@ -320,10 +320,10 @@ extension Runner {
             records = try await store.importFacts(facts, lines: lines, foldedOnAnEmptyLog: folded.take())
             changes.note()
         } catch .importRefused(_, let line?, let type, let rejection) {
-            await store.close(checkpoint: false)
+            await store.release()
             throw CommandFailure("\(file): line \(line): \(type.rawValue): \(rejection) in \(path); nothing imported")
         } catch {
-            await store.close(checkpoint: false)
+            await store.release()
             // An append is all or nothing, unless even undoing it failed: those messages, and
             // the import's own refusals, say what landed.
             var text = message(for: error, path: path, command: arguments.command.name)

@@ -53,7 +53,7 @@ extension Runner {
                 // The reader went away (`| head`): end quietly, as SIGPIPE would.
                 exit(TimelineTool.closedOutput)
             } catch .failed(let code) {
-                await store.close(checkpoint: false)
+                await store.release()
                 throw CommandFailure("cannot write to standard output: \(String(cString: strerror(code))) (errno \(code))")
             }
         }

@@ -19,7 +19,7 @@ struct StoreCheckpointOfAnyLogTests {
         let directory = TemporaryDirectory()
         let path = directory.path + "/log.jsonl", checkpoint = directory.path + "/cache/log.checkpoint"
         try FileManager.default.createDirectory(atPath: directory.path + "/cache", withIntermediateDirectories: false)
-        try await reopening.populate(path).close(checkpoint: false)
+        try await reopening.populate(path).release()
         // The first opening replays everything and writes the checkpoint on close.
         let first = try open(try FileEventLog(path: path), checkpoint: checkpoint)
         #expect(first.openingReport.checkpointPosition == nil)
@@ -29,29 +29,29 @@ struct StoreCheckpointOfAnyLogTests {
         let writer = try TimelineStore(path: path, clock: ManualClock(fixedNow))
         try await writer.send(.addEvent("late", timeline: "home", title: "Late", dates: .single(date("2001"))))
         try await writer.send(.retitleEvent("e0", title: "Later"))
-        await writer.close(checkpoint: false)
+        await writer.release()
         let resumed = try open(try FileEventLog(path: path), checkpoint: checkpoint)
         #expect(resumed.openingReport.checkpointPosition == 44)
         #expect(resumed.openingReport.replayedRecords == 2)
         let replayed = try TimelineStore(log: try FileEventLog(path: path), clock: ManualClock(fixedNow),
                                          views: StoreReopeningTests.views)
         #expect(await reopening.snapshot(resumed) == reopening.snapshot(replayed))
-        await resumed.close(checkpoint: false)
-        await replayed.close(checkpoint: false)
+        await resumed.release()
+        await replayed.release()
     }
 
     @Test func aCheckpointOfAnotherLogIsNotUsed() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/log.jsonl", other = directory.path + "/other.jsonl"
         let checkpoint = directory.path + "/log.checkpoint"
-        try await reopening.populate(path).close(checkpoint: false)
-        try await reopening.populate(other).close(checkpoint: false)
+        try await reopening.populate(path).release()
+        try await reopening.populate(other).release()
         try await open(try FileEventLog(path: path), checkpoint: checkpoint).close()
         let wrong = try open(try FileEventLog(path: other), checkpoint: checkpoint)
         #expect(wrong.openingReport.checkpointPosition == nil)
         #expect(wrong.openingReport.checkpointProblem == "checkpoint does not match the log: it was made for another log file")
         #expect(wrong.openingReport.replayedRecords == 44)
-        await wrong.close(checkpoint: false)
+        await wrong.release()
     }
 
     /// A log that does not resume (in memory) gets a checkpoint without a resume point,
@@ -75,7 +75,7 @@ struct StoreCheckpointOfAnyLogTests {
     @Test func aRefusedRecordAfterTheCheckpointFailsTheOpening() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/log.jsonl", checkpoint = directory.path + "/log.checkpoint"
-        try await reopening.populate(path).close(checkpoint: false)
+        try await reopening.populate(path).release()
         try await open(try FileEventLog(path: path), checkpoint: checkpoint).close()
         // Appended without a decision: an event on a timeline that does not exist.
         let raw = try FileEventLog(path: path)

@@ -2,7 +2,7 @@
 /// errors that name the fact type and the field.
 ///
 /// A field the reader asks for must appear once; fields it does not ask for are ignored.
-struct FactFields {
+struct FactFields: FactFieldSource {
     /// The record's type, for messages.
     var type: FactType
     /// The members of `data`, in the order written.

@@ -1,4 +1,16 @@
-/// Reads the `data` of a record of the current schema version as a fact.
+/// A record's `data` as a reader found it: the fields ``FactReader`` asks for by name
+/// (``FactFields`` from parsed JSON, or the fast path's scanned fields).
+protocol FactFieldSource {
+    /// A required string field.
+    func string(_ name: String) throws(RecordError.Reason) -> String
+    /// A required date field.
+    func date(_ name: String) throws(RecordError.Reason) -> DateValue
+    /// An optional date field: absent or `null` give `nil`.
+    func optionalDate(_ name: String) throws(RecordError.Reason) -> DateValue?
+}
+
+/// Reads the `data` of a record of the current schema version as a fact: the one table
+/// of which fields each type of fact has.
 enum FactReader {
     /// The fact of `type` whose fields are `fields`, following the contract's table:
     /// timelineCreated {timeline,name}; timelineRenamed {timeline,name};
@@ -6,8 +18,8 @@ enum FactReader {
     /// eventRetitled {event,title}; dateSet {event,date}; rangeSet {event,start,end}
     /// (end absent or null: open); rangeClosed {event,end}; rangeReopened {event};
     /// eventMoved {event,timeline}; eventRemoved {event}.
-    static func fact(_ fields: FactFields) throws(RecordError.Reason) -> Fact {
-        switch fields.type {
+    static func fact(_ type: FactType, _ fields: some FactFieldSource) throws(RecordError.Reason) -> Fact {
+        switch type {
         case .timelineCreated:
             .timelineCreated(timeline: TimelineID(try fields.string("timeline")), name: try fields.string("name"))
         case .timelineRenamed:

@@ -57,7 +57,7 @@ extension FastRecordScanner {
             more = next
         }
         skipWhitespace()
-        guard i == n, seen.contains(.data), let type, let fact = fields.fact(of: type) else { return nil }
+        guard i == n, seen.contains(.data), let type, let fact = try? FactReader.fact(type, fields) else { return nil }
         return DecodedLine(seq: seq, facts: [fact], recordedAt: recordedAt, commandID: commandID,
                            batchRemainder: batchRemainder)
     }
@@ -180,7 +180,7 @@ private struct Members: OptionSet, Hashable, Sendable {
 
 /// The fields of a record's `data`, as ``FactReader`` asks for them: a fact takes the
 /// fields it names and ignores the others.
-private struct DataFields {
+private struct DataFields: FactFieldSource {
     var event: String?
     var timeline: String?
     var title: String?
@@ -203,41 +203,33 @@ private struct DataFields {
         }
     }
 
-    /// The fact of `type`, or `nil` when a field it needs is missing.
-    func fact(of type: FactType) -> Fact? {
-        switch type {
-        case .timelineCreated, .timelineRenamed:
-            guard let timeline, let name else { return nil }
-            return type == .timelineCreated
-                ? .timelineCreated(timeline: TimelineID(timeline), name: name)
-                : .timelineRenamed(timeline: TimelineID(timeline), name: name)
-        case .timelineRemoved:
-            guard let timeline else { return nil }
-            return .timelineRemoved(timeline: TimelineID(timeline))
-        case .eventAdded:
-            guard let event, let timeline, let title, let date else { return nil }
-            return .eventAdded(event: EventID(event), timeline: TimelineID(timeline), title: title, date: date)
-        case .eventRetitled:
-            guard let event, let title else { return nil }
-            return .eventRetitled(event: EventID(event), title: title)
-        case .dateSet:
-            guard let event, let date else { return nil }
-            return .dateSet(event: EventID(event), date: date)
-        case .rangeSet:
-            guard let event, let start else { return nil }
-            return .rangeSet(event: EventID(event), start: start, end: end)
-        case .rangeClosed:
-            guard let event, let end else { return nil }
-            return .rangeClosed(event: EventID(event), end: end)
-        case .rangeReopened:
-            guard let event else { return nil }
-            return .rangeReopened(event: EventID(event))
-        case .eventMoved:
-            guard let event, let timeline else { return nil }
-            return .eventMoved(event: EventID(event), timeline: TimelineID(timeline))
-        case .eventRemoved:
-            guard let event else { return nil }
-            return .eventRemoved(event: EventID(event))
+    func string(_ name: String) throws(RecordError.Reason) -> String {
+        let value: String? = switch name {
+        case "event": event
+        case "timeline": timeline
+        case "title": title
+        case "name": self.name
+        default: nil
+        }
+        guard let value else { throw Self.missing(name) }
+        return value
+    }
+
+    func date(_ name: String) throws(RecordError.Reason) -> DateValue {
+        guard let value = try optionalDate(name) else { throw Self.missing(name) }
+        return value
+    }
+
+    func optionalDate(_ name: String) throws(RecordError.Reason) -> DateValue? {
+        switch name {
+        case "date": date
+        case "start": start
+        case "end": end
+        default: nil
         }
     }
+
+    /// What a missing field is, for ``FactReader``; the fast path gives up on it, and the
+    /// general path names it with the record's type.
+    private static func missing(_ name: String) -> RecordError.Reason { .missingMember(name) }
 }

@@ -55,7 +55,7 @@ enum GeneralRecordReader {
         if version < Record.currentVersion, let upcast = try Upcaster.facts(fields, version: version) {
             facts = upcast
         } else {
-            facts = [try FactReader.fact(fields)]
+            facts = [try FactReader.fact(factType, fields)]
         }
         guard let batchRemainder = Int(exactly: more ?? 0) else {
             throw .wrongMemberType("more", expected: "a non-negative integer", found: "\(more!)")

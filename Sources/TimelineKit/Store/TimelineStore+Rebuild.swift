@@ -90,7 +90,7 @@ extension TimelineStore {
     /// Writes the checkpoint of a store just rebuilt, releasing the log when that fails.
     private func saveAfterRebuild() throws(StoreError) {
         do { try saveCheckpoint() } catch {
-            close(checkpoint: false)
+            release()
             throw error
         }
     }

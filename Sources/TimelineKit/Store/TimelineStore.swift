@@ -371,14 +371,9 @@ public actor TimelineStore {
         if checkpointPath != nil, projection.position != checkpointedPosition { try saveCheckpoint() }
     }
 
-    /// Ends every subscription, stops the clock and releases the log; with `checkpoint`,
-    /// first writes a checkpoint if the store has records it does not hold (a failure to
-    /// write one only means that the next opening reads more of the log).
-    package func close(checkpoint: Bool) {
-        if checkpoint { try? close() } else { release() }
-    }
-
-    private func release() {
+    /// Ends every subscription, stops the clock and releases the log, without writing a
+    /// checkpoint (a command that failed, or one whose caller writes it with ``close()``).
+    package func release() {
         log.close()
         logWatch?.cancel()
         logWatch = nil
