@@ -24,6 +24,7 @@ extension Runner {
         let request = try request(from: arguments)
         let path = try logPath(arguments)
         if !DatabaseLogs.isURL(path), arguments.command.name != Catalogue.createTimeline.name { try requireLog(path) }
+        let creating = !DatabaseLogs.isURL(path) && access(path, F_OK) != 0
         let store = try openStore(path, command: arguments.command.name)
         var command: Command
         var records: [Record]
@@ -53,8 +54,12 @@ extension Runner {
                 // id made is free of them.
                 continue
             } catch {
-                await store.release()
-                throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
+                await release(store, creating: creating)
+                var text = message(for: error, path: path, command: arguments.command.name)
+                // A failed write is undone: say so, as it is what a person asks next. (When
+                // even undoing it failed, the message says that the record may have landed.)
+                if case .log(.io) = error { text += "; the log is unchanged" }
+                throw CommandFailure(text)
             }
         }
         await finish(store)
@@ -141,6 +146,14 @@ extension Runner {
             await store.release()
         }
         context.leaveToExit(store)
+    }
+
+    /// Releases the store of a command that failed. A log file that the command created
+    /// and left empty (its first append failed, on a full disk) is removed, so that the
+    /// next command says that there is no log rather than showing an empty one.
+    private func release(_ store: TimelineStore, creating: Bool) async {
+        if creating, let log = store.log as? FileEventLog { _ = log.closeRemovingIfEmpty() }
+        await store.release()
     }
 
     func message(for error: StoreError, path: String, command: String) -> String {
@@ -295,8 +308,8 @@ extension Runner {
         defer { input.close() }
         let file = input.name
         let everything = [ViewDefinition()]
-        var fold = !DatabaseLogs.isURL(path) && access(path, F_OK) != 0
-            ? LogFold(views: everything, now: context.clock(), upTo: nil) : nil
+        let creating = !DatabaseLogs.isURL(path) && access(path, F_OK) != 0
+        var fold = creating ? LogFold(views: everything, now: context.clock(), upTo: nil) : nil
         var facts: [Fact] = []
         var lines: [Int] = []
         let ending = try input.forEachChunk(consequence: "; nothing imported") { contents in
@@ -320,10 +333,10 @@ extension Runner {
             records = try await store.importFacts(facts, lines: lines, foldedOnAnEmptyLog: folded.take())
             changes.note()
         } catch .importRefused(_, let line?, let type, let rejection) {
-            await store.release()
+            await release(store, creating: creating)
             throw CommandFailure("\(file): line \(line): \(type.rawValue): \(rejection) in \(path); nothing imported")
         } catch {
-            await store.release()
+            await release(store, creating: creating)
             // An append is all or nothing, unless even undoing it failed: those messages, and
             // the import's own refusals, say what landed.
             var text = message(for: error, path: path, command: arguments.command.name)

@@ -457,7 +457,32 @@ struct HostileProcessTests {
                                                  ["import", input, "--log", log]) else { return }
         #expect(traced.status == 1, "\(traced)")
         #expect(traced.errors.contains("No space left on device (errno 28); nothing imported"), "\(traced)")
-        let verified = try await timeline(["verify", "--log", log])
-        #expect(verified.status == 0 && verified.output.contains("0 records"), "\(verified)")
+        // The import made the log's file: it takes it away again, as a refused import does.
+        #expect(!FileManager.default.fileExists(atPath: log))
+        let rows = try await timeline(["rows", "--log", log])
+        #expect(rows.status == 1 && rows.errors.contains("there is no log"), "\(rows)")
+    }
+
+    /// A command that the disk cannot hold says that the log is unchanged; the first
+    /// command of a new log leaves no empty file behind.
+    @Test func aFullDiskForACommandSaysTheLogIsUnchanged() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("full.jsonl")
+        let full = ["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC"]
+        guard let first = try await Self.traced(full, ["create-timeline", "--log", log, "--timeline", "life",
+                                                       "--name", "Life"]) else { return }
+        #expect(first.status == 1, "\(first)")
+        #expect(first.errors.contains("No space left on device (errno 28); the log is unchanged"), "\(first)")
+        #expect(!FileManager.default.fileExists(atPath: log))
+
+        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
+        try #require(created.status == 0, "\(created)")
+        let before = try #require(FileManager.default.contents(atPath: log))
+        guard let traced = try await Self.traced(full, ["add-event", "--log", log, "--event", "e1", "--timeline", "life",
+                                                        "--title", "Full", "--date", "2000"]) else { return }
+        #expect(traced.status == 1, "\(traced)")
+        #expect(traced.errors.contains("No space left on device (errno 28); the log is unchanged"), "\(traced)")
+        #expect(FileManager.default.contents(atPath: log) == before)
     }
 }

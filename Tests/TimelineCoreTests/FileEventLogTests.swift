@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import TimelineCore
 
 /// The durable log on disk: what the bytes hold, the writer's lock, healing a torn
@@ -27,6 +28,31 @@ import Testing
             let third = try reopened.append(Array(facts[4..<6]), options: AppendOptions(expectedPosition: 4))
             #expect(third.records.map(\.position) == [5, 6])
             #expect(try reopened.records(after: 0) == first.records + second.records + third.records)
+        }
+    }
+
+    /// A log whose file is still empty is removed when closed so (a command that created
+    /// it failed); one holding a record is only closed, and so is one whose path names
+    /// another file by then.
+    @Test func closingRemovesAnEmptyFileOnly() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let empty = try FileEventLog(path: path)
+            #expect(SystemFile.exists(path))
+            #expect(empty.closeRemovingIfEmpty())
+            #expect(!SystemFile.exists(path))
+            #expect(throws: EventLogError.closed(path: path)) { try empty.append(try storyFacts(), options: AppendOptions()) }
+
+            let written = try FileEventLog(path: path)
+            try written.append([.timelineCreated(timeline: "t", name: "T")], options: AppendOptions())
+            #expect(!written.closeRemovingIfEmpty())
+            #expect(try FileEventLog.read(path: path).records.count == 1)
+
+            let other = directory + "/other.jsonl"
+            let replaced = try FileEventLog(path: other)
+            #expect(rename(path, other) == 0)  // the file with a record, over the empty one's path
+            #expect(!replaced.closeRemovingIfEmpty())
+            #expect(try FileEventLog.read(path: other).records.count == 1)
         }
     }
 

@@ -749,6 +749,24 @@ package final class FileEventLog: EventLog {
     package func close() {
         state.withLock { $0.file = nil }
     }
+
+    /// Closes the log and, when its file is still empty, removes it; returns whether it did.
+    ///
+    /// For a command that created the log and then failed (a full disk), so that it leaves
+    /// no empty log behind. The file is removed under its lock, and only while the path
+    /// still names it: a process waiting for that lock then finds the path gone and makes
+    /// a new file (see ``lockedFile(_:creating:)``), as after a repair's rename.
+    package func closeRemovingIfEmpty() -> Bool {
+        state.withLock { state in
+            defer { state.file = nil }
+            guard let file = state.file, (try? file.lock(exclusive: true)) != nil else { return false }
+            defer { file.unlock() }
+            guard SystemFile.identity(of: path) == state.identity, (try? file.size()) == 0,
+                  unlink(path) == 0 else { return false }
+            SystemFile.syncDirectory(of: path)
+            return true
+        }
+    }
 }
 
 extension RecordEncoder {
