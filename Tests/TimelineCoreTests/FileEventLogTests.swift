@@ -38,13 +38,21 @@ import Foundation
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"
             let empty = try FileEventLog(path: path)
+            let alsoOpen = try FileEventLog(path: path)
             #expect(SystemFile.exists(path))
             #expect(empty.closeRemovingIfEmpty())
             #expect(!SystemFile.exists(path))
             #expect(throws: EventLogError.closed(path: path)) { try empty.append(try storyFacts(), options: AppendOptions()) }
+            // Another log open on the removed file appends nothing to it: its append fails
+            // naming the missing file (an append to the removed file would be lost).
+            #expect(throws: EventLogError.io(path: path, operation: "open", code: ENOENT)) {
+                try alsoOpen.append([.timelineCreated(timeline: "t", name: "T")], options: AppendOptions())
+            }
+            alsoOpen.close()
+            #expect(!SystemFile.exists(path))
 
             let written = try FileEventLog(path: path)
-            try written.append([.timelineCreated(timeline: "t", name: "T")], options: AppendOptions())
+            _ = try written.append([.timelineCreated(timeline: "t", name: "T")], options: AppendOptions())
             #expect(!written.closeRemovingIfEmpty())
             #expect(try FileEventLog.read(path: path).records.count == 1)
 
