@@ -59,7 +59,7 @@ public enum TimelineTool {
             guard case .failed(let code) = error else { return closedOutput }
             context.diagnose("cannot write to standard output: \(String(cString: strerror(code))) (errno \(code)); "
                 + (changed ? "the command was done, and the log has changed: do not run it again"
-                    : "what was written is incomplete"))
+                    : "what was written is incomplete; the log is unchanged"))
             return failure
         }
     }

@@ -42,7 +42,7 @@ struct EdgeTests {
             // Only the command that appended says so; a help text or "nothing to ..." does not.
             let changes = command.hasPrefix("add-event --timeline")
             #expect(run.errors.hasSuffix(changes ? "; the command was done, and the log has changed: do not run it again\n"
-                                                 : "; what was written is incomplete\n"), "\(command): \(run.errors)")
+                                                 : "; what was written is incomplete; the log is unchanged\n"), "\(command): \(run.errors)")
         }
         let export = try await timeline(["export", "--log", log])
         #expect(export.output.contains(#""title":"X""#), "the event was added")
