@@ -192,7 +192,8 @@ enum Catalogue {
         summary: "create a timeline",
         options: [
             required("--name", "NAME", "the timeline's name"),
-            subject("--timeline", "ID", "its id (default: made from the name, such as my-life)", required: false),
+            subject("--timeline", "ID", "its id (default: made from the name, such as my-life; at most 64 bytes)",
+                    required: false),
             log, json,
         ],
         details: storeDetails,

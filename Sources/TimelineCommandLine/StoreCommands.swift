@@ -230,8 +230,12 @@ extension Runner {
         }
     }
 
+    /// How long an id made from a timeline's name is at most (before a `-N` suffix).
+    static let madeTimelineIDLength = 64
+
     /// The name in lower case, runs of anything but ASCII letters and digits made one
-    /// `-`: `My life` → `my-life`; `-2`, `-3`, … when that is taken.
+    /// `-`: `My life` → `my-life`, cut after a whole word to at most
+    /// ``madeTimelineIDLength`` bytes; `-2`, `-3`, … when that is taken.
     private func newTimelineID(name: String, in taken: Set<TimelineID>) -> TimelineID {
         var slug = ""
         for scalar in name.lowercased().unicodeScalars {
@@ -240,6 +244,12 @@ extension Runner {
             } else if !slug.isEmpty, slug.last != "-" {
                 slug += "-"
             }
+        }
+        // ASCII only, so characters are bytes: a long name (up to 1000 characters is
+        // allowed) must not make an id over the 255 bytes an id may have.
+        if slug.count > Self.madeTimelineIDLength {
+            let head = slug.prefix(Self.madeTimelineIDLength + 1)
+            slug = head.lastIndex(of: "-").map { String(head[..<$0]) } ?? String(head.dropLast())
         }
         while slug.last == "-" { slug.removeLast() }
         if slug.isEmpty { slug = "timeline" }

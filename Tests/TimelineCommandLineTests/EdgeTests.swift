@@ -228,6 +228,22 @@ struct EdgeTests {
         #expect(imported.status == 0)
     }
 
+    /// A first command that the rules refuse (or an import they refuse) starts no log: the
+    /// file it made to decide under the log's lock is taken away again.
+    @Test func aRefusedFirstCommandLeavesNoLog() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("new.jsonl")
+        let refused = try await timeline(["create-timeline", "--timeline", "a\tb", "--name", "A", "--log", path])
+        #expect(refused.status == 1 && refused.errors.contains("create-timeline refused: timeline id"), "\(refused)")
+        let tooLong = try await timeline(["create-timeline", "--timeline", "t", "--name", String(repeating: "x", count: 5000),
+                                          "--log", path])
+        #expect(tooLong.status == 1 && tooLong.errors.contains("at most 1000 are allowed"), "\(tooLong)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+        let rows = try await timeline(["rows", "--log", path])
+        #expect(rows.errors.hasPrefix("timeline: there is no log at \(path)\n"), "\(rows)")
+    }
+
     @Test func aFirstRowsInAnEmptyDirectorySaysHowToStart() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -385,6 +385,23 @@ struct EndToEndTests {
         #expect(try await timeline(["verify", "--log", copy]).output.contains("ok: 21 records"))
     }
 
+    /// A long name (names may have 1000 characters, ids 255 bytes) makes a short id, cut
+    /// after a whole word; a name of one long word is cut anywhere.
+    @Test func aLongNameMakesAnIdThatFits() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = String(repeating: "Ab ", count: 300)
+        let made = "ab" + String(repeating: "-ab", count: 20)
+        let longName = try await timeline(["create-timeline", "--name", long, "--json"], in: directory.url)
+        #expect(longName.status == 0 && longName.output.contains(#""timeline":"\#(made)""#), "\(longName)")
+        let longAgain = try await timeline(["create-timeline", "--name", long, "--json"], in: directory.url)
+        #expect(longAgain.status == 0 && longAgain.output.contains(#""timeline":"\#(made)-2""#), "\(longAgain)")
+        let word = try await timeline(["create-timeline", "--name", String(repeating: "x", count: 900), "--json"],
+                                      in: directory.url)
+        #expect(word.status == 0 && word.output.contains(#""timeline":"\#(String(repeating: "x", count: 64))""#),
+                "\(word)")
+    }
+
     @Test func storeCommandsConfirmAndPrintGeneratedIDs() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
