@@ -1,3 +1,4 @@
+import Foundation
 import TimelineCore
 import TimelineKit
 #if canImport(Glibc)
@@ -233,12 +234,17 @@ extension Runner {
     /// How long an id made from a timeline's name is at most (before a `-N` suffix).
     static let madeTimelineIDLength = 64
 
-    /// The name in lower case, runs of anything but ASCII letters and digits made one
-    /// `-`: `My life` → `my-life`, cut after a whole word to at most
+    /// Any script in Latin letters, then those in ASCII (`é` → `e`, `ß` → `ss`).
+    private static let toASCII = StringTransform("Any-Latin; Latin-ASCII")
+
+    /// The name in Latin letters without accents, in lower case, runs of anything but
+    /// ASCII letters and digits made one `-`: `My life` → `my-life`, `Café in Valparaíso`
+    /// → `cafe-in-valparaiso`, `Москва` → `moskva`; cut after a whole word to at most
     /// ``madeTimelineIDLength`` bytes; `-2`, `-3`, … when that is taken.
     private func newTimelineID(name: String, in taken: Set<TimelineID>) -> TimelineID {
+        let latin = name.applyingTransform(Self.toASCII, reverse: false) ?? name
         var slug = ""
-        for scalar in name.lowercased().unicodeScalars {
+        for scalar in latin.lowercased().unicodeScalars {
             if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
                 slug.unicodeScalars.append(scalar)
             } else if !slug.isEmpty, slug.last != "-" {

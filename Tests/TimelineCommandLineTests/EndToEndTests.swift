@@ -410,6 +410,11 @@ struct EndToEndTests {
         #expect(FileManager.default.fileExists(atPath: directory.path("timeline.jsonl")), "./timeline.jsonl by default")
         let again = try await timeline(["create-timeline", "--name", "home away"], in: directory.url)
         #expect(again.output == "created timeline home-away-2 \"home away\" (record 2)\n")
+        // Letters with accents, and other scripts, give ids in ASCII letters, not dashes.
+        for (name, id) in [("Café in Valparaíso", "cafe-in-valparaiso"), ("Straße", "strasse"), ("Москва", "moskva")] {
+            let made = try await timeline(["create-timeline", "--name", name, "--log", directory.path("scripts.jsonl")])
+            #expect(made.status == 0 && made.output.hasPrefix("created timeline \(id) "), "\(made)")
+        }
         let added = try await timeline(["add-event", "--timeline", "home-away", "--title", "Moved", "--start", "2019",
                                         "--json"], in: directory.url)
         #expect(added.status == 0)
