@@ -228,10 +228,10 @@ enum ArgumentParser {
     }
 
     /// Whether the word after an option that needs a value is another option rather than
-    /// the value: `-h` or any `--word` (write `--title=--draft--` for a value that starts
-    /// with two dashes). Other words, `-5` or `-` included, are values.
+    /// the value: `-h` or `--` followed by a letter (write `--title=--draft` for such a
+    /// value). Other words, `-5`, `-`, `--` and `---` included, are values.
     private static func looksLikeOption(_ word: String) -> Bool {
-        word == "-h" || (word.hasPrefix("--") && word.count > 2)
+        word == "-h" || (word.hasPrefix("--") && word.dropFirst(2).first?.isLetter == true)
     }
 }
 

@@ -76,6 +76,16 @@ struct ArgumentParserTests {
         #expect(parsed.flag("--json"))
     }
 
+    /// A word after an option that needs a value is that value unless it reads as an
+    /// option: `--` and a letter, or `-h`.
+    @Test func dashesThatNameNoOptionAreValues() throws {
+        for value in ["---", "--", "-", "-5 degrees", "--5", "-- draft"] {
+            #expect(try parse(["f", "--timeline", value]).value("--timeline") == value, "\(value)")
+        }
+        #expect(usageError(["f", "--timeline", "--json"])?.message == "option --timeline needs a value (--timeline ID)")
+        #expect(try parse(["f", "--timeline=--json"]).value("--timeline") == "--json")
+    }
+
     @Test func defaultsAreAbsent() throws {
         let parsed = try parse(["log.jsonl"])
         #expect(try parsed.choice("--order", as: TimelineProjections.ViewOrder.self) == nil)
