@@ -50,6 +50,12 @@ extension Runner {
         throw CommandFailure(missingLogMessage(path))
     }
 
+    /// Whether `path` names a log file that does not exist yet, so that opening it creates
+    /// the file (never for a database log).
+    func logFileIsMissing(_ path: String) -> Bool {
+        !DatabaseLogs.isURL(path) && access(path, F_OK) != 0
+    }
+
     /// `there is no log at PATH; …` with the command that starts one.
     func missingLogMessage(_ path: String) -> String {
         let given = context.environment["TIMELINE_LOG"].map { !$0.isEmpty && $0 == path } ?? false

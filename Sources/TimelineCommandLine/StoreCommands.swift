@@ -25,7 +25,7 @@ extension Runner {
         let request = try request(from: arguments)
         let path = try logPath(arguments)
         if !DatabaseLogs.isURL(path), arguments.command.name != Catalogue.createTimeline.name { try requireLog(path) }
-        let creating = !DatabaseLogs.isURL(path) && access(path, F_OK) != 0
+        let creating = logFileIsMissing(path)
         let store = try openStore(path, command: arguments.command.name)
         var command: Command
         var records: [Record]
@@ -324,7 +324,7 @@ extension Runner {
         defer { input.close() }
         let file = input.name
         let everything = [ViewDefinition()]
-        let creating = !DatabaseLogs.isURL(path) && access(path, F_OK) != 0
+        let creating = logFileIsMissing(path)
         var fold = creating ? LogFold(views: everything, now: context.clock(), upTo: nil) : nil
         var facts: [Fact] = []
         var lines: [Int] = []
