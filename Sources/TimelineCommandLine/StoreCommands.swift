@@ -160,6 +160,11 @@ extension Runner {
     func message(for error: StoreError, path: String, command: String) -> String {
         switch error {
         case .rejected(let rejection): "\(command) refused: \(rejection)"
+        case .log(.appendMayHaveLanded(let path, let operation, let code)):
+            // The library's message speaks of command ids, which the tool does not take.
+            "\(path): \(operation) failed: \(String(cString: strerror(code))) (errno \(code)), and undoing the append "
+                + "failed too: the record may be in the log. Check with `timeline verify` and `timeline rows` "
+                + "before running \(command) again"
         case .log(let error): RepairHint.added(to: error.description, for: path, when: error.isCorruption)
         case .invalidRecord(let position, let reason):
             RepairHint.added(to: "\(path): record \(position): \(reason)", for: path, when: true)

@@ -33,7 +33,7 @@ public enum TimelineTool {
         do {
             let runner = Runner(context: context)
             let output = try await runner.run(arguments)
-            return write(output, context: context, afterChangingTheLog: runner.changes.happened)
+            return write(output, context: context, changes: runner.changes)
         } catch let error as UsageError {
             context.diagnose(error.message)
             context.diagnose("usage: " + HelpText.usageLine(of: error.command.flatMap(Catalogue.command(named:))))
@@ -51,30 +51,41 @@ public enum TimelineTool {
     /// The one place where results reach standard output: every command's text passes
     /// here, so a failed write is never a success. After a command that changed the log,
     /// the message says so: the change stands, and sending the command again would repeat it.
-    private static func write(_ output: String, context: ToolContext, afterChangingTheLog changed: Bool) -> Int32 {
+    private static func write(_ output: String, context: ToolContext, changes: LogChanges) -> Int32 {
         do {
             try context.output.write(output)
             return success
         } catch {
             guard case .failed(let code) = error else { return closedOutput }
+            let consequence = changes.happened ? "the command was done, and the log has changed: do not run it again"
+                : changes.ranCommand ? "what was written is incomplete; the log is unchanged"
+                : "what was written is incomplete"
             context.diagnose("cannot write to standard output: \(String(cString: strerror(code))) (errno \(code)); "
-                + (changed ? "the command was done, and the log has changed: do not run it again"
-                    : "what was written is incomplete; the log is unchanged"))
+                + consequence)
             return failure
         }
     }
 }
 
 /// Set once a command has changed the log: an output error after it must say that the
-/// change stands, and one after a help text or a "nothing to import" must not.
+/// change stands, and one after a help text or a "nothing to import" must not; one after
+/// any other command says that the log is unchanged, one after a help text says nothing
+/// of a log.
 final class LogChanges: Sendable {
     private let changed = Atomic(false)
+    private let ran = Atomic(false)
 
     /// Notes that the log changed.
     func note() { changed.store(true, ordering: .relaxed) }
 
+    /// Notes that a command runs (not a help text or the version).
+    func noteCommand() { ran.store(true, ordering: .relaxed) }
+
     /// Whether the log changed.
     var happened: Bool { changed.load(ordering: .relaxed) }
+
+    /// Whether a command ran.
+    var ranCommand: Bool { ran.load(ordering: .relaxed) }
 }
 
 /// A command that could not do its work: exit status 1 and a message.
@@ -116,6 +127,7 @@ struct Runner {
         case .help(let command):
             return HelpText.page(for: command)
         case .run(let arguments):
+            changes.noteCommand()
             return try await run(arguments)
         }
     }

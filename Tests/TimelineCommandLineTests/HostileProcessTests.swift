@@ -413,6 +413,10 @@ struct HostileProcessTests {
         #expect(traced.status == 1, "\(traced)")
         #expect(traced.errors.contains("fsync failed"), "\(traced)")
         #expect(traced.errors.contains("may be in the log") == mayHaveLanded, "\(traced)")
+        if mayHaveLanded {
+            #expect(traced.errors.contains("before running add-event again") && !traced.errors.contains("command id"),
+                    "\(traced)")
+        }
         let after = try #require(FileManager.default.contents(atPath: log))
         if mayHaveLanded {
             // With ftruncate failing, the record stayed: the message is what stops a duplicate.
