@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import TimelineCore
 import TimelineKit
 #if canImport(Glibc)
@@ -331,17 +333,14 @@ extension Runner {
         let everything = [ViewDefinition()]
         let creating = logFileIsMissing(path)
         var fold = creating ? LogFold(views: everything, now: context.clock(), upTo: nil) : nil
-        var facts: [Fact] = []
-        var lines: [Int] = []
+        let gathering = FactGathering()
         let ending = try input.forEachChunk(consequence: "; nothing imported") { contents in
             do { try fold?.add(contents) } catch {
                 throw CommandFailure("\(file): \(error); nothing imported")
             }
-            for (record, line) in zip(contents.records, contents.lineNumbers) {
-                facts += record.facts
-                lines += repeatElement(line, count: record.facts.count)
-            }
+            gathering.add(contents)
         }
+        let (facts, lines) = gathering.finish()
         if let torn = ending.tornTail {
             throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
         }
@@ -403,6 +402,45 @@ extension Runner {
         for line in report.moved { text += "  \(displayText(line.description))\n" }
         if dryRun { text += "(dry run: nothing changed)\n" }
         return text
+    }
+}
+
+/// An import's facts, and the line each came from, gathered from the chunks read on a
+/// thread of their own, while the caller folds the next chunk: on the caller's thread,
+/// copying them took a third of the time the fold took.
+///
+/// The chunks' records are freed only once every chunk is read: freeing a million small
+/// arrays while other threads allocate for the chunks still being decoded cost more
+/// processor time than reading them (glibc's allocator locks and merges as it frees).
+private final class FactGathering: Sendable {
+    private let gathered = Mutex<(facts: [Fact], lines: [Int])>(([], []))
+    /// The chunks whose facts were gathered, freed by ``finish()``.
+    private let kept = Mutex<[LogReader.Contents]>([])
+    /// Serial: the chunks are gathered in the order they were added.
+    private let queue = DispatchQueue(label: "timeline.import.gathering")
+
+    /// Gathers the facts of `contents`, after those of the chunks added before.
+    func add(_ contents: LogReader.Contents) {
+        queue.async { [self] in
+            gathered.withLock { gathered in
+                for (record, line) in zip(contents.records, contents.lineNumbers) {
+                    gathered.facts += record.facts
+                    gathered.lines += repeatElement(line, count: record.facts.count)
+                }
+            }
+            kept.withLock { $0.append(contents) }
+        }
+    }
+
+    /// Every fact added, in order, with its line; waits for the chunks still being
+    /// gathered, and frees the chunks on the gathering thread, while the caller goes on.
+    func finish() -> (facts: [Fact], lines: [Int]) {
+        queue.sync {}
+        queue.async { [self] in kept.withLock { $0 = [] } }
+        return gathered.withLock { gathered in
+            defer { gathered = ([], []) }
+            return gathered
+        }
     }
 }
 

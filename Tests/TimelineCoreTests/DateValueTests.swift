@@ -141,6 +141,44 @@ struct DateValueTests {
         #expect(DateValue(utc: Instant(microsecondsSinceEpoch: 0)) != DateValue(utc: Instant(microsecondsSinceEpoch: 1)))
     }
 
+    /// The record reader keeps no text for a date written as its instant's own UTC text
+    /// (every `at` of a store's log): that value is the stamp of its instant, which writes
+    /// the same text out. Any other text is kept as written.
+    @Test func aDateReadAsItsInstantsUTCTextIsAStamp() throws {
+        func read(_ text: String) throws -> DateValue {
+            var copy = text
+            return try copy.withUTF8 { bytes in
+                let parsed = try DateValueParser.parse(bytes).get()
+                return DateValue(parsed: bytes, instant: parsed.instant, precision: parsed.precision)
+            }
+        }
+        for text in ["2026-12-01T06:47:31Z", "2019-03-01T10:30:00.500000Z", "2019-03-01T10:30:00.000000200Z",
+                     "0001-01-01T00:00:00Z"] {
+            let value = try read(text)
+            let parsed = try DateValue(parsing: text)
+            #expect(value.utcInstant == parsed.instant, "\(text)")
+            #expect(value.text == text && value == parsed && value.hashValue == parsed.hashValue)
+            #expect(value.precision == parsed.precision)
+        }
+        for text in ["2019-03-01T10:30:00.5Z", "2019-03-01T10:30Z", "2019-03-01T10:30:00+00:00",
+                     "2019-03-01T10:30:00.000000Z", "2019-03-01T10:30:00.000000000Z", "2019", "2019-03-01"] {
+            let value = try read(text)
+            #expect(value.utcInstant == nil, "\(text)")
+            let parsed = try DateValue(parsing: text)
+            #expect(value.text == text && value == parsed)
+        }
+        // Through the reader: a store's line keeps its stamp as a stamp, a hand-written
+        // `at` in another form keeps its text.
+        let stamp = DateValue(utc: try DateValue(parsing: "2026-12-01T06:47:31Z").instant)
+        let line = RecordEncoder().encode(Record(position: 1, fact: .timelineRemoved(timeline: TimelineID("life")),
+                                                 recordedAt: stamp, commandID: nil, batchRemainder: 0))
+        let stored = try LogReader().read(line).records[0].recordedAt
+        #expect(stored?.utcInstant == stamp.instant && stored == stamp)
+        let hand = #"{"seq":1,"type":"timelineRemoved","data":{"timeline":"life"},"at":"2026-12-01T07:47:31+01:00"}"#
+        let written = try LogReader().read(Array((hand + "\n").utf8)).records[0].recordedAt
+        #expect(written?.utcInstant == nil && written?.text == "2026-12-01T07:47:31+01:00")
+    }
+
     @Test func civilCalendarRoundTripsEveryDayOfFourCenturies() {
         var days = CivilCalendar.daysFromCivil(year: 1800, month: 1, day: 1)
         for year in 1800..<2200 {

@@ -97,4 +97,26 @@ extension DateValue {
         self.precision = instant.microsecondsSinceEpoch % 1_000_000 == 0 && instant.nanosecondsPastMicrosecond == 0
             ? .second : .fraction
     }
+
+    /// The value of `bytes`, which the parser read as `instant` at `precision`; without a
+    /// copy of the text when it is byte for byte the instant's UTC text, as ``init(utc:)``
+    /// makes (every `at` of a store's log, a timestamp in `Z`), which ``text`` writes out
+    /// again. Such a text is 20 or 27 bytes, too long to be stored inline: one allocation
+    /// for each record read, and one free, spared.
+    package init(parsed bytes: UnsafeBufferPointer<UInt8>, instant: Instant, precision: Precision) {
+        if precision >= .second, bytes.last == UInt8(ascii: "Z"), bytes.count <= InstantFormatter.maximumLength {
+            let stamp = DateValue(utc: instant)
+            let same = stamp.precision == precision
+                && withUnsafeTemporaryAllocation(of: UInt8.self, capacity: InstantFormatter.maximumLength) { scratch in
+                    let count = InstantFormatter.write(instant, to: scratch.baseAddress!)
+                    return count == bytes.count && scratch.prefix(count).elementsEqual(bytes)
+                }
+            if same {
+                self = stamp
+                return
+            }
+        }
+        self.init(text: JSONStringScanner.copyString(bytes.baseAddress!, count: bytes.count),
+                  instant: instant, precision: precision)
+    }
 }

@@ -178,8 +178,7 @@ struct FastRecordScanner {
         let bytes = UnsafeBufferPointer(start: p + start, count: end - start)
         guard case .success(let parsed) = DateValueParser.parse(bytes) else { return nil }
         i = end + 1
-        return DateValue(text: JSONStringScanner.copyString(p + start, count: end - start), instant: parsed.instant,
-                         precision: parsed.precision)
+        return DateValue(parsed: bytes, instant: parsed.instant, precision: parsed.precision)
     }
 
     /// The value of the 8 lowercase hexadecimal digits at `offset`.
