@@ -467,6 +467,37 @@ struct HostileProcessTests {
         #expect(rows.status == 1 && rows.errors.contains("there is no log"), "\(rows)")
     }
 
+    /// A disk that fills up midway through a big import, after some of its lines were
+    /// written, leaves the log as it was, byte for byte: the batch is written a group of
+    /// lines at a time, and what was written of it is taken back.
+    @Test func aDiskThatFillsUpMidwayThroughABigImportLeavesTheLogAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("log.jsonl")
+        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
+        try #require(created.status == 0, "\(created)")
+        let before = try #require(FileManager.default.contents(atPath: log))
+        // More lines than one group of parts, so that the batch takes several writes.
+        let count = FileEventLog.recordsPerWrittenGroup + FileEventLog.recordsPerEncodedPart / 2
+        var lines = ""
+        for number in 0..<count {
+            lines += #"{"type":"eventAdded","data":{"event":"e\#(number)","timeline":"life","title":"T","date":"2000"}}"#
+            lines += "\n"
+        }
+        let input = directory.path("input.jsonl")
+        try lines.write(toFile: input, atomically: true, encoding: .utf8)
+        // The first group's parts are written one by one; the write after them is the second group's.
+        let failing = 4 + 1
+        #expect(FileEventLog.recordsPerWrittenGroup == (failing - 1) * FileEventLog.recordsPerEncodedPart)
+        guard let traced = try await Self.traced(["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC:when=\(failing)"],
+                                                 ["import", input, "--log", log]) else { return }
+        #expect(traced.status == 1, "\(traced)")
+        #expect(traced.errors.contains("No space left on device (errno 28); nothing imported"), "\(traced)")
+        #expect(FileManager.default.contents(atPath: log) == before)
+        let verify = try await timeline(["verify", "--log", log])
+        #expect(verify.status == 0, "\(verify)")
+    }
+
     /// A command that the disk cannot hold says that the log is unchanged; the first
     /// command of a new log leaves no empty file behind.
     @Test func aFullDiskForACommandSaysTheLogIsUnchanged() async throws {

@@ -64,13 +64,14 @@ import Foundation
         }
     }
 
-    /// A batch as big as an import's, whose lines are encoded in parts at the same time:
-    /// the file holds each record's line in order, with nothing between the parts, and
-    /// the log finds every record by its line (reading after any position, reopened or not).
+    /// A batch as big as an import's, whose lines are encoded in parts at the same time
+    /// and written a group of parts at a time: the file holds each record's line in order,
+    /// with nothing between the parts or the groups, and the log finds every record by its
+    /// line (reading after any position, reopened or not).
     @Test func aBigBatchIsWrittenLineByLineInOrder() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"
-            let count = 3 * FileEventLog.recordsPerEncodedPart + 17
+            let count = FileEventLog.recordsPerWrittenGroup + FileEventLog.recordsPerEncodedPart + 17
             var facts: [Fact] = [.timelineCreated(timeline: "t", name: "T")]
             for number in 1..<count {
                 facts.append(.eventAdded(event: EventID("e\(number)"), timeline: "t",
@@ -84,7 +85,7 @@ import Foundation
             var expected: [UInt8] = []
             for record in try log.records(after: 0) { RecordEncoder().encode(record, into: &expected) }
             #expect(fileBytes(path) == expected)
-            for position in [0, 1, 2, Int64(FileEventLog.recordsPerEncodedPart), Int64(count - 1)] {
+            for position in [2, Int64(FileEventLog.recordsPerWrittenGroup) + 1, Int64(count - 1)] {
                 #expect(try log.records(after: position) == Array((before + records).drop { $0.position <= position }))
             }
             log.close()
@@ -93,6 +94,8 @@ import Foundation
             #expect(reopened.position == Int64(count + 1))
             #expect(try reopened.records(after: Int64(FileEventLog.recordsPerEncodedPart + 1))
                 == Array(records.dropFirst(FileEventLog.recordsPerEncodedPart)))
+            #expect(try reopened.records(after: Int64(FileEventLog.recordsPerWrittenGroup + 1))
+                == Array(records.dropFirst(FileEventLog.recordsPerWrittenGroup)))
         }
     }
 

@@ -524,18 +524,33 @@ package final class FileEventLog: EventLog {
     private func write(_ facts: [Fact], options: AppendOptions, file: SystemFile,
                        state: inout State) throws(EventLogError) -> [Record] {
         let records = Record.batch(of: facts, after: Int64(state.count), options: options)
-        let (parts, lineStarts) = try encodedLines(of: records, from: state.size, buffer: &state.buffer)
+        var lineStarts: [Int] = []
+        lineStarts.reserveCapacity(records.count)
         var written = 0
+        if records.count < Self.recordsPerEncodedPart {
+            // A command's batch: encoded in one buffer, kept for the next.
+            state.buffer.removeAll(keepingCapacity: true)
+            try encoder.encode(records[...], into: &state.buffer, lineStarts: &lineStarts, from: state.size)
+        }
         do {
-            if let parts {
-                // Each part after the one before: no buffer of the whole batch is kept.
-                for part in parts {
-                    try file.write(part, at: state.size + written)
-                    written += part.count
-                }
-            } else {
+            if records.count < Self.recordsPerEncodedPart {
                 try file.write(state.buffer, at: state.size)
                 written = state.buffer.count
+            } else {
+                // A big batch (an import's) is encoded a group of parts at a time, on every
+                // processor, and each group is written as soon as it is encoded, the disk
+                // told to start on it: the sync below then waits for the last group, not
+                // for the whole batch. No buffer of the whole batch is kept.
+                for groupStart in stride(from: 0, to: records.count, by: Self.recordsPerWrittenGroup) {
+                    let group = records[groupStart..<min(groupStart + Self.recordsPerWrittenGroup, records.count)]
+                    let groupOffset = state.size + written
+                    for part in try encodedParts(of: group) {
+                        lineStarts += part.starts.lazy.map { $0 + state.size + written }
+                        try file.write(part.bytes, at: state.size + written)
+                        written += part.bytes.count
+                    }
+                    file.startWriting(at: groupOffset, count: state.size + written - groupOffset)
+                }
             }
         } catch {
             // Part of the batch may be in the file: an unfinished batch, which the next
@@ -569,26 +584,25 @@ package final class FileEventLog: EventLog {
 
     /// How many records each part of a big batch's lines holds (an import's, not a
     /// command's); a smaller batch is encoded in one buffer, kept for the next.
-    static let recordsPerEncodedPart = 16_384
+    package static let recordsPerEncodedPart = 16_384
 
-    /// The lines of `records`, the first one starting at `offset` in the file, and where
-    /// each starts: in `buffer` (the parts are `nil`), or for a big batch, in parts encoded
-    /// on every processor. Refuses a line longer than the reader accepts, which must
-    /// never be acknowledged.
-    private func encodedLines(of records: [Record], from offset: Int, buffer: inout [UInt8])
-        throws(EventLogError) -> (parts: [[UInt8]]?, lineStarts: [Int]) {
-        var lineStarts: [Int] = []
-        lineStarts.reserveCapacity(records.count)
-        if records.count < Self.recordsPerEncodedPart {
-            buffer.removeAll(keepingCapacity: true)
-            try encoder.encode(records[...], into: &buffer, lineStarts: &lineStarts, from: offset)
-            return (nil, lineStarts)
-        }
+    /// How many records of a big batch are encoded, at the same time, before they are
+    /// written: about 10 MB of lines, a part or more for each processor of a small machine.
+    package static let recordsPerWrittenGroup = 4 * recordsPerEncodedPart
+
+    /// The lines of `records`, in parts encoded on every processor, each with where its
+    /// lines start in it. Refuses a line longer than the reader accepts, which must never
+    /// be acknowledged.
+    private func encodedParts(of records: ArraySlice<Record>)
+        throws(EventLogError) -> [(bytes: [UInt8], starts: [Int])] {
         let encoder = encoder
         let count = (records.count + Self.recordsPerEncodedPart - 1) / Self.recordsPerEncodedPart
         let encoded = concurrentMap(count) { part in
-            let range = (part * records.count / count)..<((part + 1) * records.count / count)
+            let range = (records.startIndex + part * records.count / count)
+                ..< (records.startIndex + (part + 1) * records.count / count)
             var bytes: [UInt8] = []
+            // Room for lines of a typical length, so that the part is rarely copied as it grows.
+            bytes.reserveCapacity(range.count * 192)
             var starts: [Int] = []
             starts.reserveCapacity(range.count)
             let outcome = Result { () throws(EventLogError) in
@@ -596,16 +610,13 @@ package final class FileEventLog: EventLog {
             }
             return (bytes: bytes, starts: starts, outcome: outcome)
         }
-        var parts: [[UInt8]] = []
+        var parts: [(bytes: [UInt8], starts: [Int])] = []
         parts.reserveCapacity(count)
-        var start = offset
         for part in encoded {
             try part.outcome.get()
-            lineStarts += part.starts.lazy.map { $0 + start }
-            start += part.bytes.count
-            parts.append(part.bytes)
+            parts.append((part.bytes, part.starts))
         }
-        return (parts, lineStarts)
+        return parts
     }
 
     /// The records after `position`, read back from the file.
