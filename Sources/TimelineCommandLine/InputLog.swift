@@ -142,7 +142,10 @@ private final class ChunkReader: Sendable {
 
     /// Starts reading `source`, at most `ahead` chunks before the caller.
     init(source: ChunkSource, ahead: Int) {
-        room = DispatchSemaphore(value: ahead)
+        // Made at 0 and raised to `ahead`: a semaphore freed below the value it was made
+        // with traps, and a caller that stops early (a refused fact) leaves places taken.
+        room = DispatchSemaphore(value: 0)
+        for _ in 0..<ahead { room.signal() }
         DispatchQueue.global().async(group: done) { [self] in
             while true {
                 room.wait()

@@ -130,6 +130,32 @@ struct EdgeTests {
         #expect(run.output.trimmingCharacters(in: .whitespacesAndNewlines) == "20000")
     }
 
+    /// A fact the rules refuse early in a log of several chunks stops the reading while
+    /// chunks read ahead are still waiting: the command says which line, and does not crash.
+    @Test func aRefusalInTheFirstOfSeveralChunksIsReportedNotACrash() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var text = #"{"type":"timelineCreated","data":{"timeline":"life","name":"Life"}}"# + "\n"
+        text += #"{"type":"eventRetitled","data":{"event":"nosuch","title":"x"}}"# + "\n"
+        // Two and a half chunks: the reader is ahead of the refusal by more than one.
+        var count = 0
+        while text.utf8.count < 2 * InputLog.chunkBytes + InputLog.chunkBytes / 2 {
+            text += #"{"type":"eventAdded","data":{"event":"e\#(count)","timeline":"life","title":"T","date":"2000"}}"#
+            text += "\n"
+            count += 1
+        }
+        let log = try directory.write("refused.jsonl", text)
+        let expected = "refused.jsonl: line 2: eventRetitled: unknown event \"nosuch\""
+        let imported = try await timeline(["import", log, "--log", directory.path("new.jsonl")])
+        #expect(imported.status == 1, "\(imported)")
+        #expect(imported.errors.contains(expected) && imported.errors.contains("nothing imported"), "\(imported)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("new.jsonl")))
+        for command in ["replay", "verify"] {
+            let run = try await timeline(command == "replay" ? ["replay", log] : ["verify", "--log", log])
+            #expect(run.status == 1 && run.errors.contains(expected), "\(command): \(run)")
+        }
+    }
+
     @Test func standardInputErrorsNameStandardInput() async throws {
         let run = try await shell(#"printf '{"type":"eventAdd","data":{}}\n' | "$TIMELINE" replay -"#)
         #expect(run.status == 1)
