@@ -498,6 +498,35 @@ struct HostileProcessTests {
         #expect(verify.status == 0, "\(verify)")
     }
 
+    /// A record whose line would be too long, after the first group of a big import, is
+    /// refused before any line is written: the log stays as it was even when the batch
+    /// could not have been taken back (every ftruncate fails).
+    @Test func aLineTooLongLateInABigImportIsRefusedBeforeAnythingIsWritten() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("log.jsonl")
+        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
+        try #require(created.status == 0, "\(created)")
+        let before = try #require(FileManager.default.contents(atPath: log))
+        func line(_ number: Int, title: String) -> String {
+            #"{"type":"eventAdded","data":{"event":"e\#(number)","timeline":"life","title":"\#(title)","date":"2000"}}"#
+        }
+        // A title of one character, "a" and combining accents: its line in the input fits
+        // the reader's limit, its line in the store (with seq, at, v, more, crc) does not.
+        let room = LogReader.maximumLineLength - 40 - line(0, title: "a").utf8.count
+        let long = "a" + String(repeating: "\u{301}", count: room / 2)
+        var text = ""
+        for number in 0..<(FileEventLog.recordsPerWrittenGroup + 10) {
+            text += line(number, title: number == FileEventLog.recordsPerWrittenGroup + 5 ? long : "T") + "\n"
+        }
+        let input = try directory.write("input.jsonl", text)
+        guard let traced = try await Self.traced(["-e", "trace=ftruncate", "-e", "inject=ftruncate:error=EIO"],
+                                                 ["import", input, "--log", log]) else { return }
+        #expect(traced.status == 1, "\(traced)")
+        #expect(traced.errors.contains("record too long") && traced.errors.contains("nothing imported"), "\(traced)")
+        #expect(FileManager.default.contents(atPath: log) == before)
+    }
+
     /// A command that the disk cannot hold says that the log is unchanged; the first
     /// command of a new log leaves no empty file behind.
     @Test func aFullDiskForACommandSaysTheLogIsUnchanged() async throws {

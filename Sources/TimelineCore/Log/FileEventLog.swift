@@ -531,6 +531,10 @@ package final class FileEventLog: EventLog {
             // A command's batch: encoded in one buffer, kept for the next.
             state.buffer.removeAll(keepingCapacity: true)
             try encoder.encode(records[...], into: &state.buffer, lineStarts: &lineStarts, from: state.size)
+        } else {
+            // A line too long is refused before anything of the batch is written, as for a
+            // small batch: once a group is written, only truncating takes it back.
+            try encoder.refuseLinesTooLong(in: records)
         }
         do {
             if records.count < Self.recordsPerEncodedPart {
@@ -783,6 +787,20 @@ package final class FileEventLog: EventLog {
 extension RecordEncoder {
     /// Appends the lines of `records` to `bytes`, and where each starts (`offset` for the
     /// first byte of `bytes`) to `lineStarts`; refuses a line longer than the reader accepts.
+    /// Throws ``EventLogError/recordTooLong(length:limit:)`` for the first of `records`
+    /// whose line would be longer than the reader accepts, without encoding the others:
+    /// only a record whose bound (``RecordEncoder/lineLengthBound(of:)``) is over the
+    /// limit is encoded to tell.
+    /// - Complexity: O(*n*) for *n* records, plus the length of the lines encoded.
+    fileprivate func refuseLinesTooLong(in records: [Record]) throws(EventLogError) {
+        for record in records where RecordEncoder.lineLengthBound(of: record) > LogReader.maximumLineLength + 1 {
+            let length = encode(record).count - 1
+            if length > LogReader.maximumLineLength {
+                throw .recordTooLong(length: length, limit: LogReader.maximumLineLength)
+            }
+        }
+    }
+
     fileprivate func encode(_ records: ArraySlice<Record>, into bytes: inout [UInt8], lineStarts: inout [Int],
                             from offset: Int) throws(EventLogError) {
         for record in records {

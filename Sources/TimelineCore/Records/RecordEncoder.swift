@@ -65,15 +65,11 @@ package struct RecordEncoder: Sendable {
         precondition(batchRemainder >= 0, "a record's batch remainder is not negative")
         // The line is written into scratch memory (on the stack when it is small) and
         // appended in one copy: far cheaper than many small appends to the array.
-        var textLength = RecordEncoder.textLength(of: fact)
         // A store's own stamp is written from its instant, without making its text.
         let utcInstant = recordedAt?.utcInstant
         let writtenAt = utcInstant == nil ? recordedAt?.text : nil
-        if let writtenAt { textLength += writtenAt.utf8.count }
-        if let commandID { textLength += commandID.utf8.count }
-        // The stamp's digits need no escaping: its room is added as it is.
-        let capacity = RecordEncoder.fixedLengthBound + JSONStringWriter.maximumLength(utf8Count: textLength)
-            + 2 * RecordEncoder.maximumStringCount + (utcInstant != nil ? InstantFormatter.maximumLength : 0)
+        let capacity = RecordEncoder.capacity(of: fact, writtenAt: writtenAt, hasStamp: utcInstant != nil,
+                                              commandID: commandID)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
             var line = LineWriter(scratch.baseAddress!)
             line.literal("{\"seq\":")
@@ -111,6 +107,25 @@ package struct RecordEncoder: Sendable {
             assert(line.count <= capacity)
             buffer.append(contentsOf: UnsafeBufferPointer(start: line.start, count: line.count))
         }
+    }
+
+    /// An upper bound of the length of `record`'s line, `\n` included: no line of it is
+    /// longer, whatever its strings hold (every byte of them may need escaping).
+    /// - Complexity: O(1) for native strings.
+    package static func lineLengthBound(of record: Record) -> Int {
+        let utcInstant = record.recordedAt?.utcInstant
+        return capacity(of: record.facts[0], writtenAt: utcInstant == nil ? record.recordedAt?.text : nil,
+                        hasStamp: utcInstant != nil, commandID: record.commandID)
+    }
+
+    /// The room a line of `fact` needs at most: its strings, each byte escaped in the worst
+    /// case, and everything else. The stamp's digits need no escaping: its room is added as it is.
+    private static func capacity(of fact: Fact, writtenAt: String?, hasStamp: Bool, commandID: String?) -> Int {
+        var textLength = textLength(of: fact)
+        if let writtenAt { textLength += writtenAt.utf8.count }
+        if let commandID { textLength += commandID.utf8.count }
+        return fixedLengthBound + JSONStringWriter.maximumLength(utf8Count: textLength) + 2 * maximumStringCount
+            + (hasStamp ? InstantFormatter.maximumLength : 0)
     }
 
     /// Room for everything but the strings: the longest member names, `seq` and
