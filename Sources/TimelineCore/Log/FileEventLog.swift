@@ -791,13 +791,20 @@ extension RecordEncoder {
     /// whose line would be longer than the reader accepts, without encoding the others:
     /// only a record whose bound (``RecordEncoder/lineLengthBound(of:)``) is over the
     /// limit is encoded to tell.
-    /// - Complexity: O(*n*) for *n* records, plus the length of the lines encoded.
+    /// - Complexity: O(*n*) for *n* records, plus the length of the lines encoded, in
+    ///   parts on every processor.
     fileprivate func refuseLinesTooLong(in records: [Record]) throws(EventLogError) {
-        for record in records where RecordEncoder.lineLengthBound(of: record) > LogReader.maximumLineLength + 1 {
-            let length = encode(record).count - 1
-            if length > LogReader.maximumLineLength {
-                throw .recordTooLong(length: length, limit: LogReader.maximumLineLength)
+        let count = (records.count + FileEventLog.recordsPerEncodedPart - 1) / FileEventLog.recordsPerEncodedPart
+        let lengths = concurrentMap(count) { part -> Int? in
+            for index in (part * records.count / count)..<((part + 1) * records.count / count)
+            where RecordEncoder.lineLengthBound(of: records[index]) > LogReader.maximumLineLength + 1 {
+                let length = encode(records[index]).count - 1
+                if length > LogReader.maximumLineLength { return length }
             }
+            return nil
+        }
+        if let length = lengths.lazy.compactMap({ $0 }).first {
+            throw .recordTooLong(length: length, limit: LogReader.maximumLineLength)
         }
     }
 
