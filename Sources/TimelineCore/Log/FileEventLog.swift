@@ -785,8 +785,6 @@ package final class FileEventLog: EventLog {
 }
 
 extension RecordEncoder {
-    /// Appends the lines of `records` to `bytes`, and where each starts (`offset` for the
-    /// first byte of `bytes`) to `lineStarts`; refuses a line longer than the reader accepts.
     /// Throws ``EventLogError/recordTooLong(length:limit:)`` for the first of `records`
     /// whose line would be longer than the reader accepts, without encoding the others:
     /// only a record whose bound (``RecordEncoder/lineLengthBound(of:)``) is over the
@@ -808,6 +806,8 @@ extension RecordEncoder {
         }
     }
 
+    /// Appends the lines of `records` to `bytes`, and where each starts (`offset` for the
+    /// first byte of `bytes`) to `lineStarts`; refuses a line longer than the reader accepts.
     fileprivate func encode(_ records: ArraySlice<Record>, into bytes: inout [UInt8], lineStarts: inout [Int],
                             from offset: Int) throws(EventLogError) {
         for record in records {
