@@ -68,8 +68,7 @@ struct HostileProcessTests {
         defer { directory.remove() }
         let scratch = directory.url.path
         let log = directory.path("killed.jsonl")
-        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
-        try #require(created.status == 0, "\(created)")
+        _ = try await Self.createdLife(log)
         let logInode = try #require(inode(of: log))
 
         let tool = try #require(toolURL, "timeline not built")
@@ -376,6 +375,13 @@ struct HostileProcessTests {
     static let strace: URL? = ["/usr/bin/strace", "/bin/strace", "/usr/local/bin/strace"]
         .map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
 
+    /// Creates the timeline `life` in the log at `log` (a new log); returns the log's bytes.
+    static func createdLife(_ log: String) async throws -> Data {
+        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
+        try #require(created.status == 0, "\(created)")
+        return try #require(FileManager.default.contents(atPath: log))
+    }
+
     /// The tool run with `arguments` under `strace` with `faults` (its options), or `nil`,
     /// said why, when strace is not installed or cannot trace here.
     static func traced(_ faults: [String], _ arguments: [String]) async throws -> ToolRun? {
@@ -404,9 +410,7 @@ struct HostileProcessTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.path("faults.jsonl")
-        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
-        try #require(created.status == 0, "\(created)")
-        let before = try #require(FileManager.default.contents(atPath: log))
+        let before = try await Self.createdLife(log)
         guard let traced = try await Self.traced(["-e", "trace=fsync,ftruncate"] + faults,
                                                  ["add-event", "--log", log, "--event", "e1", "--timeline", "life",
                                                   "--title", "Faulty", "--date", "2000"]) else { return }
@@ -434,8 +438,7 @@ struct HostileProcessTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.path("full.jsonl")
-        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
-        try #require(created.status == 0, "\(created)")
+        _ = try await Self.createdLife(log)
         try FileManager.default.removeItem(atPath: log + ".checkpoint")
         // The first write is the record's, the second the checkpoint's.
         guard let traced = try await Self.traced(["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC:when=2"],
@@ -474,9 +477,7 @@ struct HostileProcessTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.path("log.jsonl")
-        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
-        try #require(created.status == 0, "\(created)")
-        let before = try #require(FileManager.default.contents(atPath: log))
+        let before = try await Self.createdLife(log)
         // More lines than one group of parts, so that the batch takes several writes.
         let count = FileEventLog.recordsPerWrittenGroup + FileEventLog.recordsPerEncodedPart / 2
         var lines = ""
@@ -505,9 +506,7 @@ struct HostileProcessTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.path("log.jsonl")
-        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
-        try #require(created.status == 0, "\(created)")
-        let before = try #require(FileManager.default.contents(atPath: log))
+        let before = try await Self.createdLife(log)
         func line(_ number: Int, title: String) -> String {
             #"{"type":"eventAdded","data":{"event":"e\#(number)","timeline":"life","title":"\#(title)","date":"2000"}}"#
         }
@@ -540,9 +539,7 @@ struct HostileProcessTests {
         #expect(first.errors.contains("No space left on device (errno 28); the log is unchanged"), "\(first)")
         #expect(!FileManager.default.fileExists(atPath: log))
 
-        let created = try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"])
-        try #require(created.status == 0, "\(created)")
-        let before = try #require(FileManager.default.contents(atPath: log))
+        let before = try await Self.createdLife(log)
         guard let traced = try await Self.traced(full, ["add-event", "--log", log, "--event", "e1", "--timeline", "life",
                                                         "--title", "Full", "--date", "2000"]) else { return }
         #expect(traced.status == 1, "\(traced)")
