@@ -164,9 +164,9 @@ extension Runner {
         case .rejected(let rejection): "\(command) refused: \(rejection)"
         case .log(.appendMayHaveLanded(let path, let operation, let code)):
             // The library's message speaks of command ids, which the tool does not take.
-            "\(path): \(operation) failed: \(String(cString: strerror(code))) (errno \(code)), and undoing the append "
-                + "failed too: the record may be in the log. Check with `timeline verify` and `timeline rows` "
-                + "before running \(command) again"
+            EventLogError.io(path: path, operation: operation, code: code).description
+                + ", and undoing the append failed too: the record may be in the log. Check with `timeline verify` "
+                + "and `timeline rows` before running \(command) again"
         case .log(let error): RepairHint.added(to: error.description, for: path, when: error.isCorruption)
         case .invalidRecord(let position, let reason):
             RepairHint.added(to: "\(path): record \(position): \(reason)", for: path, when: true)
@@ -413,22 +413,21 @@ extension Runner {
 /// arrays while other threads allocate for the chunks still being decoded cost more
 /// processor time than reading them (glibc's allocator locks and merges as it frees).
 private final class FactGathering: Sendable {
-    private let gathered = Mutex<(facts: [Fact], lines: [Int])>(([], []))
-    /// The chunks whose facts were gathered, freed by ``finish()``.
-    private let kept = Mutex<[LogReader.Contents]>([])
+    /// The facts and their lines so far, and the chunks they came from (freed by ``finish()``).
+    private let state = Mutex<(facts: [Fact], lines: [Int], chunks: [LogReader.Contents])>(([], [], []))
     /// Serial: the chunks are gathered in the order they were added.
     private let queue = DispatchQueue(label: "timeline.import.gathering")
 
     /// Gathers the facts of `contents`, after those of the chunks added before.
     func add(_ contents: LogReader.Contents) {
         queue.async { [self] in
-            gathered.withLock { gathered in
+            state.withLock { state in
                 for (record, line) in zip(contents.records, contents.lineNumbers) {
-                    gathered.facts += record.facts
-                    gathered.lines += repeatElement(line, count: record.facts.count)
+                    state.facts += record.facts
+                    state.lines += repeatElement(line, count: record.facts.count)
                 }
+                state.chunks.append(contents)
             }
-            kept.withLock { $0.append(contents) }
         }
     }
 
@@ -436,11 +435,13 @@ private final class FactGathering: Sendable {
     /// gathered, and frees the chunks on the gathering thread, while the caller goes on.
     func finish() -> (facts: [Fact], lines: [Int]) {
         queue.sync {}
-        queue.async { [self] in kept.withLock { $0 = [] } }
-        return gathered.withLock { gathered in
-            defer { gathered = ([], []) }
-            return gathered
+        let (gathered, chunks) = state.withLock { state in
+            defer { state = ([], [], []) }
+            return ((state.facts, state.lines), state.chunks)
         }
+        // The block holds the chunks' last reference: they are freed on the gathering thread.
+        queue.async { withExtendedLifetime(chunks) {} }
+        return gathered
     }
 }
 

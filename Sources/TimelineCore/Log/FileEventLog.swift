@@ -527,8 +527,9 @@ package final class FileEventLog: EventLog {
         var lineStarts: [Int] = []
         lineStarts.reserveCapacity(records.count)
         var written = 0
-        if records.count < Self.recordsPerEncodedPart {
-            // A command's batch: encoded in one buffer, kept for the next.
+        // A command's batch is encoded in one buffer, kept for the next; a big one in parts.
+        let inOneBuffer = records.count < Self.recordsPerEncodedPart
+        if inOneBuffer {
             state.buffer.removeAll(keepingCapacity: true)
             try encoder.encode(records[...], into: &state.buffer, lineStarts: &lineStarts, from: state.size)
         } else {
@@ -537,7 +538,7 @@ package final class FileEventLog: EventLog {
             try encoder.refuseLinesTooLong(in: records)
         }
         do {
-            if records.count < Self.recordsPerEncodedPart {
+            if inOneBuffer {
                 try file.write(state.buffer, at: state.size)
                 written = state.buffer.count
             } else {
