@@ -48,8 +48,8 @@ enum Catalogue {
     }
 
     static let storeDetails = """
-        Takes the log's writer lock: fails with "log is in use" while another process \
-        writes to it. Only create-timeline and import create a log that does not exist \
+        Takes the log's writer lock for its run: waits while another process holds it \
+        (an append, an import, a rebuild). Only create-timeline and import create a log that does not exist \
         yet; every other command fails saying so. On success prints one line; with \
         --json, the records appended, as JSON Lines.
         """
@@ -80,7 +80,9 @@ enum Catalogue {
         name: "rows",
         summary: "print the date rows of the store's log (the options and output of replay)",
         options: [log] + viewOptions,
-        details: "Reads the log without taking its lock, so it works while another process writes.\n\n"
+        details: "Waits while another process holds the log's writer lock (an import or a rebuild holds it "
+            + "for its run), then prints what is committed; 'timeline replay' of the file reads it without "
+            + "the lock.\n\n"
             + viewDetails,
         examples: ["timeline rows --log life.jsonl --timeline home --order desc"])
 
