@@ -38,7 +38,7 @@ extension Checkpoint {
         // Dates: each distinct text once, in the order of dates (by instant, then text),
         // so that loading puts a timeline's dates in order by their indices alone. Values
         // are the same exactly when their texts are, and hash by instant, not by text.
-        var distinct = Set<DateValue>()
+        var distinct = Set<DateValue>(minimumCapacity: blocks.reduce(0) { $0 + $1.distinctDates.count })
         for block in blocks { distinct.formUnion(block.distinctDates) }
         let dates = distinct.sorted()
         var dateIndices: [DateValue: UInt32] = [:]
@@ -57,6 +57,16 @@ extension Checkpoint {
         }
         var eventNumbers = SnapshotNumbers(count: snapshots.count)
         for (offset, event) in snapshots.enumerated() { eventNumbers.insert(event, number: UInt32(offset)) }
+        // Room for the rest at once: growing by doubling copied the blocks again and again,
+        // into memory touched for the first time each time.
+        var rest = 64 + blocks.reduce(0) { $0 + 8 + $1.writer.bytes.count }
+        for timeline in timelines { rest += 9 + timeline.id.rawValue.utf8.count + (timeline.name?.utf8.count ?? 0) }
+        for date in dates { rest += 4 + date.text.utf8.count }
+        for rowSet in projection.rowSets {
+            if case .timeline(let id) = rowSet.filter { rest += 4 + id.rawValue.utf8.count }
+            rest += 16 + 11 * rowSet.views.count + 5 * rowSet.index.count
+        }
+        writer.bytes.reserveCapacity(writer.bytes.count + rest)
         writer.write(UInt32(timelines.count))
         for timeline in timelines {
             writer.write(timeline.id.rawValue)
@@ -168,7 +178,11 @@ private struct EncodedBlock: Sendable {
     private(set) var distinctDates = Set<DateValue>()
 
     init(_ events: ArraySlice<EventSnapshot>, timelines: [TimelineID: UInt32]) {
-        datePlaces.reserveCapacity(events.count)
+        // Room for events of a typical size, and for dates all different: growing by
+        // doubling copied the bytes and rehashed the dates again and again.
+        writer.bytes.reserveCapacity(64 * events.count)
+        datePlaces.reserveCapacity(2 * events.count)
+        distinctDates.reserveCapacity(2 * events.count)
         for event in events {
             writer.write(event.id.rawValue)
             if let index = timelines[event.timeline] {

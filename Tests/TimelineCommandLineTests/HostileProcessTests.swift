@@ -487,7 +487,8 @@ struct HostileProcessTests {
         }
         let input = directory.path("input.jsonl")
         try lines.write(toFile: input, atomically: true, encoding: .utf8)
-        // The first group's parts are written one by one; the write after them is the second group's.
+        // The first group's parts are written one by one, on the thread that writes every group;
+        // the write after them is the second group's.
         let failing = 4 + 1
         #expect(FileEventLog.recordsPerWrittenGroup == (failing - 1) * FileEventLog.recordsPerEncodedPart)
         guard let traced = try await Self.traced(["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC:when=\(failing)"],

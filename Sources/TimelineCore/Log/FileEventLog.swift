@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -537,27 +538,32 @@ package final class FileEventLog: EventLog {
             // small batch: once a group is written, only truncating takes it back.
             try encoder.refuseLinesTooLong(in: records)
         }
+        let writer = inOneBuffer ? nil : GroupWriter(file: file)
         do {
-            if inOneBuffer {
-                try file.write(state.buffer, at: state.size)
-                written = state.buffer.count
-            } else {
+            if let writer {
                 // A big batch (an import's) is encoded a group of parts at a time, on every
-                // processor, and each group is written as soon as it is encoded, the disk
-                // told to start on it: the sync below then waits for the last group, not
-                // for the whole batch. No buffer of the whole batch is kept.
+                // processor, and each group is written, on a thread of its own, while the
+                // next is encoded, the disk told to start on it: the sync below then waits
+                // for the last group, not for the whole batch. No buffer of the whole batch
+                // is kept, only the group being written and the one being encoded.
                 for groupStart in stride(from: 0, to: records.count, by: Self.recordsPerWrittenGroup) {
                     let group = records[groupStart..<min(groupStart + Self.recordsPerWrittenGroup, records.count)]
                     let groupOffset = state.size + written
-                    for part in try encodedParts(of: group) {
+                    let parts = try encodedParts(of: group)
+                    for part in parts {
                         lineStarts += part.starts.lazy.map { $0 + state.size + written }
-                        try file.write(part.bytes, at: state.size + written)
                         written += part.bytes.count
                     }
-                    file.startWriting(at: groupOffset, count: state.size + written - groupOffset)
+                    try writer.write(parts.map(\.bytes), at: groupOffset)
                 }
+                try writer.finish()
+            } else {
+                try file.write(state.buffer, at: state.size)
+                written = state.buffer.count
             }
         } catch {
+            // No write of the batch may land after the truncation.
+            writer?.waitForAll()
             // Part of the batch may be in the file: an unfinished batch, which the next
             // writer cuts off as a torn tail (to the side file) if it stays.
             try? file.truncate(to: state.size)
@@ -594,6 +600,88 @@ package final class FileEventLog: EventLog {
     /// How many records of a big batch are encoded, at the same time, before they are
     /// written: about 10 MB of lines, a part or more for each processor of a small machine.
     package static let recordsPerWrittenGroup = 4 * recordsPerEncodedPart
+
+    /// Writes the groups of a big batch's lines in order, on one thread of its own, while
+    /// the caller encodes the next group: the copy into the kernel's cache was a third of an
+    /// import's writing, with the other processor idle. One thread makes every write, so
+    /// the writes are made in order, one group at a time, as by the caller.
+    private final class GroupWriter: Sendable {
+        private struct State {
+            var groups: [(parts: [[UInt8]], offset: Int)] = []
+            /// The first write that failed; the groups after it are not written.
+            var failure: EventLogError?
+            var ended = false
+        }
+        private let file: SystemFile
+        private let state = Mutex(State())
+        /// Signalled for each group handed over, and once more when there are no more.
+        private let handedOver = DispatchSemaphore(value: 0)
+        /// Signalled when the writer can take a group: one group waits at most.
+        private let room = DispatchSemaphore(value: 0)
+        /// Signalled when the writer has ended.
+        private let writerEnded = DispatchSemaphore(value: 0)
+
+        init(file: SystemFile) {
+            self.file = file
+            // Made at 0 and raised: a semaphore must never end below the value it was made with.
+            room.signal()
+            DispatchQueue.global().async { [self] in
+                while true {
+                    handedOver.wait()
+                    guard let group = state.withLock({ $0.groups.isEmpty ? nil : $0.groups.removeFirst() }) else { break }
+                    if state.withLock({ $0.failure == nil }) {
+                        do throws(EventLogError) { try writeNow(group.parts, at: group.offset) } catch {
+                            state.withLock { $0.failure = error }
+                        }
+                    }
+                    room.signal()
+                }
+                writerEnded.signal()
+            }
+        }
+
+        private func writeNow(_ parts: [[UInt8]], at offset: Int) throws(EventLogError) {
+            var end = offset
+            for part in parts {
+                try file.write(part, at: end)
+                end += part.count
+            }
+            file.startWriting(at: offset, count: end - offset)
+        }
+
+        /// Hands over a group's parts, to be written from `offset` once the group before is
+        /// written; throws the failure of a group before it.
+        func write(_ parts: [[UInt8]], at offset: Int) throws(EventLogError) {
+            room.wait()
+            let failure = state.withLock { state in
+                if state.failure == nil { state.groups.append((parts, offset)) }
+                return state.failure
+            }
+            if let failure {
+                room.signal()
+                throw failure
+            }
+            handedOver.signal()
+        }
+
+        /// Waits until every group handed over is written, and throws the first failure.
+        func finish() throws(EventLogError) {
+            waitForAll()
+            if let error = state.withLock({ $0.failure }) { throw error }
+        }
+
+        /// Tells the writer that no group follows and waits until it has ended (at once
+        /// when it has).
+        func waitForAll() {
+            let ending = state.withLock { state in
+                defer { state.ended = true }
+                return !state.ended
+            }
+            guard ending else { return }
+            handedOver.signal()
+            writerEnded.wait()
+        }
+    }
 
     /// The lines of `records`, in parts encoded on every processor, each with where its
     /// lines start in it. Refuses a line longer than the reader accepts, which must never
