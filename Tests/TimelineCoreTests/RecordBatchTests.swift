@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import TimelineCore
 
@@ -27,6 +28,22 @@ import Testing
                                    batchRemainder: facts.count - offset - 1) else { continue }
             Issue.record("record \(offset) is \(record)")
             break
+        }
+    }
+
+    /// A log checks each record as it is made: every record is seen once, with its index.
+    @Test func eachRecordIsInspectedOnceWithItsIndex() throws {
+        for count in [1, 3, 50_000] {
+            let facts = (0..<count).map { Fact.eventRemoved(event: EventID("e\($0)")) }
+            let seen = Mutex<[Int: Record]>([:])
+            let records = Record.batch(of: facts, after: 7, options: AppendOptions()) { index, record in
+                seen.withLock { seen in
+                    #expect(seen.updateValue(record, forKey: index) == nil, "record \(index) seen twice")
+                }
+            }
+            let inspected = seen.withLock { $0 }
+            #expect(inspected.count == count)
+            #expect(records.indices.allSatisfy { inspected[$0] == records[$0] }, "\(count) facts")
         }
     }
 }

@@ -524,19 +524,18 @@ package final class FileEventLog: EventLog {
     /// that the batch may be in the log.
     private func write(_ facts: [Fact], options: AppendOptions, file: SystemFile,
                        state: inout State) throws(EventLogError) -> [Record] {
-        let records = Record.batch(of: facts, after: Int64(state.count), options: options)
+        // A command's batch is encoded in one buffer, kept for the next; a big one in parts.
+        let inOneBuffer = facts.count < Self.recordsPerEncodedPart
+        // A line too long is refused before anything of a big batch is written, as for a
+        // small batch: once a group is written, only truncating takes it back.
+        let records = inOneBuffer ? Record.batch(of: facts, after: Int64(state.count), options: options)
+            : try encoder.batchRefusingLinesTooLong(of: facts, after: Int64(state.count), options: options)
         var lineStarts: [Int] = []
         lineStarts.reserveCapacity(records.count)
         var written = 0
-        // A command's batch is encoded in one buffer, kept for the next; a big one in parts.
-        let inOneBuffer = records.count < Self.recordsPerEncodedPart
         if inOneBuffer {
             state.buffer.removeAll(keepingCapacity: true)
             try encoder.encode(records[...], into: &state.buffer, lineStarts: &lineStarts, from: state.size)
-        } else {
-            // A line too long is refused before anything of the batch is written, as for a
-            // small batch: once a group is written, only truncating takes it back.
-            try encoder.refuseLinesTooLong(in: records)
         }
         let writer = inOneBuffer ? nil : GroupWriter(file: file)
         do {
@@ -874,25 +873,30 @@ package final class FileEventLog: EventLog {
 }
 
 extension RecordEncoder {
-    /// Throws ``EventLogError/recordTooLong(length:limit:)`` for the first of `records`
-    /// whose line would be longer than the reader accepts, without encoding the others:
-    /// only a record whose bound (``RecordEncoder/lineLengthBound(of:)``) is over the
-    /// limit is encoded to tell.
-    /// - Complexity: O(*n*) for *n* records, plus the length of the lines encoded, in
-    ///   parts on every processor.
-    fileprivate func refuseLinesTooLong(in records: [Record]) throws(EventLogError) {
-        let count = (records.count + FileEventLog.recordsPerEncodedPart - 1) / FileEventLog.recordsPerEncodedPart
-        let lengths = concurrentMap(count) { part -> Int? in
-            for index in (part * records.count / count)..<((part + 1) * records.count / count)
-            where RecordEncoder.lineLengthBound(of: records[index]) > LogReader.maximumLineLength + 1 {
-                let length = encode(records[index]).count - 1
-                if length > LogReader.maximumLineLength { return length }
+    /// The records of a big batch (``Record/batch(of:after:options:inspecting:)``), each
+    /// checked as it is made: throws ``EventLogError/recordTooLong(length:limit:)`` for the
+    /// first whose line would be longer than the reader accepts, without encoding the
+    /// others: only a record whose bound (``RecordEncoder/lineLengthBound(of:)``) is over
+    /// the limit is encoded to tell.
+    /// - Complexity: O(*n*) for *n* facts, plus the length of the lines encoded, in parts
+    ///   on every processor.
+    fileprivate func batchRefusingLinesTooLong(of facts: [Fact], after position: Int64,
+                                               options: AppendOptions) throws(EventLogError) -> [Record] {
+        // The first record (by index) whose line is too long, and that line's length.
+        let tooLong = Mutex<(index: Int, length: Int)?>(nil)
+        let records = Record.batch(of: facts, after: position, options: options) { index, record in
+            // Only a record whose bound is over the limit is encoded to find its length.
+            guard RecordEncoder.lineLengthBound(of: record) > LogReader.maximumLineLength + 1 else { return }
+            let length = encode(record).count - 1
+            guard length > LogReader.maximumLineLength else { return }
+            tooLong.withLock { found in
+                if found.map({ index < $0.index }) ?? true { found = (index, length) }
             }
-            return nil
         }
-        if let length = lengths.lazy.compactMap({ $0 }).first {
-            throw .recordTooLong(length: length, limit: LogReader.maximumLineLength)
+        if let found = tooLong.withLock({ $0 }) {
+            throw .recordTooLong(length: found.length, limit: LogReader.maximumLineLength)
         }
+        return records
     }
 
     /// Appends the lines of `records` to `bytes`, and where each starts (`offset` for the
