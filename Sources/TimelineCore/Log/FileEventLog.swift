@@ -624,7 +624,9 @@ package final class FileEventLog: EventLog {
             self.file = file
             // Made at 0 and raised: a semaphore must never end below the value it was made with.
             room.signal()
-            DispatchQueue.global().async { [self] in
+            // A queue of its own, not a global one: its thread is not one of the few that
+            // the encoding's concurrentPerform shares, which this loop would take from it.
+            DispatchQueue(label: "timeline.log.group-writer").async { [self] in
                 while true {
                     handedOver.wait()
                     guard let group = state.withLock({ $0.groups.isEmpty ? nil : $0.groups.removeFirst() }) else { break }
