@@ -38,8 +38,11 @@ extension Checkpoint {
         // Dates: each distinct text once, in the order of dates (by instant, then text),
         // so that loading puts a timeline's dates in order by their indices alone. Values
         // are the same exactly when their texts are, and hash by instant, not by text.
-        var distinct = Set<DateValue>(minimumCapacity: blocks.reduce(0) { $0 + $1.distinctDates.count })
-        for block in blocks { distinct.formUnion(block.distinctDates) }
+        // From the largest block's dates: a union sized for every block's would be mostly
+        // empty slots (the blocks share most dates), and a hash table's slots are all touched.
+        let largest = blocks.indices.max { blocks[$0].distinctDates.count < blocks[$1].distinctDates.count }
+        var distinct = largest.map { blocks[$0].distinctDates } ?? []
+        for (number, block) in blocks.enumerated() where number != largest { distinct.formUnion(block.distinctDates) }
         let dates = distinct.sorted()
         var dateIndices: [DateValue: UInt32] = [:]
         dateIndices.reserveCapacity(dates.count)
@@ -178,11 +181,10 @@ private struct EncodedBlock: Sendable {
     private(set) var distinctDates = Set<DateValue>()
 
     init(_ events: ArraySlice<EventSnapshot>, timelines: [TimelineID: UInt32]) {
-        // Room for events of a typical size, and for dates all different: growing by
-        // doubling copied the bytes and rehashed the dates again and again.
+        // Room for events of a typical size, and for two dates each: growing by doubling
+        // copied the bytes again and again. (Not the set of dates: most are shared.)
         writer.bytes.reserveCapacity(64 * events.count)
         datePlaces.reserveCapacity(2 * events.count)
-        distinctDates.reserveCapacity(2 * events.count)
         for event in events {
             writer.write(event.id.rawValue)
             if let index = timelines[event.timeline] {

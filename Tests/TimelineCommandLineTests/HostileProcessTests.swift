@@ -472,8 +472,11 @@ struct HostileProcessTests {
 
     /// A disk that fills up midway through a big import, after some of its lines were
     /// written, leaves the log as it was, byte for byte: the batch is written a group of
-    /// lines at a time, and what was written of it is taken back.
-    @Test func aDiskThatFillsUpMidwayThroughABigImportLeavesTheLogAsItWas() async throws {
+    /// lines at a time, and what was written of it is taken back. The failing write is the
+    /// first group's second (the import learns of it when it hands over the next group)
+    /// or the second group's first (it learns of it at the end).
+    @Test(arguments: [2, 4 + 1])
+    func aDiskThatFillsUpMidwayThroughABigImportLeavesTheLogAsItWas(failing: Int) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.path("log.jsonl")
@@ -487,10 +490,9 @@ struct HostileProcessTests {
         }
         let input = directory.path("input.jsonl")
         try lines.write(toFile: input, atomically: true, encoding: .utf8)
-        // The first group's parts are written one by one, on the thread that writes every group;
-        // the write after them is the second group's.
-        let failing = 4 + 1
-        #expect(FileEventLog.recordsPerWrittenGroup == (failing - 1) * FileEventLog.recordsPerEncodedPart)
+        // The first group's 4 parts are written one by one, on the thread that writes every
+        // group; the write after them is the second group's.
+        #expect(FileEventLog.recordsPerWrittenGroup == 4 * FileEventLog.recordsPerEncodedPart)
         guard let traced = try await Self.traced(["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC:when=\(failing)"],
                                                  ["import", input, "--log", log]) else { return }
         #expect(traced.status == 1, "\(traced)")

@@ -470,6 +470,29 @@ import Foundation
         }
     }
 
+    /// In a big batch (made and checked in parts at the same time), the refusal names the
+    /// first record too long, not another: its line's length tells which.
+    @Test func aBigBatchIsRefusedForItsFirstRecordTooLong() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let log = try FileEventLog(path: path)
+            func removal(_ length: Int) -> Fact { .eventRemoved(event: EventID(String(repeating: "x", count: length))) }
+            var facts = (0..<(FileEventLog.recordsPerEncodedPart * 3)).map { Fact.eventRemoved(event: EventID("e\($0)")) }
+            // Three too long, in the first, second and last parts; the first is neither the
+            // longest nor the shortest.
+            let tooLong = [(100, 20), (20_000, 30), (FileEventLog.recordsPerEncodedPart * 3 - 5, 10)]
+            for (index, extra) in tooLong { facts[index] = removal(LogReader.maximumLineLength + extra) }
+            let options = AppendOptions(recordedAt: DateValue(utc: Instant(microsecondsSinceEpoch: 0)))
+            let error = #expect(throws: EventLogError.self) { try log.append(facts, options: options) }
+            let first = Record(position: 101, facts: [facts[100]], recordedAt: options.recordedAt, commandID: nil,
+                               batchRemainder: facts.count - 101)
+            #expect(error == .recordTooLong(length: RecordEncoder().encode(first).count - 1,
+                                            limit: LogReader.maximumLineLength))
+            #expect(fileBytes(path).isEmpty)
+            log.close()
+        }
+    }
+
     /// A write that fails (here on a device that is always full) is an error naming the
     /// file and the call; nothing is acknowledged and the position stays where it was.
     @Test(.enabled(if: SystemFile.exists("/dev/full"), "needs a device that is always full"))
