@@ -38,6 +38,9 @@ extension FileEventLog {
         /// How many lines the log holds (a last line without its newline counted), once
         /// the last chunk is read.
         private(set) var lineCount = 0
+        /// The bytes of the chunk being read, kept for the next: a new buffer of megabytes
+        /// for each chunk made the allocator keep more memory than the largest chunk.
+        private var bytes: [UInt8] = []
 
         /// A reader of `file` from `start` to byte `end` (by default, the end of the file).
         init(_ file: SystemFile, path: String, from start: LogReader.Start, to end: Int? = nil,
@@ -54,7 +57,7 @@ extension FileEventLog {
         /// The next chunk's contents, or `nil` after the last one.
         mutating func next() throws(EventLogError) -> LogReader.Contents? {
             while !finished && base.offset < size {
-                var bytes = try file.read(at: base.offset, count: min(length, size - base.offset))
+                try file.read(at: base.offset, count: min(length, size - base.offset), into: &bytes)
                 let atEnd = base.offset + bytes.count >= size
                 if !atEnd {
                     guard let newline = bytes.lastIndex(of: 0x0A) else {

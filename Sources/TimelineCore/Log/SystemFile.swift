@@ -105,7 +105,16 @@ final class SystemFile: Sendable {
 
     /// Reads `count` bytes at `offset` (fewer at the end of the file).
     func read(at offset: Int, count: Int) throws(EventLogError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
+        var bytes: [UInt8] = []
+        try read(at: offset, count: count, into: &bytes)
+        return bytes
+    }
+
+    /// Reads up to `count` bytes at `offset` into `bytes`, replacing what it held and
+    /// keeping its storage when it is large enough (fewer at the end of the file).
+    func read(at offset: Int, count: Int, into bytes: inout [UInt8]) throws(EventLogError) {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: repeatElement(0, count: count))
         var done = 0
         while done < count {
             let n = bytes.withUnsafeMutableBytes { buffer in
@@ -119,7 +128,6 @@ final class SystemFile: Sendable {
             done += n
         }
         if done < count { bytes.removeSubrange(done...) }
-        return bytes
     }
 
     /// Reads the whole file.
