@@ -60,16 +60,11 @@ extension Checkpoint {
         }
         var eventNumbers = SnapshotNumbers(count: snapshots.count)
         for (offset, event) in snapshots.enumerated() { eventNumbers.insert(event, number: UInt32(offset)) }
-        // Room for the rest at once: growing by doubling copied the blocks again and again,
-        // into memory touched for the first time each time.
-        var rest = 64 + blocks.reduce(0) { $0 + 8 + $1.writer.bytes.count }
-        for timeline in timelines { rest += 9 + timeline.id.rawValue.utf8.count + (timeline.name?.utf8.count ?? 0) }
-        for date in dates { rest += 4 + date.text.utf8.count }
-        for rowSet in projection.rowSets {
-            if case .timeline(let id) = rowSet.filter { rest += 4 + id.rawValue.utf8.count }
-            rest += 16 + 11 * rowSet.views.count + 5 * rowSet.index.count
-        }
-        writer.bytes.reserveCapacity(writer.bytes.count + rest)
+        // Room for the rest at once (the blocks, the rows' 5 bytes each, the tables roughly):
+        // growing by doubling copied the blocks again and again, into fresh memory each time.
+        let blockBytes = blocks.reduce(0) { $0 + 8 + $1.writer.bytes.count }
+        let rowBytes = projection.rowSets.reduce(0) { $0 + 64 + 5 * $1.index.count }
+        writer.bytes.reserveCapacity(writer.bytes.count + blockBytes + rowBytes + 32 * (timelines.count + dates.count) + 64)
         writer.write(UInt32(timelines.count))
         for timeline in timelines {
             writer.write(timeline.id.rawValue)
