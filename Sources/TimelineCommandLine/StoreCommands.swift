@@ -302,7 +302,13 @@ extension Runner {
     /// `record 4`, `records 4-5`.
     func positions(_ records: [Record]) -> String {
         guard let first = records.first?.position, let last = records.last?.position else { return "no records" }
-        return first == last ? "record \(first)" : "records \(first)-\(last)"
+        return positions(first...last)
+    }
+
+    /// `record N` or `records N-M`; `no records` for `nil`.
+    func positions(_ range: ClosedRange<Int64>?) -> String {
+        guard let range else { return "no records" }
+        return range.count == 1 ? "record \(range.lowerBound)" : "records \(range.lowerBound)-\(range.upperBound)"
     }
 
     /// Records as export writes them: plain JSON Lines, no checksums.
@@ -348,9 +354,9 @@ extension Runner {
 
         var folded = fold.take()?.finish()
         let store = try openStore(path, command: arguments.command.name, views: folded == nil ? [] : everything)
-        let records: [Record]
+        let appended: AppendResult
         do {
-            records = try await store.importFacts(facts, lines: lines, foldedOnAnEmptyLog: folded.take())
+            appended = try await store.importFacts(facts, lines: lines, foldedOnAnEmptyLog: folded.take())
             changes.note()
         } catch .importRefused(_, let line?, let type, let rejection) {
             await release(store, creating: creating)
@@ -369,9 +375,9 @@ extension Runner {
         await finish(store)
         // Freeing a million facts one by one took a tenth of the import.
         context.leaveToExit(facts)
-        context.leaveToExit(records)
-        if arguments.flag("--json") { return plainLines(records) }
-        return "imported \(count(facts.count, "fact")) from \(file) into \(path) (\(positions(records)))\n"
+        context.leaveToExit(appended)
+        if arguments.flag("--json") { return plainLines(appended.records) }
+        return "imported \(count(facts.count, "fact")) from \(file) into \(path) (\(positions(appended.positions)))\n"
     }
 
     // MARK: repair

@@ -31,19 +31,33 @@ import Testing
         }
     }
 
-    /// A log checks each record as it is made: every record is seen once, with its index.
-    @Test func eachRecordIsInspectedOnceWithItsIndex() throws {
-        for count in [1, 3, 50_000] {
+    /// A result described by its batch (an import's, by a file log) reads as the records
+    /// the batch has: counted and placed without them, equal to and hashed as the result
+    /// made with them, the same records from every copy and thread.
+    @Test func aDescribedResultIsTheBatchsRecords() async throws {
+        let at = try recordedAt()
+        for count in [0, 1, 3, 50_000] {
             let facts = (0..<count).map { Fact.eventRemoved(event: EventID("e\($0)")) }
-            let seen = Mutex<[Int: Record]>([:])
-            let records = Record.batch(of: facts, after: 7, options: AppendOptions()) { index, record in
-                seen.withLock { seen in
-                    #expect(seen.updateValue(record, forKey: index) == nil, "record \(index) seen twice")
-                }
+            let batch = RecordBatch(facts: facts, after: 7, options: AppendOptions(commandID: "c", recordedAt: at))
+            let records = Record.batch(of: facts, after: 7, options: batch.options)
+            let described = AppendResult(appended: batch)
+            let made = AppendResult(records: records, wasDuplicate: false)
+            #expect(described.count == count)
+            #expect(described.positions == made.positions)
+            #expect(described.positions == (count == 0 ? nil : 8...Int64(7 + count)))
+            let copies = Array(repeating: described, count: 4)
+            let read = await withTaskGroup(of: [Record].self) { group in
+                for copy in copies { group.addTask { copy.records } }
+                return await group.reduce(into: []) { $0.append($1) }
             }
-            let inspected = seen.withLock { $0 }
-            #expect(inspected.count == count)
-            #expect(records.indices.allSatisfy { inspected[$0] == records[$0] }, "\(count) facts")
+            #expect(read.allSatisfy { $0 == records }, "\(count) facts")
+            #expect(described == made)
+            #expect(described.hashValue == made.hashValue)
+            #expect(described != AppendResult(records: records, wasDuplicate: true))
+            var changed = described
+            changed.records = Array(records.dropLast())
+            #expect(changed.count == max(0, count - 1))
+            #expect(described.records == records)
         }
     }
 }

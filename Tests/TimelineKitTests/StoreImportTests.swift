@@ -45,7 +45,7 @@ struct StoreImportTests {
         let importedAt = date("2027-01-02T03:04:05Z")
         (store.clock as? ManualClock)?.set(importedAt.instant)
 
-        let records = try await store.importFacts(Self.foreign)
+        let records = try await store.importFacts(Self.foreign).records
         let count = Self.foreign.count
         #expect(records.map(\.position) == Array(3...Int64(2 + count)))
         #expect(records.map(\.facts) == Self.foreign.map { [$0] })
@@ -154,8 +154,8 @@ struct StoreImportTests {
         // A file log refuses an empty batch: the store must not ask it to append one.
         let store = try TimelineStore(log: FileEventLog(path: directory.path + "/empty.jsonl"),
                                       clock: ManualClock(fixedNow))
-        #expect(try await store.importFacts([]).isEmpty)
-        #expect(try await store.importFacts([], lines: []).isEmpty)
+        #expect(try await store.importFacts([]).records.isEmpty)
+        #expect(try await store.importFacts([], lines: []).records.isEmpty)
         #expect(await store.position == 0)
         try await store.close()
     }
@@ -175,6 +175,36 @@ struct StoreImportTests {
     }
 
     /// The facts folded, checked, from an empty state, as the tool folds a log it imports.
+    /// An import big enough that a file log writes it in parts, from its facts: applied
+    /// to a store with records (its records made from the facts), or taken folded into a
+    /// new one; the same rows either way, and the records read back from the log.
+    @Test func aBigImportIntoAFileLogIsAppliedOrTakenWhole() async throws {
+        let directory = TemporaryDirectory()
+        let count = FileEventLog.recordsPerEncodedPart + 100
+        let added = (0..<count).map { Fact.eventAdded(event: EventID("e\($0)"), timeline: "life",
+                                                      title: "Event \($0)", date: date("\(1900 + $0 % 120)")) }
+        let (store, path) = try await makeStore(in: directory)
+        let stream = await store.changes()
+        let applied = try await store.importFacts(added)
+        #expect(applied.count == count && applied.positions == 3...Int64(2 + count))
+        let onDisk = try FileEventLog.read(path: path).records
+        #expect(Array(onDisk.dropFirst(2)) == applied.records)
+        let (rows, changeSets) = await follow(stream, until: Int64(2 + count))
+        #expect(changeSets.last?.from == 2)
+        #expect(rows.count == count + 1)
+        #expect(rows == Array(await store.rows()))
+
+        let facts = [Fact.timelineCreated(timeline: "life", name: "My life")] + added
+        let fresh = try TimelineStore(path: directory.path + "/fresh.jsonl", clock: ManualClock(fixedNow))
+        let taken = try await fresh.importFacts(facts, foldedOnAnEmptyLog: Self.folded(facts, views: [ViewDefinition()]))
+        #expect(taken.positions == 1...Int64(count + 1))
+        #expect(await fresh.position == Int64(count + 1))
+        #expect(Array(await fresh.rows(ViewDefinition())).map(\.title)
+            == Array(await store.rows(ViewDefinition())).filter { $0.title != "Born" }.map(\.title))
+        try await store.close()
+        try await fresh.close()
+    }
+
     static func folded(_ facts: [Fact], views: [ViewDefinition] = []) -> TimelineProjection {
         var loader = TimelineProjection.Loader(views: views, now: fixedNow, validating: true)
         let records = facts.enumerated().map { Record(position: Int64($0.offset + 1), facts: [$0.element]) }
@@ -195,7 +225,7 @@ struct StoreImportTests {
         // Folded with the list of everything, which the store does not keep: it takes the
         // state, at its own positions, with its own views.
         #expect(try await fresh.importFacts(facts, foldedOnAnEmptyLog: Self.folded(facts, views: [ViewDefinition()]))
-            .map(\.position) == [1, 2, 3])
+            .records.map(\.position) == [1, 2, 3])
         #expect(await fresh.position == 3)
         #expect(Set(await fresh.liveViews) == views)
         let reference = try TimelineStore(clock: ManualClock(fixedNow))

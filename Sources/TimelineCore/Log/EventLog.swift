@@ -155,14 +155,90 @@ public struct AppendOptions: Sendable, Hashable {
 
 /// What an append wrote (or, for a resent command, what it had written before).
 public struct AppendResult: Sendable, Hashable {
+    /// The records, as made by the log, or made from their facts when first asked for.
+    private enum Storage: Sendable {
+        case made([Record])
+        case described(DescribedRecords)
+    }
+
+    private var storage: Storage
+
     /// The batch's records, in order (none when the decision was to append nothing).
-    public var records: [Record]
+    ///
+    /// - Complexity: O(1); for a big batch that a file log appended (an import's), whose
+    ///   records are made from its facts when first asked for, O(*k*) the first time.
+    public var records: [Record] {
+        get {
+            switch storage {
+            case .made(let records): records
+            case .described(let described): described.records
+            }
+        }
+        set { storage = .made(newValue) }
+    }
+
     /// Whether the command id was already in the log, so nothing new was written.
     public var wasDuplicate: Bool
 
     /// Creates an append result.
     public init(records: [Record], wasDuplicate: Bool) {
-        self.records = records
+        self.storage = .made(records)
         self.wasDuplicate = wasDuplicate
+    }
+
+    /// The result of appending `batch`, its records not made until they are asked for.
+    package init(appended batch: RecordBatch) {
+        self.storage = .described(DescribedRecords(batch))
+        self.wasDuplicate = false
+    }
+
+    /// How many records the batch has, without making them.
+    /// - Complexity: O(1).
+    package var count: Int {
+        switch storage {
+        case .made(let records): records.count
+        case .described(let described): described.batch.count
+        }
+    }
+
+    /// The positions of the batch's records, without making them; `nil` for no records.
+    /// - Complexity: O(1).
+    package var positions: ClosedRange<Int64>? {
+        switch storage {
+        case .made(let records):
+            guard let first = records.first?.position, let last = records.last?.position else { return nil }
+            return first...last
+        case .described(let described):
+            return described.batch.positions
+        }
+    }
+
+    /// Results are equal when their records and ``wasDuplicate`` are.
+    public static func == (lhs: AppendResult, rhs: AppendResult) -> Bool {
+        lhs.wasDuplicate == rhs.wasDuplicate && lhs.records == rhs.records
+    }
+
+    /// Hashes the records and ``wasDuplicate``.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(records)
+        hasher.combine(wasDuplicate)
+    }
+}
+
+/// A batch's records, made from its description once, on the first call that needs them,
+/// and kept: a result may be copied and read from any thread.
+private final class DescribedRecords: Sendable {
+    let batch: RecordBatch
+    private let made = Mutex<[Record]?>(nil)
+
+    init(_ batch: RecordBatch) { self.batch = batch }
+
+    var records: [Record] {
+        made.withLock { made in
+            if let made { return made }
+            let records = batch.records
+            made = records
+            return records
+        }
     }
 }

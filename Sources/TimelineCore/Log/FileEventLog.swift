@@ -509,8 +509,7 @@ package final class FileEventLog: EventLog {
                     let facts: [Fact]
                     do throws(Failure) { facts = try deciding() } catch { return .failure(.refused(error)) }
                     guard !facts.isEmpty else { return .success(AppendResult(records: [], wasDuplicate: false)) }
-                    let records = try write(facts, options: options, file: file, state: &state)
-                    return .success(AppendResult(records: records, wasDuplicate: false))
+                    return .success(try write(facts, options: options, file: file, state: &state))
                 }
             } catch {
                 return .failure(.log(error))
@@ -523,15 +522,17 @@ package final class FileEventLog: EventLog {
     /// On a failure nothing of the batch stays; when even undoing it fails, the error says
     /// that the batch may be in the log.
     private func write(_ facts: [Fact], options: AppendOptions, file: SystemFile,
-                       state: inout State) throws(EventLogError) -> [Record] {
-        // A command's batch is encoded in one buffer, kept for the next; a big one in parts.
+                       state: inout State) throws(EventLogError) -> AppendResult {
+        let batch = RecordBatch(facts: facts, after: Int64(state.count), options: options)
+        // A command's batch is encoded in one buffer, kept for the next; a big one in parts,
+        // from its facts: its records are made only if the caller asks for them.
         let inOneBuffer = facts.count < Self.recordsPerEncodedPart
+        let records = inOneBuffer ? Record.batch(of: facts, after: batch.position, options: options) : []
         // A line too long is refused before anything of a big batch is written, as for a
         // small batch: once a group is written, only truncating takes it back.
-        let records = inOneBuffer ? Record.batch(of: facts, after: Int64(state.count), options: options)
-            : try encoder.batchRefusingLinesTooLong(of: facts, after: Int64(state.count), options: options)
+        if !inOneBuffer { try encoder.refuseLinesTooLong(in: batch) }
         var lineStarts: [Int] = []
-        lineStarts.reserveCapacity(records.count)
+        lineStarts.reserveCapacity(facts.count)
         var written = 0
         if inOneBuffer {
             state.buffer.removeAll(keepingCapacity: true)
@@ -545,10 +546,10 @@ package final class FileEventLog: EventLog {
                 // next is encoded, the disk told to start on it: the sync below then waits
                 // for the last group, not for the whole batch. No buffer of the whole batch
                 // is kept, only the group being written and the one being encoded.
-                for groupStart in stride(from: 0, to: records.count, by: Self.recordsPerWrittenGroup) {
-                    let group = records[groupStart..<min(groupStart + Self.recordsPerWrittenGroup, records.count)]
+                for groupStart in stride(from: 0, to: facts.count, by: Self.recordsPerWrittenGroup) {
+                    let group = groupStart..<min(groupStart + Self.recordsPerWrittenGroup, facts.count)
                     let groupOffset = state.size + written
-                    let parts = try encodedParts(of: group)
+                    let parts = encodedParts(of: batch, group)
                     for part in parts {
                         lineStarts += part.starts.lazy.map { $0 + state.size + written }
                         written += part.bytes.count
@@ -586,10 +587,10 @@ package final class FileEventLog: EventLog {
         }
         state.size += written
         if let id = options.commandID {
-            state.commands[CommandKey(id)] = state.count..<(state.count + records.count)
+            state.commands[CommandKey(id)] = state.count..<(state.count + facts.count)
         }
         state.offsets.append(contentsOf: lineStarts)
-        return records
+        return inOneBuffer ? AppendResult(records: records, wasDuplicate: false) : AppendResult(appended: batch)
     }
 
     /// How many records each part of a big batch's lines holds (an import's, not a
@@ -684,33 +685,26 @@ package final class FileEventLog: EventLog {
         }
     }
 
-    /// The lines of `records`, in parts encoded on every processor, each with where its
-    /// lines start in it. Refuses a line longer than the reader accepts, which must never
-    /// be acknowledged.
-    private func encodedParts(of records: ArraySlice<Record>)
-        throws(EventLogError) -> [(bytes: [UInt8], starts: [Int])] {
+    /// The lines of the records of `batch` at `offsets`, in parts encoded on every
+    /// processor, each with where its lines start in it. The lines' lengths were checked
+    /// (``RecordEncoder/refuseLinesTooLong(in:)``).
+    private func encodedParts(of batch: RecordBatch, _ offsets: Range<Int>) -> [(bytes: [UInt8], starts: [Int])] {
         let encoder = encoder
-        let count = (records.count + Self.recordsPerEncodedPart - 1) / Self.recordsPerEncodedPart
-        let encoded = concurrentMap(count) { part in
-            let range = (records.startIndex + part * records.count / count)
-                ..< (records.startIndex + (part + 1) * records.count / count)
+        let count = (offsets.count + Self.recordsPerEncodedPart - 1) / Self.recordsPerEncodedPart
+        return concurrentMap(count) { part in
+            let range = (offsets.lowerBound + part * offsets.count / count)
+                ..< (offsets.lowerBound + (part + 1) * offsets.count / count)
             var bytes: [UInt8] = []
             // Room for lines of a typical length, so that the part is rarely copied as it grows.
             bytes.reserveCapacity(range.count * 192)
             var starts: [Int] = []
             starts.reserveCapacity(range.count)
-            let outcome = Result { () throws(EventLogError) in
-                try encoder.encode(records[range], into: &bytes, lineStarts: &starts, from: 0)
+            for offset in range {
+                starts.append(bytes.count)
+                encoder.encode(batch, at: offset, into: &bytes)
             }
-            return (bytes: bytes, starts: starts, outcome: outcome)
+            return (bytes: bytes, starts: starts)
         }
-        var parts: [(bytes: [UInt8], starts: [Int])] = []
-        parts.reserveCapacity(count)
-        for part in encoded {
-            try part.outcome.get()
-            parts.append((part.bytes, part.starts))
-        }
-        return parts
     }
 
     /// The records after `position`, read back from the file.
@@ -875,30 +869,35 @@ package final class FileEventLog: EventLog {
 }
 
 extension RecordEncoder {
-    /// The records of a big batch (``Record/batch(of:after:options:inspecting:)``), each
-    /// checked as it is made: throws ``EventLogError/recordTooLong(length:limit:)`` for the
-    /// first whose line would be longer than the reader accepts, without encoding the
-    /// others: only a record whose bound (``RecordEncoder/lineLengthBound(of:)``) is over
-    /// the limit is encoded to tell.
-    /// - Complexity: O(*n*) for *n* facts, plus the length of the lines encoded, in parts
-    ///   on every processor.
-    fileprivate func batchRefusingLinesTooLong(of facts: [Fact], after position: Int64,
-                                               options: AppendOptions) throws(EventLogError) -> [Record] {
-        // The first record (by index) whose line is too long, and that line's length.
-        let tooLong = Mutex<(index: Int, length: Int)?>(nil)
-        let records = Record.batch(of: facts, after: position, options: options) { index, record in
-            // Only a record whose bound is over the limit is encoded to find its length.
-            guard RecordEncoder.lineLengthBound(of: record) > LogReader.maximumLineLength + 1 else { return }
-            let length = encode(record).count - 1
-            guard length > LogReader.maximumLineLength else { return }
-            tooLong.withLock { found in
-                if found.map({ index < $0.index }) ?? true { found = (index, length) }
+    /// Throws ``EventLogError/recordTooLong(length:limit:)`` for the first record of
+    /// `batch` whose line would be longer than the reader accepts, on every processor:
+    /// only a record whose bound (``RecordEncoder/lineLengthBound(of:recordedAt:commandID:)``)
+    /// is over the limit is encoded to tell.
+    /// - Complexity: O(*n*) for *n* facts, plus the length of the lines encoded.
+    fileprivate func refuseLinesTooLong(in batch: RecordBatch) throws(EventLogError) {
+        let limit = LogReader.maximumLineLength
+        let (recordedAt, commandID) = (batch.options.recordedAt, batch.options.commandID)
+        let parts = (batch.count + FileEventLog.recordsPerEncodedPart - 1) / FileEventLog.recordsPerEncodedPart
+        // Each part's first line too long (its length), in the parts' order.
+        let found = concurrentMap(parts) { part -> Int? in
+            for offset in (part * batch.count / parts)..<((part + 1) * batch.count / parts) {
+                guard RecordEncoder.lineLengthBound(of: batch.facts[offset], recordedAt: recordedAt,
+                                                    commandID: commandID) > limit + 1 else { continue }
+                var line: [UInt8] = []
+                encode(batch, at: offset, into: &line)
+                if line.count - 1 > limit { return line.count - 1 }
             }
+            return nil
         }
-        if let found = tooLong.withLock({ $0 }) {
-            throw .recordTooLong(length: found.length, limit: LogReader.maximumLineLength)
+        if let length = found.lazy.compactMap({ $0 }).first {
+            throw .recordTooLong(length: length, limit: limit)
         }
-        return records
+    }
+
+    /// Appends the line of the record of `batch` at `offset` to `bytes`.
+    fileprivate func encode(_ batch: RecordBatch, at offset: Int, into bytes: inout [UInt8]) {
+        encode(batch.facts[offset], position: batch.position + Int64(offset) + 1, recordedAt: batch.options.recordedAt,
+               commandID: batch.options.commandID, batchRemainder: batch.count - offset - 1, into: &bytes)
     }
 
     /// Appends the lines of `records` to `bytes`, and where each starts (`offset` for the

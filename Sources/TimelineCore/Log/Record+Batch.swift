@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Record {
     /// The records of one appended batch: one per fact, at the positions after `position`,
     /// each with the batch's time, its command id and how many records of the batch follow it.
@@ -6,29 +8,56 @@ extension Record {
     /// an array of its own, so that it allocates and copies nothing. Only an array with
     /// storage for at most two facts is kept so, since a log keeps its records: a caller's
     /// array with more storage reserved is copied.
-    ///
-    /// `inspect` sees each record as it is made, with its index in the batch, on the thread
-    /// that made it (records of a big batch are made at the same time, in any order): a
-    /// log checks them there, while they are at hand, rather than reading them all again.
     /// - Complexity: O(*k*) for *k* facts.
-    package static func batch(of facts: [Fact], after position: Int64, options: AppendOptions,
-                              inspecting inspect: (@Sendable (Int, Record) -> Void)? = nil) -> [Record] {
+    package static func batch(of facts: [Fact], after position: Int64, options: AppendOptions) -> [Record] {
         if facts.count == 1 && facts.capacity <= 2 {
-            let record = Record(position: position + 1, facts: facts, recordedAt: options.recordedAt,
-                                commandID: options.commandID, batchRemainder: 0)
-            inspect?(0, record)
-            return [record]
+            return [Record(position: position + 1, facts: facts, recordedAt: options.recordedAt,
+                           commandID: options.commandID, batchRemainder: 0)]
         }
+        let batch = RecordBatch(facts: facts, after: position, options: options)
         // An import's million records (each with an array of its own) are made on every processor.
         let parts = facts.count < recordsPerPart ? 1 : (facts.count + recordsPerPart - 1) / recordsPerPart
-        return concurrentArray(count: facts.count, parts: parts) { offset in
-            let record = Record(position: position + Int64(offset) + 1, fact: facts[offset], recordedAt: options.recordedAt,
-                                commandID: options.commandID, batchRemainder: facts.count - offset - 1)
-            inspect?(offset, record)
-            return record
-        }
+        return concurrentArray(count: facts.count, parts: parts) { batch.record(at: $0) }
     }
 
     /// How many records each part of a big batch holds, made at the same time.
     private static let recordsPerPart = 16_384
+}
+
+/// An appended batch described by its facts and where it starts, its records made only
+/// when asked for: a file log encodes an import's million lines from the facts, without
+/// making a record (and an array of one fact) for each.
+package struct RecordBatch: Sendable, Hashable {
+    /// The batch's facts, one per record, in order.
+    package var facts: [Fact]
+    /// The position before the batch's first record.
+    package var position: Int64
+    /// The batch's time and command id.
+    package var options: AppendOptions
+
+    /// Describes the batch of `facts` appended after `position` with `options`.
+    package init(facts: [Fact], after position: Int64, options: AppendOptions) {
+        self.facts = facts
+        self.position = position
+        self.options = options
+    }
+
+    /// The number of records.
+    package var count: Int { facts.count }
+
+    /// The positions of the batch's records; empty for a batch of no facts.
+    package var positions: ClosedRange<Int64>? {
+        facts.isEmpty ? nil : (position + 1)...(position + Int64(facts.count))
+    }
+
+    /// The record of the fact at `offset`.
+    /// - Complexity: O(1).
+    package func record(at offset: Int) -> Record {
+        Record(position: position + Int64(offset) + 1, fact: facts[offset], recordedAt: options.recordedAt,
+               commandID: options.commandID, batchRemainder: facts.count - offset - 1)
+    }
+
+    /// Every record of the batch (``Record/batch(of:after:options:)``).
+    /// - Complexity: O(*k*) for *k* facts.
+    package var records: [Record] { Record.batch(of: facts, after: position, options: options) }
 }

@@ -109,13 +109,14 @@ package struct RecordEncoder: Sendable {
         }
     }
 
-    /// An upper bound of the length of `record`'s line, `\n` included: no line of it is
-    /// longer, whatever its strings hold (every byte of them may need escaping).
+    /// An upper bound of the length of the line of a record of `fact` with this time and
+    /// command id, `\n` included, whatever its position: no such line is longer, whatever
+    /// its strings hold (every byte of them may need escaping).
     /// - Complexity: O(1) for native strings.
-    package static func lineLengthBound(of record: Record) -> Int {
-        let utcInstant = record.recordedAt?.utcInstant
-        return capacity(of: record.facts[0], writtenAt: utcInstant == nil ? record.recordedAt?.text : nil,
-                        hasStamp: utcInstant != nil, commandID: record.commandID)
+    package static func lineLengthBound(of fact: Fact, recordedAt: DateValue?, commandID: String?) -> Int {
+        let utcInstant = recordedAt?.utcInstant
+        return capacity(of: fact, writtenAt: utcInstant == nil ? recordedAt?.text : nil,
+                        hasStamp: utcInstant != nil, commandID: commandID)
     }
 
     /// The room a line of `fact` needs at most: its strings, each byte escaped in the worst

@@ -2,7 +2,9 @@ import TimelineCore
 
 extension TimelineStore {
     /// Checks facts from elsewhere (another log, an export) against the store's state and
-    /// appends all of them as one atomic batch, or none; returns their records.
+    /// appends all of them as one atomic batch, or none; returns what was appended (its
+    /// records are made from the facts only if asked for: an import of a million facts
+    /// into a file log needs only their positions).
     ///
     /// Each fact is checked in the state after the store's records and the facts before it,
     /// so an import may create a timeline and then add events to it. A refused fact throws
@@ -35,11 +37,11 @@ extension TimelineStore {
     @discardableResult
     package func importFacts(_ facts: [Fact], lines: [Int]? = nil,
                              foldedOnAnEmptyLog folded: consuming TimelineProjection? = nil)
-        throws(StoreError) -> [Record] {
+        throws(StoreError) -> AppendResult {
         if let lines, lines.count != facts.count {
             throw .linesDoNotMatchFacts(lines: lines.count, facts: facts.count)
         }
-        if facts.isEmpty { return [] }
+        if facts.isEmpty { return AppendResult(records: [], wasDuplicate: false) }
         var adopting = false
         return try append(AppendOptions(recordedAt: DateValue(utc: clock.now())), deciding: { () throws(StoreError) in
             // Decided again when the log was replaced meanwhile: only the last decision counts.

@@ -178,7 +178,7 @@ public actor TimelineStore {
         try append(AppendOptions(expectedPosition: expectedPosition, commandID: commandID,
                                  recordedAt: DateValue(utc: clock.now()))) { () throws(StoreError) in
             do throws(Rejection) { return try Decider.decide(commands, projection) } catch { throw .rejected(error) }
-        }
+        }.records
     }
 
     /// Appends what `decide` returns, decided under the log's lock against every record
@@ -191,7 +191,7 @@ public actor TimelineStore {
     /// facts that was folded elsewhere from an empty state, to take instead of applying the
     /// records (``importFacts(_:lines:foldedOnAnEmptyLog:)``); `nil` to apply them.
     func append(_ options: AppendOptions, deciding decide: () throws(StoreError) -> [Fact],
-                projected: () -> TimelineProjection? = { nil }) throws(StoreError) -> [Record] {
+                projected: () -> TimelineProjection? = { nil }) throws(StoreError) -> AppendResult {
         var attempts = 0
         while true {
             attempts += 1
@@ -209,11 +209,11 @@ public actor TimelineStore {
                 case .log(let failure): throw .log(failure)
                 }
             }
-            if result.wasDuplicate || result.records.isEmpty { return result.records }
+            guard !result.wasDuplicate, let positions = result.positions else { return result }
             // Taken, not copied: the store's copy must be the only one, or changing it
-            // (the clock, below) would copy its storage.
-            if var taken = projected(), let last = result.records.last {
-                taken.reposition(to: last.position)
+            // (the clock, below) would copy its storage. The records are not made.
+            if var taken = projected() {
+                taken.reposition(to: positions.upperBound)
                 Self.settle(&taken, views: projection.viewDefinitions, clock: clock)
                 replaceProjection(with: consume taken, chained: true)
             } else {
@@ -222,7 +222,7 @@ public actor TimelineStore {
             if let interval = checkpointInterval, projection.position - checkpointedPosition >= interval {
                 try? saveCheckpoint()
             }
-            return result.records
+            return result
         }
     }
 
