@@ -13,10 +13,11 @@ import Darwin
 ///
 /// - `add-event` and `rows --timeline life` on the store's log from its checkpoint, beside
 ///   the same command with the checkpoint removed (a full replay);
-/// - `import` of the hand-written log into a new log;
-/// - `replay --json` of the hand-written log, beside parsing the same lines only: with
-///   CPython's `json.loads` (when `python3` is on the PATH) and with `JSONSerialization`
-///   in this process.
+/// - `import` of the hand-written log into a new log, and `replay --json` of it, each
+///   beside parsing the same lines only, the runs alternated: with CPython's `json.loads`
+///   (when `python3` is on the PATH) and with `JSONSerialization` in this process. The
+///   import's bar (3 s) is also judged scaled by this run's `json.loads`, which took 3.6 s
+///   on the machine where the bar was set.
 ///
 /// The tool is the `timeline` executable of the same build directory as this program.
 struct ToolBenchmark {
@@ -115,29 +116,23 @@ struct ToolBenchmark {
         table.add(Self.row(names[1], rows.checkpoint, baseline: "same, no checkpoint", rows.full,
                            bar: Self.storeBar(rows.checkpoint, at: at)))
 
-        // Import into a new log each time.
-        var imports = Runs()
+        // Import into a new log each time, replay, and parse only, alternating so that a
+        // noisy spell weighs on all three.
+        var imports = Runs(), replays = Runs(), pythons = Runs(), serializations = Samples()
         let target = directory.file("tool-import.jsonl")
-        for index in 0..<runs {
-            self.log("tool: import, run \(index + 1) of \(runs)")
-            for path in [target, target + ".checkpoint"] { try? FileManager.default.removeItem(atPath: path) }
-            imports.add(try Self.measure(tool, ["import", "--log", target, handWrittenPath]))
-        }
-        let importMet = imports.figure.median <= 3e9
-        table.add(Self.row(names[2], imports, baseline: "—", nil,
-                           bar: "≤ 3 s: " + (importMet ? "PASS" : "MISS") + at))
-
-        // Replay beside parsing only, alternating so that a noisy spell weighs on both.
-        var replays = Runs(), pythons = Runs(), serializations = Samples()
         let python = Self.python()
         let script = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    if line.strip(): json.loads(line)\n"
         let lines = Self.lines(of: FileWriter.readAll(handWrittenPath))
         for index in 0..<runs {
-            self.log("tool: replay --json, run \(index + 1) of \(runs), and parsing only")
+            self.log("tool: import and replay --json, run \(index + 1) of \(runs), and parsing only")
+            for path in [target, target + ".checkpoint"] { try? FileManager.default.removeItem(atPath: path) }
+            imports.add(try Self.measure(tool, ["import", "--log", target, handWrittenPath]))
             replays.add(try Self.measure(tool, ["replay", handWrittenPath, "--json", "--now", "2026-12-01"]))
             if let python { pythons.add(try Self.measure(python, ["-c", script, handWrittenPath])) }
             serializations.append(nanoseconds: try Self.parseWithJSONSerialization(lines))
         }
+        table.add(Self.row(names[2], imports, baseline: "python3 json.loads, parse only", python == nil ? nil : pythons,
+                           bar: Self.importBar(imports, jsonLoads: python == nil ? nil : pythons) + at))
         if python != nil {
             let met = replays.figure.median <= pythons.figure.median
             table.add(Self.row(names[3], replays, baseline: "python3 json.loads, parse only", pythons,
@@ -152,6 +147,20 @@ struct ToolBenchmark {
                    "JSONSerialization, parse only: " + serialization.figure.medianText,
                    replays.figure.comparison(with: serialization.figure), "—", "—"])
         return table
+    }
+
+    /// `≤ 3 s: MISS; ≤ 3.81 s on this run's machine: PASS`: the import's bar as set, and as
+    /// scaled by this run's `json.loads` parse of the same file, which took 3.6 s when the
+    /// bar was set (a machine that parses slower this hour imports slower too).
+    private static func importBar(_ imports: Runs, jsonLoads: Runs?) -> String {
+        let median = imports.figure.median
+        var bar = "≤ 3 s: " + (median <= 3e9 ? "PASS" : "MISS")
+        if let jsonLoads, !jsonLoads.times.isEmpty {
+            let scaled = 3e9 * jsonLoads.figure.median / 3.6e9
+            bar += "; ≤ \(Formatting.duration(nanoseconds: scaled)) on this run's machine (json.loads 3.6 s when "
+                + "the bar was set): " + (median <= scaled ? "PASS" : "MISS")
+        }
+        return bar
     }
 
     /// `≤ 500 ms, ≤ 300 MB: PASS`.
