@@ -95,8 +95,11 @@ enum Catalogue {
             (Ctrl-C: exit status 0). Other processes' appends arrive through the \
             operating system's file notifications, not by polling. Without --now, "now" \
             follows the clock, so an ongoing row that passes a date moves. With --json, \
-            one object per line, each written as it happens; the first is a reset:
-              {"type":"reset","from":0,"to":12,"rows":[ROW,...]}
+            one object per line, each written as it happens. The first is a reset of the \
+            rows at the log's position, "from" and "to" both that position. A later \
+            reset goes from the position before it to the one after (a change too big to \
+            animate), or again has both at the new position (the log replaced by repair):
+              {"type":"reset","from":12,"to":12,"rows":[ROW,...]}
               {"type":"change","from":12,"to":13,"removals":[i,...],"insertions":[{"index":i,"row":ROW},...],\
             "moves":[[a,b],...],"updates":[{"index":i,"row":ROW},...]}
             where ROW is an object as in 'replay --json', removals and move sources are \
