@@ -1,3 +1,4 @@
+import Foundation
 import TimelineCore
 import TimelineKit
 import TimelineProjections
@@ -20,16 +21,20 @@ extension Runner {
                     + "set $XDG_CACHE_HOME or $HOME to an absolute path")
             }
             let log = try DatabaseLogs.open(path)
+            let existed = FileManager.default.fileExists(atPath: checkpoint)
             do {
                 store = try await TimelineStore.rebuild(log: log, checkpointPath: checkpoint, clock: clock,
                                                         views: [ViewDefinition()]) { meter.update($0) }
             } catch {
                 meter.abandon()
                 log.close()
-                throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
+                throw CommandFailure(checkpointNotSaved(error, path: path, checkpoint: checkpoint, existed: existed)
+                    ?? message(for: error, path: path, command: arguments.command.name))
             }
         } else {
             try requireLog(path)
+            let checkpoint = TimelineStore.checkpointPath(forLog: path)
+            let existed = FileManager.default.fileExists(atPath: checkpoint)
             do {
                 store = try await TimelineStore.rebuild(path: path, clock: clock, views: [ViewDefinition()]) {
                     meter.update($0)
@@ -43,7 +48,8 @@ extension Runner {
                                                       for: path, when: true))
             } catch {
                 meter.abandon()
-                throw CommandFailure(message(for: error, path: path, command: arguments.command.name))
+                throw CommandFailure(checkpointNotSaved(error, path: path, checkpoint: checkpoint, existed: existed)
+                    ?? message(for: error, path: path, command: arguments.command.name))
             }
             if let torn = (store.log as? FileEventLog)?.tornTail {
                 context.warn("\(path): \(torn); cut off (saved in \(FileEventLog.sideFilePath(for: path)))")
@@ -56,6 +62,17 @@ extension Runner {
         await store.release()
         return "rebuilt \(path): \(count(records, "record")), \(count(rows, "row")), "
             + "\(count(timelines, "timeline")), \(count(1, "view")); checkpoint written\n"
+    }
+
+    /// What to say when the rebuild read and checked the whole log but could not save the
+    /// checkpoint (a full disk); `nil` for any other failure.
+    private func checkpointNotSaved(_ error: StoreError, path: String, checkpoint: String, existed: Bool) -> String? {
+        guard case .log(let failure) = error, case .io(checkpoint, _, _) = failure else { return nil }
+        let before = existed && FileManager.default.fileExists(atPath: checkpoint)
+            ? "the one saved before is kept (store commands read the log after it)"
+            : "there is none (store commands read the whole log)"
+        return "\(path): every record checked, but the checkpoint was not saved: \(failure); \(before). "
+            + "Make room and run `timeline rebuild` again"
     }
 }
 

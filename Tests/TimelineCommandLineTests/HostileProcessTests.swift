@@ -452,6 +452,31 @@ struct HostileProcessTests {
         #expect(rows.status == 0 && rows.output.contains("\"e1\""), "\(rows)")
     }
 
+    /// A rebuild that cannot save its checkpoint (the disk is full) fails naming the
+    /// checkpoint, not its vanished temporary file, and says whether the one before stands.
+    @Test(arguments: [true, false])
+    func aFullDiskForARebuildsCheckpointSaysWhichCheckpointStands(hadOne: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("full.jsonl")
+        _ = try await Self.createdLife(log)
+        let checkpoint = log + ".checkpoint"
+        if !hadOne { try FileManager.default.removeItem(atPath: checkpoint) }
+        let before = FileManager.default.contents(atPath: checkpoint)
+        // A rebuild writes nothing but its checkpoint.
+        guard let traced = try await Self.traced(["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC"],
+                                                 ["rebuild", "--log", log]) else { return }
+        #expect(traced.status == 1, "\(traced)")
+        #expect(traced.errors.contains("\(log): every record checked, but the checkpoint was not saved: "
+            + "\(checkpoint): write failed: No space left on device (errno 28); "), "\(traced)")
+        #expect(traced.errors.contains(hadOne ? "the one saved before is kept" : "there is none"), "\(traced)")
+        #expect(traced.errors.contains("run `timeline rebuild` again"), "\(traced)")
+        #expect(!traced.errors.contains(".tmp-"), "\(traced)")
+        #expect(FileManager.default.contents(atPath: checkpoint) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+            == (hadOne ? ["full.jsonl", "full.jsonl.checkpoint"] : ["full.jsonl"]))
+    }
+
     /// An import that the disk cannot hold says that nothing was imported.
     @Test func aFullDiskForAnImportSaysNothingWasImported() async throws {
         let directory = try TemporaryDirectory()

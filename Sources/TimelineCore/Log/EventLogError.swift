@@ -52,3 +52,12 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension EventLogError {
+    /// The same error about `path` when it is about `other` (a temporary file that stands
+    /// for it); any other error as it is.
+    func naming(_ path: String, insteadOf other: String) -> EventLogError {
+        guard case .io(other, let operation, let code) = self else { return self }
+        return .io(path: path, operation: operation, code: code)
+    }
+}

@@ -180,7 +180,7 @@ final class SystemFile: Sendable {
     /// Writes `bytes` to `path` atomically: a temporary file, fsync, rename, fsync of the directory.
     static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t? = nil) throws(EventLogError) {
         let temporary = temporaryPath(for: path)
-        do {
+        do throws(EventLogError) {
             let file = try SystemFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode ?? 0o644)
             if let mode { _ = fchmod(file.descriptor, mode) }
             do throws(EventLogError) {
@@ -191,6 +191,9 @@ final class SystemFile: Sendable {
                 unlink(temporary)
                 throw error
             }
+        } catch {
+            // Named by the file the caller knows: the temporary one is gone.
+            throw error.naming(path, insteadOf: temporary)
         }
         guard rename(temporary, path) == 0 else {
             let code = errno
@@ -207,7 +210,7 @@ final class SystemFile: Sendable {
         var info = stat()
         guard fstat(original.descriptor, &info) == 0 else { throw .io(path: path, operation: "stat", code: errno) }
         let temporary = temporaryPath(for: path)
-        do {
+        do throws(EventLogError) {
             let file = try SystemFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
             do throws(EventLogError) {
                 guard fchown(file.descriptor, info.st_uid, info.st_gid) == 0 else {
@@ -222,6 +225,8 @@ final class SystemFile: Sendable {
                 unlink(temporary)
                 throw error
             }
+        } catch {
+            throw error.naming(path, insteadOf: temporary)
         }
         guard rename(temporary, path) == 0 else {
             let code = errno
