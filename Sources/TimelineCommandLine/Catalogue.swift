@@ -187,7 +187,8 @@ enum Catalogue {
             the store's records) before writing anything, then appends all of its facts \
             as one atomic batch, recorded now. A torn last line in FILE refuses the import. \
             FILE may be a pipe or a FIFO, read as a stream. Creates the store's log when \
-            there is none yet.
+            there is none yet. With --json, prints the records appended, as export does \
+            (none when FILE holds nothing to import).
             """,
         examples: ["timeline import --log timeline.jsonl exported.jsonl",
                    "timeline import - --log new.jsonl < exported.jsonl"])

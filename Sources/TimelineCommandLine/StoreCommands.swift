@@ -350,7 +350,12 @@ extension Runner {
         if let torn = ending.tornTail {
             throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
         }
-        guard !facts.isEmpty else { return "\(file): nothing to import\n" }
+        guard !facts.isEmpty else {
+            // With --json the output holds the records imported, one per line: none.
+            guard arguments.flag("--json") else { return "\(file): nothing to import\n" }
+            context.diagnose("\(file): nothing to import")
+            return ""
+        }
 
         var folded = fold.take()?.finish()
         let store = try openStore(path, command: arguments.command.name, views: folded == nil ? [] : everything)

@@ -241,6 +241,12 @@ struct EndToEndTests {
                         #"{"seq":5,"type":"rangeSet","#]
         #expect(imported.outputLines.count == expected.count)
         for (line, start) in zip(imported.outputLines, expected) { #expect(line.hasPrefix(start), "\(line)") }
+
+        // Nothing to import: no records on standard output, and the note on standard error.
+        let blank = try directory.write("blank.jsonl", "\n\n")
+        let none = try await timeline(["import", blank, "--log", store, "--json"])
+        #expect(none.status == 0 && none.output.isEmpty, "\(none)")
+        #expect(none.errors == "timeline: \(blank): nothing to import\n", "\(none)")
     }
 
     @Test func aMissingFileIsNamed() async throws {
