@@ -67,12 +67,13 @@ extension Runner {
     /// What to say when the rebuild read and checked the whole log but could not save the
     /// checkpoint (a full disk); `nil` for any other failure.
     private func checkpointNotSaved(_ error: StoreError, path: String, checkpoint: String, existed: Bool) -> String? {
-        guard case .log(let failure) = error, case .io(checkpoint, _, _) = failure else { return nil }
+        guard case .log(let failure) = error, case .io(checkpoint, _, let code) = failure else { return nil }
         let before = existed && FileManager.default.fileExists(atPath: checkpoint)
             ? "the one saved before is kept (store commands read the log after it)"
             : "there is none (store commands read the whole log)"
+        let remedy = code == ENOSPC || code == EDQUOT ? "Make room" : "Mend that"
         return "\(path): every record checked, but the checkpoint was not saved: \(failure); \(before). "
-            + "Make room and run `timeline rebuild` again"
+            + "\(remedy) and run `timeline rebuild` again"
     }
 }
 

@@ -174,7 +174,6 @@ struct StoreImportTests {
         #expect(await store.timeline("life") == nil)
     }
 
-    /// The facts folded, checked, from an empty state, as the tool folds a log it imports.
     /// An import big enough that a file log writes it in parts, from its facts: applied
     /// to a store with records (its records made from the facts), or taken folded into a
     /// new one; the same rows either way, and the records read back from the log.
@@ -205,6 +204,7 @@ struct StoreImportTests {
         try await fresh.close()
     }
 
+    /// The facts folded, checked, from an empty state, as the tool folds a log it imports.
     static func folded(_ facts: [Fact], views: [ViewDefinition] = []) -> TimelineProjection {
         var loader = TimelineProjection.Loader(views: views, now: fixedNow, validating: true)
         let records = facts.enumerated().map { Record(position: Int64($0.offset + 1), facts: [$0.element]) }

@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Record {
     /// The records of one appended batch: one per fact, at the positions after `position`,
     /// each with the batch's time, its command id and how many records of the batch follow it.
@@ -45,7 +43,7 @@ package struct RecordBatch: Sendable, Hashable {
     /// The number of records.
     package var count: Int { facts.count }
 
-    /// The positions of the batch's records; empty for a batch of no facts.
+    /// The positions of the batch's records; `nil` for a batch of no facts.
     package var positions: ClosedRange<Int64>? {
         facts.isEmpty ? nil : (position + 1)...(position + Int64(facts.count))
     }

@@ -2,9 +2,10 @@ import TimelineCore
 
 extension TimelineStore {
     /// Checks facts from elsewhere (another log, an export) against the store's state and
-    /// appends all of them as one atomic batch, or none; returns what was appended (its
-    /// records are made from the facts only if asked for: an import of a million facts
-    /// into a file log needs only their positions).
+    /// appends all of them as one atomic batch, or none; returns what was appended. A big
+    /// batch's records are made from the facts only when read: an import into an empty
+    /// file log, whose fold the store takes, needs only their positions (into a log with
+    /// records, the store applies them, which makes them).
     ///
     /// Each fact is checked in the state after the store's records and the facts before it,
     /// so an import may create a timeline and then add events to it. A refused fact throws
