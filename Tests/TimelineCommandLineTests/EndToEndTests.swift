@@ -100,7 +100,7 @@ struct EndToEndTests {
 
     @Test(arguments: [
         (#"{"type":"eventAdded","data":{"event":"e1","timeline":"life","title":"X","date":"2019-13"}}"#,
-         #"line 2: date "2019-13": month must be 01–12"#),
+         #"line 2: eventAdded: field "date": date "2019-13": month must be 01–12"#),
         (#"{"type":"rangeClosed","data":{"event":"e9","end":"2020"}}"#, #"line 2: rangeClosed: unknown event "e9""#),
         (#"{"type":"eventAdded","data":{"event":"e1","timeline":"work","title":"X","date":"2019"}}"#,
          #"line 2: eventAdded: unknown timeline "work""#),

@@ -552,7 +552,7 @@ import Foundation
                 + #"{"type":"eventAdded","data":{"event":"w","timeline":"life","title":"Wedding","date":"2019-02-29"}}"#
             try writeFile(path, utf8(text))
             let error = openError(path)
-            #expect(error?.description.hasPrefix("\(path): line 2: date \"2019-02-29\"") == true, "\(String(describing: error))")
+            #expect(error?.description.hasPrefix("\(path): line 2: eventAdded: field \"date\": date \"2019-02-29\"") == true, "\(String(describing: error))")
             #expect(fileBytes(path) == utf8(text))
         }
     }

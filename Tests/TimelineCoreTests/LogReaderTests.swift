@@ -189,7 +189,10 @@ import Testing
         let contents = try LogReader().read(bytes)
         #expect(contents.records == first)
         #expect(contents.tornTail == LogReader.TornTail(line: 2, offset: head.count, length: bytes.count - head.count,
-                                                       reason: "atomic batch of 3 records has only 2"))
+                                                       reason: "atomic batch of 3 records has only 2", isBatch: true))
+        // Named as the batch it is, not as a record cut short.
+        #expect(contents.tornTail?.description
+            == "line 2: incomplete last batch (\(bytes.count - head.count) bytes): atomic batch of 3 records has only 2")
         #expect(contents.validLength == head.count)
     }
 

@@ -188,16 +188,33 @@ import Testing
         (#"{"v":0,"type":"eventAdded","data":{"event":"e1","timeline":"t","start":"2000"}}"#,
          #"line 6: eventAdded: missing field "title""#),
         (#"{"v":0,"type":"eventAdded","data":{"event":"e1","timeline":"t","title":"x","start":"2000-02-30"}}"#,
-         #"line 6: date "2000-02-30": day must be 01–29 in month 02"#),
+         #"line 6: eventAdded: field "start": date "2000-02-30": day must be 01–29 in month 02"#),
         (#"{"v":0,"type":"eventAdded","data":{"event":"e1","timeline":"t","title":"x","start":"2000","end":2001}}"#,
          #"line 6: eventAdded: field "end" must be a date string or null, not 2001"#),
         (#"{"v":0,"type":"eventAdded","data":{"event":"e1","timeline":"t","title":"x","start":"2000","end":"20"}}"#,
-         #"line 6: date "20": year must be four digits; expected YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS[.fraction]] with Z or ±HH:MM"#),
+         #"line 6: eventAdded: field "end": date "20": year must be four digits; expected YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS[.fraction]] with Z or ±HH:MM"#),
         (#"{"v":2,"type":"eventAdded","data":{"event":"e1","timeline":"t","title":"x","start":"2000"}}"#,
          "line 6: unsupported schema version 2"),
         (#"{"v":99,"type":"somethingNew","data":null}"#, "line 6: unsupported schema version 99"),
     ])
     func upcastingErrors(line: String, message: String) {
         #expect(decodingError(line, lineNumber: 6, expectedPosition: 6)?.description == message)
+    }
+
+    /// A date that is not one names where it is, in the store's layout (members in order,
+    /// as the fast path reads it) and in any other: `at`, or the fact's field.
+    @Test(arguments: [
+        (#"{"seq":6,"type":"timelineCreated","data":{"timeline":"t","name":"T"},"at":"garbage","v":1}"#,
+         #"member "at": date "garbage": year must be four digits; "#),
+        (#"{"at":"2026-13","type":"timelineCreated","data":{"timeline":"t","name":"T"}}"#,
+         #"member "at": date "2026-13": month must be 01–12"#),
+        (#"{"seq":6,"type":"dateSet","data":{"event":"e","date":"2019-02-30"},"v":1}"#,
+         #"dateSet: field "date": date "2019-02-30": day must be 01–28 in month 02"#),
+        (#"{"type":"rangeSet","data":{"event":"e","start":"2019","end":"20x"}}"#,
+         #"rangeSet: field "end": date "20x": year must be four digits; "#),
+    ])
+    func aBadDateNamesItsPlace(line: String, message: String) {
+        let description = decodingError(line, lineNumber: 6, expectedPosition: 6)?.description ?? ""
+        #expect(description.hasPrefix("line 6: " + message), "\(description)")
     }
 }

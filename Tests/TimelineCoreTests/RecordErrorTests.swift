@@ -4,17 +4,17 @@ import Testing
 /// Every way a line can be wrong, with the exact message a user sees.
 @Suite struct RecordErrorTests {
     @Test(arguments: [
-        // Dates: the message quotes the value and names the rule.
+        // Dates: the message names where the date is, quotes the value and names the rule.
         (12, #"{"type":"eventAdded","data":{"event":"e1","timeline":"life","title":"Born","date":"2019-13"}}"#,
-         #"line 12: date "2019-13": month must be 01–12"#),
+         #"line 12: eventAdded: field "date": date "2019-13": month must be 01–12"#),
         (2, #"{"type":"dateSet","data":{"event":"e1","date":"2019-02-29"}}"#,
-         #"line 2: date "2019-02-29": day must be 01–28: 2019 is not a leap year"#),
+         #"line 2: dateSet: field "date": date "2019-02-29": day must be 01–28: 2019 is not a leap year"#),
         (2, #"{"type":"rangeClosed","data":{"event":"e1","end":"2019-01-01T25:00Z"}}"#,
-         #"line 2: date "2019-01-01T25:00Z": hour must be 00–23"#),
+         #"line 2: rangeClosed: field "end": date "2019-01-01T25:00Z": hour must be 00–23"#),
         (2, #"{"type":"rangeSet","data":{"event":"e1","start":"2019","end":""}}"#,
-         #"line 2: date "": empty; expected YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS[.fraction]] with Z or ±HH:MM"#),
+         #"line 2: rangeSet: field "end": date "": empty; expected YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS[.fraction]] with Z or ±HH:MM"#),
         (2, #"{"type":"eventRemoved","data":{"event":"e1"},"at":"2026-11-29T12:00:00"}"#,
-         #"line 2: date "2026-11-29T12:00:00": a time needs an offset: Z or ±HH:MM"#),
+         #"line 2: member "at": date "2026-11-29T12:00:00": a time needs an offset: Z or ±HH:MM"#),
         // Types and fields.
         (3, #"{"type":"eventAdd","data":{}}"#, #"line 3: unknown type "eventAdd""#),
         (3, #"{"type":"EventAdded","data":{}}"#, #"line 3: unknown type "EventAdded""#),

@@ -31,9 +31,14 @@ package struct LogReader: Sendable {
         package var length: Int
         /// Why the tail is torn.
         package var reason: String
+        /// Whether the torn part is an atomic batch that never finished (whole records
+        /// without the rest of their batch), not a record cut short.
+        package var isBatch = false
 
-        /// `line 7: incomplete last record (35 bytes): …`.
-        package var description: String { "line \(line): incomplete last record (\(length) bytes): \(reason)" }
+        /// `line 7: incomplete last record (35 bytes): …`, or `… incomplete last batch …`.
+        package var description: String {
+            "line \(line): incomplete last \(isBatch ? "batch" : "record") (\(length) bytes): \(reason)"
+        }
     }
 
     /// What a log holds.
@@ -66,7 +71,7 @@ package struct LogReader: Sendable {
             self.reason = reason
         }
 
-        /// `line 12: date "2019-13": month must be 01–12`.
+        /// `line 12: eventAdded: field "date": date "2019-13": month must be 01–12`.
         package var description: String { "line \(line): \(reason)" }
     }
 
@@ -215,7 +220,7 @@ package struct LogReader: Sendable {
             // The batch never finished: none of it counts.
             let torn = TornTail(line: batch.line, offset: batch.offset, length: count - batch.offset,
                                 reason: "atomic batch of \(UInt64(contents.records.count - batch.index) + UInt64(expectedRemainder) + 1) records "
-                                    + "has only \(contents.records.count - batch.index)")
+                                    + "has only \(contents.records.count - batch.index)", isBatch: true)
             contents.records.removeSubrange(batch.index...)
             contents.offsets.removeSubrange(batch.index...)
             contents.lineNumbers.removeSubrange(batch.index...)

@@ -35,7 +35,7 @@ struct FactFields: FactFieldSource {
     /// A required date field.
     func date(_ name: String) throws(RecordError.Reason) -> DateValue {
         switch try value(name) {
-        case .string(let text): return try FactFields.parseDate(text)
+        case .string(let text): return try FactFields.parseDate(text, field: name, of: type)
         case nil: throw .missingField(type, field: name)
         case let other?:
             throw .wrongFieldType(type, field: name, expected: "a date string", found: other.foundDescription)
@@ -45,16 +45,22 @@ struct FactFields: FactFieldSource {
     /// An optional date field: absent or `null` give `nil`.
     func optionalDate(_ name: String) throws(RecordError.Reason) -> DateValue? {
         switch try value(name) {
-        case .string(let text): return try FactFields.parseDate(text)
+        case .string(let text): return try FactFields.parseDate(text, field: name, of: type)
         case nil, .null?: return nil
         case let other?:
             throw .wrongFieldType(type, field: name, expected: "a date string or null", found: other.foundDescription)
         }
     }
 
-    /// Parses a date value, with the date's own message on failure.
-    static func parseDate(_ text: String) throws(RecordError.Reason) -> DateValue {
-        do { return try DateValue(parsing: text) } catch { throw .invalidDate(error) }
+    /// Parses a date value, with the date's own message on failure, after where it is
+    /// (`place`, such as `member "at"`).
+    static func parseDate(_ text: String, place: @autoclosure () -> String) throws(RecordError.Reason) -> DateValue {
+        do { return try DateValue(parsing: text) } catch { throw .invalidDate(error, place: place()) }
+    }
+
+    /// Parses the date of the field `name` of a fact of `type`.
+    static func parseDate(_ text: String, field name: String, of type: FactType) throws(RecordError.Reason) -> DateValue {
+        try parseDate(text, place: "\(type.rawValue): field \(JSONStringWriter.quoted(name))")
     }
 }
 

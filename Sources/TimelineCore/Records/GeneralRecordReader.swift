@@ -41,7 +41,7 @@ enum GeneralRecordReader {
         let more = try moreValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("more", value) }
         let commandID = try commandValue.map { value throws(RecordError.Reason) in try string("cmd", value) }
         let recordedAt = try atValue.map { value throws(RecordError.Reason) in
-            try FactFields.parseDate(try string("at", value, expected: "a date string"))
+            try FactFields.parseDate(try string("at", value, expected: "a date string"), place: #"member "at""#)
         }
         guard let typeValue else { throw .missingMember("type") }
         let type = try string("type", typeValue)

@@ -1,6 +1,6 @@
 /// Why a line of the log is not a record: the line number and the rule it breaks.
 ///
-/// The description names both: `line 12: date "2019-13": month must be 01–12`,
+/// The description names both: `line 12: eventAdded: field "date": date "2019-13": month must be 01–12`,
 /// `line 3: unknown type "eventAdd"`, `line 5: eventAdded: missing field "title"`,
 /// `line 7: checksum mismatch`.
 package struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -40,8 +40,9 @@ package struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         case duplicateField(FactType, field: String)
         /// A field of the fact's `data` has the wrong kind of value.
         case wrongFieldType(FactType, field: String, expected: String, found: String)
-        /// A date (`at` or a field) is not a valid date value.
-        case invalidDate(DateValueError)
+        /// A date is not a valid date value: where it is (`member "at"`, or a fact's field
+        /// such as `eventAdded: field "start"`), and why.
+        case invalidDate(DateValueError, place: String)
         /// `seq` is not the position the reader expected next.
         case unexpectedPosition(Int64, expected: Int64)
 
@@ -76,8 +77,8 @@ package struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
                 "\(type.rawValue): duplicate field \(JSONStringWriter.quoted(field))"
             case .wrongFieldType(let type, let field, let expected, let found):
                 "\(type.rawValue): field \(JSONStringWriter.quoted(field)) must be \(expected), not \(found)"
-            case .invalidDate(let error):
-                error.description
+            case .invalidDate(let error, let place):
+                "\(place): \(error)"
             case .unexpectedPosition(let seq, let expected):
                 "seq \(seq) is out of order: expected \(expected) (positions run 1, 2, 3, … with no gaps)"
             }

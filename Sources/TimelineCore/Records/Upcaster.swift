@@ -34,7 +34,8 @@ enum Upcaster {
         case .null?:
             return [added, .rangeSet(event: event, start: start, end: nil)]
         case .string(let text)?:
-            return [added, .rangeSet(event: event, start: start, end: try FactFields.parseDate(text))]
+            let end = try FactFields.parseDate(text, field: "end", of: .eventAdded)
+            return [added, .rangeSet(event: event, start: start, end: end)]
         case let other?:
             throw .wrongFieldType(.eventAdded, field: "end", expected: "a date string or null",
                                   found: other.foundDescription)
