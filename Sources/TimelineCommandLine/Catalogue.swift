@@ -21,18 +21,26 @@ enum Catalogue {
                    help: "group the rows by the year, month or decade of their date"),
     ]
 
-    static let viewDetails = """
-        Columns: kind (single, start, end, ongoing), date (as written in the log; an \
-        ongoing row shows "now"), timeline, event (the id that retitle-event, close-range, \
-        move-event and the other commands take), title. On a terminal the table fits \
-        its width ($COLUMNS, else the terminal's), cutting long titles with "…", and \
-        shows the kinds in colour unless $NO_COLOR is set; written to a file or a pipe, \
-        it is never cut and has no colour. --upto never stops inside an atomic batch (the \
-        records of one command, or of one import): it shows a state that was committed. \
-        With --json, each row is
-          {"event":"e1","timeline":"life","title":"Born","kind":"single","date":"1990-04-12"}
-        with "date" null for an ongoing row, and a last member "section" with --sections.
-        """
+    static let viewDetails = viewDetails(upto: true)
+
+    /// The columns, the table on a terminal, --upto (for a command that takes it) and a row in JSON.
+    static func viewDetails(upto: Bool) -> String {
+        let columns = """
+            Columns: kind (single, start, end, ongoing), date (as written in the log; an \
+            ongoing row shows "now"), timeline, event (the id that retitle-event, close-range, \
+            move-event and the other commands take), title. On a terminal the table fits \
+            its width ($COLUMNS, else the terminal's), cutting long titles with "…", and \
+            shows the kinds in colour unless $NO_COLOR is set; written to a file or a pipe, \
+            it is never cut and has no colour.
+            """
+        let batches = " --upto never stops inside an atomic batch (the records of one command, or of one "
+            + "import): it shows a state that was committed."
+        return columns + (upto ? batches : "") + """
+             With --json, each row is
+              {"event":"e1","timeline":"life","title":"Born","kind":"single","date":"1990-04-12"}
+            with "date" null for an ongoing row, and a last member "section" with --sections.
+            """
+    }
 
     static let dateDetails = """
         Dates: YYYY, YYYY-MM, YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS[.fraction]] followed by Z \
@@ -89,7 +97,13 @@ enum Catalogue {
     static let watch = CommandSpec(
         name: "watch",
         summary: "follow a view of the store's log live, while any process writes it",
-        options: [log] + viewOptions.filter { $0.name != "--upto" },
+        options: [log] + viewOptions.compactMap { option in
+            switch option.name {
+            case "--upto": nil
+            case "--json": OptionSpec(name: "--json", help: "one JSON object per change, per line, as it happens")
+            default: option
+            }
+        },
         details: """
             Prints the view's rows, then each change as it happens, until interrupted \
             (Ctrl-C: exit status 0). Other processes' appends arrive through the \
@@ -105,7 +119,7 @@ enum Catalogue {
             where ROW is an object as in 'replay --json', removals and move sources are \
             old indices, insertions, move destinations and updates new ones, and a change \
             from the clock has "from" equal to "to". A missing log is an error.
-            """ + "\n\n" + viewDetails,
+            """ + "\n\n" + viewDetails(upto: false),
         examples: ["timeline watch --log life.jsonl", "timeline watch --log life.jsonl --timeline work --json"])
 
     static let timelines = CommandSpec(

@@ -185,6 +185,21 @@ struct ArgumentParserTests {
         for command in Catalogue.all { #expect(overview.contains("  \(command.name) ")) }
     }
 
+    /// A command's help speaks only of options it takes (watch's once spoke of --upto).
+    @Test func everyOptionAHelpPageNamesIsOneItTakes() throws {
+        let word = try Regex("--[a-z][a-z-]*")
+        for command in Catalogue.all {
+            let taken = Set(command.options.map(\.name) + command.options.flatMap(\.aliases) + ["--help"])
+            let details = command.details ?? ""
+            for match in details.matches(of: word) {
+                let named = String(details[match.range])
+                #expect(taken.contains(named), "\(command.name) --help names \(named)")
+            }
+        }
+        let watch = HelpText.page(for: Catalogue.watch)
+        #expect(watch.contains("--json                one JSON object per change, per line, as it happens"), "\(watch)")
+    }
+
     @Test func theContractsFlagsAreReplays() {
         let names = Set(Catalogue.replay.options.map(\.name))
         #expect(names == ["--timeline", "--order", "--ongoing", "--now", "--upto", "--json", "--sections"])
