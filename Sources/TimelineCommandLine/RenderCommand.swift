@@ -1,3 +1,4 @@
+import Foundation
 import TimelineCore
 import TimelineProjections
 import TimelineRender
@@ -32,8 +33,12 @@ extension Catalogue {
 
             The HTML page needs no network and no script to show the picture, and follows \
             the system's light or dark appearance (so does the SVG in a browser). A view \
-            of more than 2,500 events is drawn as counts per timeline and period, with a \
-            note saying so.
+            whose events need more than 150 rows of the picture (a wider picture fits \
+            more in a row), or that has more than 2,500 events, is drawn as counts per \
+            timeline and period, with a note saying so.
+
+            --output replaces a file atomically (a reader never sees half a picture); a \
+            device, a FIFO or a symbolic link is written through, as a shell's > would.
             """ + "\n\n" + dateDetails,
         examples: [
             "timeline render life.jsonl --format html > life.html",
@@ -55,15 +60,21 @@ extension Runner {
             (path, input) = (try logPath(arguments), false)
         }
         let output = arguments.value("--output")
+        if output?.isEmpty == true {
+            throw UsageError(message: "--output needs a path (or - for standard output)", command: arguments.command.name)
+        }
         let options = try pictureOptions(arguments, output: output)
         let (projection, view) = try projectedView(arguments, path: path, input: input)
         let picture = TimelinePicture.render(view, of: projection, options: options)
         guard let output, output != "-" else { return picture }
         do {
-            try DurableFile.write(Array(picture.utf8), to: output)
+            try DurableFile.writeOutput(Array(picture.utf8), to: output)
         } catch {
-            throw CommandFailure("cannot write the picture to \(output): \(error); "
-                                 + "check that its directory exists and can be written to")
+            let missingOrLocked: Bool
+            if case .io(_, _, let code) = error { missingOrLocked = [ENOENT, ENOTDIR, EACCES, EPERM, EROFS].contains(code) }
+            else { missingOrLocked = false }
+            throw CommandFailure("cannot write the picture to \(output): \(error)"
+                                 + (missingOrLocked ? "; check that its directory exists and can be written to" : ""))
         }
         return ""
     }
@@ -76,7 +87,8 @@ extension Runner {
         let format = try arguments.choice("--format", as: TimelinePicture.Options.Format.self) ?? (html ? .html : .svg)
         var width = 1200
         if let text = arguments.value("--width") {
-            guard let number = try arguments.nonNegativeInteger("--width"), (320...20_000).contains(number) else {
+            // Any text that is not such a width (a word, -5, 1e3, too many digits) gets the range.
+            guard let number = Int(text), (320...20_000).contains(number) else {
                 throw .invalidValue(text, for: "--width", reason: "expected a width in pixels from 320 to 20000",
                                     command: command)
             }

@@ -438,7 +438,7 @@ struct PictureLayout: Hashable, Sendable {
             laneTop = bottom + Self.laneSpacing
         }
         return "\(Self.counted(visible.count, "event")), too many to draw one by one: "
-            + "each column counts a timeline's events in one \(step.periodName)"
+            + "each column counts a timeline's events per \(step.periodName)"
     }
 
     // MARK: Header and axis

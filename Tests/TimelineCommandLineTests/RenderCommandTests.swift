@@ -77,7 +77,11 @@ struct RenderCommandTests {
     @Test(arguments: [
         (["--log", "other.jsonl"], "give a log FILE or --log PATH, not both"),
         (["--width", "100"], "invalid value '100' for --width: expected a width in pixels from 320 to 20000"),
-        (["--width", "wide"], "invalid value 'wide' for --width: expected a whole number, 0 or more"),
+        (["--width", "wide"], "invalid value 'wide' for --width: expected a width in pixels from 320 to 20000"),
+        (["--width", "-5"], "invalid value '-5' for --width: expected a width in pixels from 320 to 20000"),
+        (["--width", "99999999999999999999"],
+         "invalid value '99999999999999999999' for --width: expected a width in pixels from 320 to 20000"),
+        (["--output", ""], "--output needs a path (or - for standard output)"),
         (["--format", "pdf"], "invalid value 'pdf' for --format: expected 'svg' or 'html'"),
         (["--from", "2020", "--to", "2019"], "invalid value for --to: 2019 is not after --from 2020; give an end later than the start"),
         (["--from", "2019-13"], "invalid value for --from: date \"2019-13\""),
@@ -99,6 +103,36 @@ struct RenderCommandTests {
         #expect(run.status == 1)
         #expect(run.output.isEmpty)
         #expect(run.errors.hasPrefix("timeline: cannot write the picture to \(path): "), "\(run.errors)")
+    }
+
+    /// `--output` replaces a file, but writes through what is not one: a FIFO stays a FIFO
+    /// (its reader gets the picture), a symbolic link stays a link (its target gets it).
+    /// (Limited in time: a FIFO replaced by mistake would leave its reader waiting.)
+    @Test(.timeLimit(.minutes(1)))
+    func theOutputIsWrittenThroughAFIFOOrALinkNotReplaced() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let expected = try String(contentsOf: golden, encoding: .utf8)
+        let fifo = directory.path("picture.fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let reader = Task.detached { () -> String in
+            guard let handle = FileHandle(forReadingAtPath: fifo) else { return "(the FIFO could not be opened)" }
+            defer { try? handle.close() }
+            return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        }
+        let toFIFO = try await timeline(["render", life, "--now", "2026-11-29", "--output", fifo])
+        #expect(toFIFO.status == 0, "\(toFIFO)")
+        #expect(await reader.value == expected)
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO was replaced")
+
+        let target = try directory.write("target.svg", "old\n")
+        let link = directory.path("link.svg")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let toLink = try await timeline(["render", life, "--now", "2026-11-29", "--output", link])
+        #expect(toLink.status == 0, "\(toLink)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(try directory.read("target.svg") == expected)
     }
 
     @Test func anInvalidLogIsAFailureAsForReplay() async throws {

@@ -248,7 +248,8 @@ struct LayoutTests {
         let picture = input(lanes: ["a", "b", "c"], items: items, now: now)
         let layout = PictureLayout(picture, options: .init())
         #expect(layout.items.isEmpty)
-        #expect(layout.note?.contains("too many to draw one by one") == true)
+        #expect(layout.note?.contains("too many to draw one by one: each column counts a timeline's events per ") == true,
+                "\(layout.note ?? "")")
         #expect(layout.lanes.map(\.count) == [1000, 1000, 1000])
         // Each column's count is the number of the lane's items that touch its period.
         for column in layout.columns.prefix(40) {

@@ -23,6 +23,34 @@ package enum DurableFile {
         try SystemFile.writeAtomically(bytes, to: path, mode: info.st_mode & 0o777)
     }
 
+    /// Writes `bytes` to `path` as a command's output file: a regular file, or none, is
+    /// replaced atomically (``write(_:to:)``); anything else there (a device, a FIFO, a
+    /// symbolic link) is opened and written through, as a shell's `>` does, never replaced.
+    package static func writeOutput(_ bytes: [UInt8], to path: String) throws(EventLogError) {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return try write(bytes, to: path) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .io(path: path, operation: "open", code: errno) }
+        defer { close(descriptor) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { raw in
+                #if canImport(Darwin)
+                Darwin.write(descriptor, raw.baseAddress! + written, raw.count - written)
+                #elseif canImport(Glibc)
+                Glibc.write(descriptor, raw.baseAddress! + written, raw.count - written)
+                #else
+                Musl.write(descriptor, raw.baseAddress! + written, raw.count - written)
+                #endif
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, operation: "write", code: errno)
+            }
+            written += count
+        }
+    }
+
     /// The whole content of `path`, or `nil` if there is no such file.
     package static func read(_ path: String) throws(EventLogError) -> [UInt8]? {
         guard SystemFile.exists(path) else { return nil }
