@@ -253,6 +253,29 @@ struct MultiProcessTests {
         }
     }
 
+    /// A log that cannot be read on (a line no writer of Timeline wrote) stops the view,
+    /// and watch says why on standard error, once, instead of falling silent.
+    @Test func watchSaysWhyTheViewStopsWhenTheLogCannotBeReadOn() async throws {
+        let tool = try #require(toolURL, "timeline not built")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("watched.jsonl")
+        let created = try await timeline(["create-timeline", "--timeline", "life", "--name", "Life", "--log", log])
+        try #require(created.status == 0, "\(created)")
+        let watcher = try SpawnedProcess(tool, ["watch", "--log", log, "--now", Self.now, "--json"],
+                                         name: "watch", scratch: directory.url.path)
+        let started = await eventually(until: .now + .seconds(60)) { !watcher.outputLines.isEmpty || !watcher.isRunning }
+        try #require(started && watcher.isRunning, "watch did not start: \(watcher.errors)")
+        let handle = try #require(FileHandle(forWritingAtPath: log))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("garbage\n".utf8))
+        try handle.close()
+        let warned = await eventually(until: .now + .seconds(60)) { watcher.errors.contains("warning: the view stops here: ") }
+        #expect(warned, "\(watcher.errors)")
+        #expect(watcher.errors.contains("\(log): line 2: not valid JSON"), "\(watcher.errors)")
+        #expect(watcher.isRunning && watcher.outputLines.count == 1)
+    }
+
     @Test func watchPrintsAResetThenEachChangeFromAnotherProcessUntilInterrupted() async throws {
         let tool = try #require(toolURL, "timeline not built")
         let directory = try TemporaryDirectory()

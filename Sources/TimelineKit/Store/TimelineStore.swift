@@ -39,6 +39,8 @@ public actor TimelineStore {
     /// The log's notifications, while someone subscribes: other processes' appends are
     /// read and published as they come.
     private var logWatch: LogWatch?
+    /// Told of each failure to catch up with the log (``onFollowingFailure(_:)``).
+    private var followingFailure: (@Sendable (StoreError) -> Void)?
     /// Whether a catch-up with the log is already on its way (notifications coalesce).
     private nonisolated let catchUpPending = Atomic<Bool>(false)
     /// Where checkpoints go, if the store keeps them.
@@ -317,19 +319,30 @@ public actor TimelineStore {
 
     /// Reads what other processes committed since the store last looked, and applies and
     /// publishes it like the store's own records; a log replaced by a repair is read again
-    /// and every subscriber gets a reset. A failure is left for the next notification or
-    /// command, which reads again.
+    /// and every subscriber gets a reset. A failure goes to ``onFollowingFailure(_:)``'s
+    /// handler and is left for the next notification or command, which reads again.
     func catchUpWithLog() {
         catchUpPending.store(false, ordering: .releasing)
         do throws(StoreError) {
-            let records: [Record]
-            do { records = try log.records(after: projection.position) } catch { throw .log(error) }
-            try apply(records)
-        } catch .log(.replaced) {
-            try? rebuildFromLog()
+            do throws(StoreError) {
+                let records: [Record]
+                do { records = try log.records(after: projection.position) } catch { throw .log(error) }
+                try apply(records)
+            } catch .log(.replaced) {
+                try rebuildFromLog()
+            }
         } catch {
-            return
+            followingFailure?(error)
         }
+    }
+
+    /// Calls `handler` (on the store's executor) with each failure to read what other
+    /// processes committed: a line the rules or the format refuse, a log shorter than what
+    /// was read, a read that failed. The views stay as they were, and the store tries again
+    /// at the next change of the log; a front end that follows the log says why it stopped
+    /// moving (`timeline watch` warns).
+    package func onFollowingFailure(_ handler: @escaping @Sendable (StoreError) -> Void) {
+        followingFailure = handler
     }
 
     // MARK: The clock
