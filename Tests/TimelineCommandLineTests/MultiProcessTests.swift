@@ -274,6 +274,13 @@ struct MultiProcessTests {
         #expect(warned, "\(watcher.errors)")
         #expect(watcher.errors.contains("\(log): line 2: not valid JSON"), "\(watcher.errors)")
         #expect(watcher.isRunning && watcher.outputLines.count == 1)
+
+        // The log renamed away: said too, not silence.
+        try FileManager.default.moveItem(atPath: log, toPath: directory.path("elsewhere.jsonl"))
+        let gone = await eventually(until: .now + .seconds(60)) {
+            watcher.errors.contains("the view stops here: \(log): open failed: No such file or directory")
+        }
+        #expect(gone, "\(watcher.errors)")
     }
 
     @Test func watchPrintsAResetThenEachChangeFromAnotherProcessUntilInterrupted() async throws {

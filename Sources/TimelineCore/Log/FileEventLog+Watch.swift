@@ -32,7 +32,8 @@ enum FileWatch {
         let name = Array((slash.map { String(target[target.index(after: $0)...]) } ?? target).utf8)
         let inotify = inotify_init1(Int32(IN_CLOEXEC))
         guard inotify >= 0 else { throw .io(path: path, operation: "inotify_init1", code: errno) }
-        let mask = UInt32(IN_MODIFY | IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE)
+        // The log renamed away or deleted is a change too: the next read says it is gone.
+        let mask = UInt32(IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE)
         guard inotify_add_watch(inotify, directory, mask) >= 0 else {
             let code = errno
             close(inotify)
