@@ -240,15 +240,9 @@ struct HostileProcessTests {
             let run = try await timeline(arguments + ["--log", log])
             try #require(run.status == 0, "\(run)")
         }
-        let watcher = try SpawnedProcess(tool, ["watch", "--log", log, "--now", MultiProcessTests.now, "--json"],
-                                         name: "watch", scratch: directory.url.path)
-        let started = await eventually(until: .now + .seconds(60)) { !watcher.outputLines.isEmpty || !watcher.isRunning }
-        try #require(started && watcher.isRunning, "watch did not start: \(watcher.errors)")
+        let watcher = try await startedWatch(tool, log: log, in: directory)
         // A line that is not a record lands in the middle; then a repair moves it aside.
-        let handle = try #require(FileHandle(forWritingAtPath: log))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("not a record\n".utf8))
-        try handle.close()
+        try appendForeign("not a record\n", to: log)
         let refused = try await timeline(["add-event", "--log", log, "--event", "b", "--timeline", "life", "--title", "B",
                                           "--date", "1991"])
         #expect(refused.status == 1, "\(refused)")

@@ -262,14 +262,8 @@ struct MultiProcessTests {
         let log = directory.path("watched.jsonl")
         let created = try await timeline(["create-timeline", "--timeline", "life", "--name", "Life", "--log", log])
         try #require(created.status == 0, "\(created)")
-        let watcher = try SpawnedProcess(tool, ["watch", "--log", log, "--now", Self.now, "--json"],
-                                         name: "watch", scratch: directory.url.path)
-        let started = await eventually(until: .now + .seconds(60)) { !watcher.outputLines.isEmpty || !watcher.isRunning }
-        try #require(started && watcher.isRunning, "watch did not start: \(watcher.errors)")
-        let handle = try #require(FileHandle(forWritingAtPath: log))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("garbage\n".utf8))
-        try handle.close()
+        let watcher = try await startedWatch(tool, log: log, in: directory)
+        try appendForeign("garbage\n", to: log)
         let warned = await eventually(until: .now + .seconds(60)) { watcher.errors.contains("warning: the view stops here: ") }
         #expect(warned, "\(watcher.errors)")
         #expect(watcher.errors.contains("\(log): line 2: not valid JSON"), "\(watcher.errors)")
@@ -293,10 +287,7 @@ struct MultiProcessTests {
             let run = try await timeline(arguments + ["--log", log])
             try #require(run.status == 0, "\(run)")
         }
-        let watcher = try SpawnedProcess(tool, ["watch", "--log", log, "--now", Self.now, "--json", "--sections", "year"],
-                                         name: "watch", scratch: directory.url.path)
-        let started = await eventually(until: .now + .seconds(60)) { !watcher.outputLines.isEmpty || !watcher.isRunning }
-        try #require(started && watcher.isRunning, "watch did not start: \(watcher.errors)")
+        let watcher = try await startedWatch(tool, log: log, ["--sections", "year"], in: directory)
         let reset = try WatchLine(try #require(watcher.outputLines.first))
         #expect(reset.isReset && reset.from == 2 && reset.to == 2)
         #expect(reset.rows == [["event": "born", "timeline": "life", "title": "Born", "kind": "single",

@@ -14,6 +14,25 @@ extension SpawnedProcess {
     }
 }
 
+/// `timeline watch --log log --now MultiProcessTests.now --json` (and `options`), started and
+/// past its first line; its output goes to `directory/watch.out` and `.err`.
+func startedWatch(_ tool: URL, log: String, _ options: [String] = [], in directory: TemporaryDirectory)
+    async throws -> SpawnedProcess {
+    let watcher = try SpawnedProcess(tool, ["watch", "--log", log, "--now", MultiProcessTests.now, "--json"] + options,
+                                     name: "watch", scratch: directory.url.path)
+    let started = await eventually(until: .now + .seconds(60)) { !watcher.outputLines.isEmpty || !watcher.isRunning }
+    try #require(started && watcher.isRunning, "watch did not start: \(watcher.errors)")
+    return watcher
+}
+
+/// Appends `text` to the file at `path`, as a process that is not Timeline would.
+func appendForeign(_ text: String, to path: String) throws {
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(text.utf8))
+}
+
 /// Waits until `condition` holds or `deadline` has passed; returns whether it holds.
 func eventually(until deadline: ContinuousClock.Instant, _ condition: () -> Bool) async -> Bool {
     while !condition() {

@@ -524,19 +524,20 @@ package final class FileEventLog: EventLog {
     private func write(_ facts: [Fact], options: AppendOptions, file: SystemFile,
                        state: inout State) throws(EventLogError) -> AppendResult {
         let batch = RecordBatch(facts: facts, after: Int64(state.count), options: options)
-        // A command's batch is encoded in one buffer, kept for the next; a big one in parts,
-        // from its facts: its records are made only if the caller asks for them.
+        // A command's batch is encoded in one buffer, kept for the next; a big one in parts.
         let inOneBuffer = facts.count < Self.recordsPerEncodedPart
-        let records = inOneBuffer ? Record.batch(of: facts, after: batch.position, options: options) : []
-        // A line too long is refused before anything of a big batch is written, as for a
-        // small batch: once a group is written, only truncating takes it back.
-        if !inOneBuffer { try encoder.refuseLinesTooLong(in: batch) }
+        // A line too long is refused before anything is written: once a group of a big
+        // batch is written, only truncating takes it back.
+        try encoder.refuseLinesTooLong(in: batch)
         var lineStarts: [Int] = []
         lineStarts.reserveCapacity(facts.count)
         var written = 0
         if inOneBuffer {
             state.buffer.removeAll(keepingCapacity: true)
-            try encoder.encode(records[...], into: &state.buffer, lineStarts: &lineStarts, from: state.size)
+            for offset in facts.indices {
+                lineStarts.append(state.size + state.buffer.count)
+                encoder.encode(batch, at: offset, into: &state.buffer)
+            }
         }
         let writer = inOneBuffer ? nil : GroupWriter(file: file)
         do {
@@ -590,7 +591,9 @@ package final class FileEventLog: EventLog {
             state.commands[CommandKey(id)] = state.count..<(state.count + facts.count)
         }
         state.offsets.append(contentsOf: lineStarts)
-        return inOneBuffer ? AppendResult(records: records, wasDuplicate: false) : AppendResult(appended: batch)
+        // A command's records are returned as they are (most hold the caller's array of one
+        // fact); a big batch's are made from the facts only if they are read.
+        return inOneBuffer ? AppendResult(records: batch.records, wasDuplicate: false) : AppendResult(appended: batch)
     }
 
     /// How many records each part of a big batch's lines holds (an import's, not a
@@ -894,24 +897,9 @@ extension RecordEncoder {
         }
     }
 
-    /// Appends the line of the record of `batch` at `offset` to `bytes`.
+    /// Appends the line of the record of `batch` at `offset` to `bytes`, without making the record.
     fileprivate func encode(_ batch: RecordBatch, at offset: Int, into bytes: inout [UInt8]) {
-        encode(batch.facts[offset], position: batch.position + Int64(offset) + 1, recordedAt: batch.options.recordedAt,
-               commandID: batch.options.commandID, batchRemainder: batch.count - offset - 1, into: &bytes)
-    }
-
-    /// Appends the lines of `records` to `bytes`, and where each starts (`offset` for the
-    /// first byte of `bytes`) to `lineStarts`; refuses a line longer than the reader accepts.
-    fileprivate func encode(_ records: ArraySlice<Record>, into bytes: inout [UInt8], lineStarts: inout [Int],
-                            from offset: Int) throws(EventLogError) {
-        for record in records {
-            let lineStart = bytes.count
-            lineStarts.append(offset + lineStart)
-            encode(record, into: &bytes)
-            let length = bytes.count - lineStart - 1
-            if length > LogReader.maximumLineLength {
-                throw .recordTooLong(length: length, limit: LogReader.maximumLineLength)
-            }
-        }
+        encode(batch.facts[offset], position: batch.position(at: offset), recordedAt: batch.options.recordedAt,
+               commandID: batch.options.commandID, batchRemainder: batch.remainder(at: offset), into: &bytes)
     }
 }

@@ -48,11 +48,17 @@ package struct RecordBatch: Sendable, Hashable {
         facts.isEmpty ? nil : (position + 1)...(position + Int64(facts.count))
     }
 
+    /// The position of the record of the fact at `offset`.
+    package func position(at offset: Int) -> Int64 { position + Int64(offset) + 1 }
+
+    /// How many records of the batch follow the one at `offset` (its `more`).
+    package func remainder(at offset: Int) -> Int { facts.count - offset - 1 }
+
     /// The record of the fact at `offset`.
     /// - Complexity: O(1).
     package func record(at offset: Int) -> Record {
-        Record(position: position + Int64(offset) + 1, fact: facts[offset], recordedAt: options.recordedAt,
-               commandID: options.commandID, batchRemainder: facts.count - offset - 1)
+        Record(position: position(at: offset), fact: facts[offset], recordedAt: options.recordedAt,
+               commandID: options.commandID, batchRemainder: remainder(at: offset))
     }
 
     /// Every record of the batch (``Record/batch(of:after:options:)``).
