@@ -119,8 +119,9 @@ enum Catalogue {
             where ROW is an object as in 'replay --json', removals and move sources are \
             old indices, insertions, move destinations and updates new ones, and a change \
             from the clock has "from" equal to "to". A missing log is an error; a log \
-            that cannot be read on (a line Timeline did not write, a file cut shorter) \
-            stops the view, with a warning saying why.
+            that cannot be read on (a line Timeline did not write, a file cut shorter or \
+            gone) holds the view where it is, with a warning saying why, until the log \
+            can be read on again.
             """ + "\n\n" + viewDetails(upto: false),
         examples: ["timeline watch --log life.jsonl", "timeline watch --log life.jsonl --timeline work --json"])
 

@@ -41,14 +41,14 @@ extension Runner {
         }
         // SIGINT ends the watch with status 0: the output written so far is complete
         // lines, each written with one call.
-        // The view stops moving when the log cannot be read on (a bad line appended, the
+        // The view holds when the log cannot be read on (a bad line appended, the
         // file cut shorter): say why, once for each reason, and go on watching.
         let lastWarning = Mutex<String?>(nil)
         let context = context
         await store.onFollowingFailure { [self] error in
             let text = message(for: error, path: path, command: "watch")
             guard lastWarning.withLock({ last in defer { last = text }; return last != text }) else { return }
-            context.warn("the view stops here: \(text)")
+            context.warn("the view waits until the log can be read on: \(text)")
         }
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())

@@ -253,7 +253,7 @@ struct MultiProcessTests {
         }
     }
 
-    /// A log that cannot be read on (a line no writer of Timeline wrote) stops the view,
+    /// A log that cannot be read on (a line no writer of Timeline wrote) holds the view,
     /// and watch says why on standard error, once, instead of falling silent.
     @Test func watchSaysWhyTheViewStopsWhenTheLogCannotBeReadOn() async throws {
         let tool = try #require(toolURL, "timeline not built")
@@ -264,7 +264,7 @@ struct MultiProcessTests {
         try #require(created.status == 0, "\(created)")
         let watcher = try await startedWatch(tool, log: log, in: directory)
         try appendForeign("garbage\n", to: log)
-        let warned = await eventually(until: .now + .seconds(60)) { watcher.errors.contains("warning: the view stops here: ") }
+        let warned = await eventually(until: .now + .seconds(60)) { watcher.errors.contains("warning: the view waits until the log can be read on: ") }
         #expect(warned, "\(watcher.errors)")
         #expect(watcher.errors.contains("\(log): line 2: not valid JSON"), "\(watcher.errors)")
         #expect(watcher.isRunning && watcher.outputLines.count == 1)
@@ -272,7 +272,7 @@ struct MultiProcessTests {
         // The log renamed away: said too, not silence.
         try FileManager.default.moveItem(atPath: log, toPath: directory.path("elsewhere.jsonl"))
         let gone = await eventually(until: .now + .seconds(60)) {
-            watcher.errors.contains("the view stops here: \(log): open failed: No such file or directory")
+            watcher.errors.contains("the view waits until the log can be read on: \(log): open failed: No such file or directory")
         }
         #expect(gone, "\(watcher.errors)")
     }
