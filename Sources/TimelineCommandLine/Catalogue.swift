@@ -106,7 +106,8 @@ enum Catalogue {
         },
         details: """
             Prints the view's rows, then each change as it happens, until interrupted \
-            (Ctrl-C: exit status 0). Other processes' appends arrive through the \
+            (Ctrl-C: exit status 0) or until the reader of a pipe goes away (| head -1 \
+            ends it at once, as SIGPIPE would, with no change to wait for). Other processes' appends arrive through the \
             operating system's file notifications, not by polling. Without --now, "now" \
             follows the clock, so an ongoing row that passes a date moves. With --json, \
             one object per line, each written as it happens. The first is a reset of the \

@@ -54,6 +54,7 @@ extension Runner {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         interrupt.setEventHandler { exit(TimelineTool.success) }
         interrupt.resume()
+        if let output = context.output as? FileDescriptorOutput { Self.endWhenReaderLeaves(output.descriptor) }
         if fixedNow == nil { await store.startClock(every: .seconds(1)) }
         for await change in await store.changes(view) {
             do {
@@ -68,6 +69,22 @@ extension Runner {
             }
         }
         return ""
+    }
+
+    /// Ends the process as a failed write to `descriptor` would (as SIGPIPE would) once the
+    /// reader of the pipe or socket it writes to has gone away (`| head -1`), without
+    /// waiting for a change to write, which may not come for hours: `poll` tells a pipe's
+    /// writer that its reader is gone. Other outputs (a file, a terminal) are left alone.
+    private static func endWhenReaderLeaves(_ descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0,
+              [S_IFIFO, S_IFSOCK].contains(info.st_mode & S_IFMT) else { return }
+        Thread.detachNewThread {
+            // No events asked for: `poll` still reports an error or hang-up, and only those.
+            var watched = pollfd(fd: descriptor, events: 0, revents: 0)
+            while poll(&watched, 1, -1) < 0 && errno == EINTR {}
+            if watched.revents & Int16(POLLERR | POLLHUP) != 0 { exit(TimelineTool.closedOutput) }
+        }
     }
 }
 

@@ -67,6 +67,19 @@ struct EdgeTests {
         }
     }
 
+    @Test func watchEndsWhenItsReaderLeavesThoughNoChangeComes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        // `head` leaves after the view's first line, and no change comes that watch could
+        // fail to write: it must see the reader gone by itself (`timeout` says 124 if not).
+        let run = try await shell("timeout 30 \"$TIMELINE\" watch --log \(log) --now 2026-11-29 --json | head -n 1; "
+            + "echo \"${PIPESTATUS[0]}\"")
+        #expect(run.outputLines.count == 2 && run.outputLines.first?.hasPrefix("{") == true, "\(run)")
+        #expect(run.outputLines.last == "141", "\(run)")
+        #expect(run.errors.isEmpty, "\(run.errors)")
+    }
+
     @Test func aNonBlockingStandardOutputIsWrittenWhole() async throws {
         let tool = try #require(toolURL)
         let directory = try TemporaryDirectory()
