@@ -22,12 +22,13 @@ struct PictureItem: Hashable, Sendable {
     var start: DateValue
     var extent: Extent
 
-    /// `Title · 2002-10 – 2008-06`, the tooltip's text.
+    /// `Title · 2002-10 – 2008-06`, the tooltip's text (the title isolated: a right-to-left
+    /// title keeps the dates after it).
     var tooltip: String {
         switch extent {
-        case .single: "\(title) · \(start.text)"
-        case .closed(let end): "\(title) · \(start.text) – \(end.text)"
-        case .open: "\(title) · since \(start.text), ongoing"
+        case .single: "\(title.directionIsolated) · \(start.text)"
+        case .closed(let end): "\(title.directionIsolated) · \(start.text) – \(end.text)"
+        case .open: "\(title.directionIsolated) · since \(start.text), ongoing"
         }
     }
 }

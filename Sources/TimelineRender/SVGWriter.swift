@@ -82,7 +82,7 @@ enum SVGWriter {
         out += " d=\"M\(number(PictureLayout.margin)) \(number(box.top))H\(number(layout.width - PictureLayout.margin))\"/>\n"
         out += "<text x=\"\(number(PictureLayout.margin))\" y=\"\(number(box.headingBaseline))\""
         out += " font-size=\"\(number(PictureLayout.headingSize))\">"
-        out += "<tspan class=\"tl-c\(colour)\" font-weight=\"600\" fill=\"\(Palette.light[colour])\">\(escaped(layout.laneNames[box.lane]))</tspan>"
+        out += "<tspan class=\"tl-c\(colour)\" font-weight=\"600\" fill=\"\(Palette.light[colour])\">\(escaped(layout.laneNames[box.lane].directionIsolated))</tspan>"
         out += "<tspan class=\"tl-muted\" dx=\"8\" font-size=\"\(number(PictureLayout.axisSize))\" fill=\"\(light.muted)\">"
         out += "\(PictureLayout.counted(box.count, "event"))</tspan></text>\n"
         for item in layout.items where item.lane == box.lane { writeItem(item, colour: colour, layout, into: &out) }

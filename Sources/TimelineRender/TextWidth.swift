@@ -37,7 +37,7 @@ enum TextWidth {
         let value = scalar.value
         if value < 0x80 { return ascii[Int(value)] }
         switch value {
-        case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F: return 0  // combining marks, zero widths
+        case 0x0300...0x036F, 0x200B...0x200F, 0x2066...0x2069, 0xFE00...0xFE0F: return 0  // combining marks, zero widths, isolates
         case 0x2026: return 1.0  // …
         case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFF00...0xFF60: return 1.0
         case 0x1F000...: return 1.25  // emoji and other pictographs
@@ -66,4 +66,12 @@ enum TextWidth {
         }
         return table
     }()
+}
+
+extension String {
+    /// The text between a first-strong isolate and a pop directional isolate (U+2068,
+    /// U+2069): its direction is its own and does not reach the text around it, so that
+    /// the count or the dates written after a right-to-left name stay after it (unisolated,
+    /// the bidirectional algorithm draws a number after Hebrew or Arabic text before it).
+    var directionIsolated: String { "\u{2068}" + self + "\u{2069}" }
 }

@@ -83,9 +83,42 @@ struct BrowserTests {
         #expect(dom.components(separatedBy: "class=\"tl-item\"").count - 1 == layout.items.count)
         // The script moved each item's tooltip from its <title> to data-tip.
         #expect(dom.components(separatedBy: " data-tip=\"").count - 1 == layout.items.count)
-        #expect(dom.contains("data-tip=\"Living in Berlin · since 2012-01, ongoing\""))
+        #expect(dom.contains("data-tip=\"\u{2068}Living in Berlin\u{2069} · since 2012-01, ongoing\""))
         #expect(!dom.contains("<title>Living in Berlin"))
-        for lane in layout.input.lanes { #expect(dom.contains(">\(lane.name)</tspan>")) }
+        for lane in layout.input.lanes { #expect(dom.contains(">\(lane.name.directionIsolated)</tspan>")) }
+    }
+
+    /// A heading is its timeline's name, then its count of events: the count stays after
+    /// a right-to-left name (drawn without isolation, its number went before the name).
+    @Test func aRightToLeftNameKeepsItsCountAfterIt() throws {
+        let names = ["חיים בתל אביב", "حياتي", "Life"]
+        var items: [PictureItem] = []
+        for lane in names.indices {
+            for number in 1...3 { items.append(item("e\(lane)-\(number)", lane: lane, "Event \(number)", try date("200\(lane + number)"))) }
+        }
+        let layout = PictureLayout(input(lanes: names, items: items, now: lifeNow),
+                                   options: TimelinePicture.Options(format: .html, width: width))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("render-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = """
+            <script>
+            addEventListener("load", () => {
+              const headings = [...document.querySelectorAll("svg.tl-picture .tl-lane > text")];
+              document.body.dataset.headings = headings.length;
+              document.body.dataset.misplaced = headings.filter((text) => {
+                const [name, count] = [...text.querySelectorAll("tspan")].map((part) => part.getBBox());
+                return count.x < name.x + name.width - 0.5;
+              }).map((text) => text.textContent).join("|");
+            });
+            </script>
+            """
+        let page = directory.appendingPathComponent("page.html")
+        let html = HTMLPage.page(svg: SVGWriter.svg(layout), title: "Test")
+        try Data(html.replacingOccurrences(of: "</body>", with: script + "\n</body>").utf8).write(to: page)
+        let dom = try chromium.dumpDOM(of: page, width: width + 40, height: Int(layout.height) + 40)
+        #expect(dataAttribute("headings", in: dom) == "3")
+        #expect(dataAttribute("misplaced", in: dom) == "", "a count drawn before its name")
     }
 
     // MARK: Support

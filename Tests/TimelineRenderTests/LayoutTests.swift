@@ -192,7 +192,7 @@ struct LayoutTests {
         #expect(long.hasPrefix(String(label.text.dropLast())))
         #expect(label.span.upperBound <= next.visibleStart)
         let svg = SVGWriter.svg(layout)
-        #expect(svg.contains("<title>\(long) · 2000</title>"))
+        #expect(svg.contains("<title>\(long.directionIsolated) · 2000</title>"))
         #expect(svg.contains(">\(label.text)</text>"))
     }
 
