@@ -15,7 +15,7 @@ enum SVGWriter {
         out += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"tl-picture\" width=\"\(width)\" height=\"\(height)\""
         out += " viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-labelledby=\"tl-title\""
         out += " font-family=\"\(fontFamily)\">\n"
-        out += "<title id=\"tl-title\">\(escaped(layout.input.title + " · " + layout.subtitle))</title>\n"
+        out += "<title id=\"tl-title\">\(escaped(layout.input.title.directionIsolated + " · " + layout.subtitle))</title>\n"
         out += styleSheet
         out += "<rect class=\"tl-bg\" width=\"\(width)\" height=\"\(height)\" fill=\"\(light.background)\"/>\n"
 
@@ -23,7 +23,7 @@ enum SVGWriter {
         let margin = number(PictureLayout.margin)
         out += "<text class=\"tl-text\" x=\"\(margin)\" y=\"\(number(layout.titleBaseline))\""
         out += " font-size=\"\(number(PictureLayout.titleSize))\" font-weight=\"600\" fill=\"\(light.text)\">"
-        out += "\(escaped(layout.title))</text>\n"
+        out += "\(escaped(layout.title.directionIsolated))</text>\n"
         out += "<text class=\"tl-muted\" x=\"\(margin)\" y=\"\(number(layout.subtitleBaseline))\""
         out += " font-size=\"\(number(PictureLayout.subtitleSize))\" fill=\"\(light.muted)\">\(escaped(layout.subtitle))</text>\n"
         if let note = layout.note {
@@ -135,7 +135,7 @@ enum SVGWriter {
             out += " font-size=\"\(number(PictureLayout.labelSize))\""
             if inside { out += " font-weight=\"500\"" }
             if label.placement == .before { out += " text-anchor=\"end\"" }
-            out += " fill=\"\(inside ? light.onBar : light.text)\">\(escaped(label.text))</text>"
+            out += " fill=\"\(inside ? light.onBar : light.text)\">\(escaped(label.text.directionIsolated))</text>"
         }
         out += "</g>\n"
     }

@@ -73,5 +73,32 @@ extension String {
     /// U+2069): its direction is its own and does not reach the text around it, so that
     /// the count or the dates written after a right-to-left name stay after it (unisolated,
     /// the bidirectional algorithm draws a number after Hebrew or Arabic text before it).
-    var directionIsolated: String { "\u{2068}" + self + "\u{2069}" }
+    ///
+    /// The text's own explicit embeddings, overrides and isolates are balanced first, as
+    /// Unicode's bidirectional algorithm matches them: a closing mark with nothing open is
+    /// left out, and whatever is left open (a shortened text may have lost its closing
+    /// marks) is closed at the end, so that nothing inside reaches the text after it.
+    /// - Complexity: O(*n*) for *n* scalars.
+    var directionIsolated: String {
+        var result = "\u{2068}"
+        // What is open, innermost last: `true` for an isolate, `false` for an embedding or override.
+        var open: [Bool] = []
+        for scalar in unicodeScalars {
+            switch scalar.value {
+            case 0x202A, 0x202B, 0x202D, 0x202E: open.append(false)  // LRE, RLE, LRO, RLO
+            case 0x2066...0x2068: open.append(true)  // LRI, RLI, FSI
+            case 0x202C:  // PDF: closes an embedding opened inside the innermost isolate
+                guard open.last == false else { continue }
+                open.removeLast()
+            case 0x2069:  // PDI: closes the innermost isolate and whatever it holds open
+                guard let isolate = open.lastIndex(of: true) else { continue }
+                open.removeSubrange(isolate...)
+            default: break
+            }
+            result.unicodeScalars.append(scalar)
+        }
+        for isolate in open.reversed() { result.unicodeScalars.append(isolate ? "\u{2069}" : "\u{202C}") }
+        result.unicodeScalars.append("\u{2069}")
+        return result
+    }
 }

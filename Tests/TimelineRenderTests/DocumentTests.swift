@@ -77,6 +77,19 @@ struct DocumentTests {
         #expect(svg.contains("<title>\u{2068}Lena born\u{2069} · 2017-02-03T04:12:00+01:00</title>"))
     }
 
+    /// Names and titles are drawn isolated, their own explicit marks balanced as the
+    /// bidirectional algorithm matches them, so that nothing inside reaches past the end.
+    @Test func isolatedTextHasItsOwnMarksBalanced() {
+        #expect("שלום".directionIsolated == "\u{2068}שלום\u{2069}")
+        // A closing mark with nothing open is left out; whatever is left open is closed.
+        #expect("a\u{2069}b\u{202C}".directionIsolated == "\u{2068}ab\u{2069}")
+        #expect("\u{2067}open".directionIsolated == "\u{2068}\u{2067}open\u{2069}\u{2069}")
+        #expect("\u{202E}x\u{2066}y".directionIsolated == "\u{2068}\u{202E}x\u{2066}y\u{2069}\u{202C}\u{2069}")
+        // An isolate's end closes the embedding opened inside it; a later PDF has nothing to close.
+        #expect("\u{2066}\u{202B}x\u{2069}\u{202C}".directionIsolated == "\u{2068}\u{2066}\u{202B}x\u{2069}\u{2069}")
+        #expect("\u{2068}x\u{2069}".directionIsolated == "\u{2068}\u{2068}x\u{2069}\u{2069}")
+    }
+
     @Test func textIsEscapedForXML() throws {
         let nasty = "<b>Tom & \"Jerry\"</b> 'n' \u{1}bell\u{FFFE}"
         let layout = PictureLayout(input(lanes: ["a&b"], items: [
