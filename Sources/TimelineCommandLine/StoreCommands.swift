@@ -67,7 +67,7 @@ extension Runner {
         }
         await finish(store)
         if arguments.flag("--json") { return plainLines(records) }
-        return displayText(confirmation(for: command)) + " (" + positions(records) + ")\n"
+        return displayText(confirmation(for: command, recorded: records)) + " (" + positions(records) + ")\n"
     }
 
     /// How many ids a command makes before it gives up, when other processes keep taking them.
@@ -275,13 +275,20 @@ extension Runner {
         return candidate
     }
 
-    private func confirmation(for command: Command) -> String {
-        switch command {
-        case .createTimeline(let id, let name): "created timeline \(id) \(JSONText.string(name))"
-        case .renameTimeline(let id, let name): "renamed timeline \(id) to \(JSONText.string(name))"
+    /// What a command did, with its name or title as recorded (the decider trims it).
+    private func confirmation(for command: Command, recorded records: [Record]) -> String {
+        let recorded = records.lazy.flatMap(\.facts).compactMap { fact -> String? in
+            switch fact {
+            case .timelineCreated(_, let text), .timelineRenamed(_, let text), .eventRetitled(_, let text): text
+            default: nil
+            }
+        }.first
+        return switch command {
+        case .createTimeline(let id, let name): "created timeline \(id) \(JSONText.string(recorded ?? name))"
+        case .renameTimeline(let id, let name): "renamed timeline \(id) to \(JSONText.string(recorded ?? name))"
+        case .retitleEvent(let id, let title): "retitled event \(id) \(JSONText.string(recorded ?? title))"
         case .removeTimeline(let id): "removed timeline \(id) and its events"
         case .addEvent(let id, let timeline, _, let dates): "added event \(id) to timeline \(timeline): \(describe(dates))"
-        case .retitleEvent(let id, let title): "retitled event \(id) \(JSONText.string(title))"
         case .setDate(let id, let date): "set event \(id) to \(date)"
         case .setRange(let id, let start, let end): "set event \(id) to \(describe(.range(start: start, end: end)))"
         case .closeRange(let id, let end): "closed event \(id) at \(end)"

@@ -25,6 +25,15 @@ public enum TimelineTool {
     /// Status returned when standard output's reader went away (`| head`): the
     /// executable then ends as by `SIGPIPE`, quietly, as shells expect.
     public static let closedOutput: Int32 = 128 + 13
+
+    /// Ends the process as by `SIGPIPE`, as a pipeline expects once the reader of standard
+    /// output went away, even when the signal was ignored when a write failed (exit status
+    /// ``closedOutput`` should the signal not end it).
+    package static func endAsByClosedPipe() -> Never {
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+        exit(closedOutput)
+    }
     /// The tool's version, as `timeline --version` prints it.
     public static let version = "0.1.0"
 

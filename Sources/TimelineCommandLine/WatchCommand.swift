@@ -62,7 +62,7 @@ extension Runner {
                                               : WatchText.readable(change))
             } catch .closed {
                 // The reader went away (`| head`): end quietly, as SIGPIPE would.
-                exit(TimelineTool.closedOutput)
+                TimelineTool.endAsByClosedPipe()
             } catch .failed(let code) {
                 await store.release()
                 throw CommandFailure("cannot write to standard output: \(String(cString: strerror(code))) (errno \(code))")
@@ -71,7 +71,7 @@ extension Runner {
         return ""
     }
 
-    /// Ends the process as a failed write to `descriptor` would (as SIGPIPE would) once the
+    /// Ends the process as a failed write to `descriptor` would (as by SIGPIPE) once the
     /// reader of the pipe or socket it writes to has gone away (`| head -1`), without
     /// waiting for a change to write, which may not come for hours: `poll` tells a pipe's
     /// writer that its reader is gone. Other outputs (a file, a terminal) are left alone.
@@ -83,7 +83,7 @@ extension Runner {
             // No events asked for: `poll` still reports an error or hang-up, and only those.
             var watched = pollfd(fd: descriptor, events: 0, revents: 0)
             while poll(&watched, 1, -1) < 0 && errno == EINTR {}
-            if watched.revents & Int16(POLLERR | POLLHUP) != 0 { exit(TimelineTool.closedOutput) }
+            if watched.revents & Int16(POLLERR | POLLHUP) != 0 { TimelineTool.endAsByClosedPipe() }
         }
     }
 }

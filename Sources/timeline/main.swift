@@ -13,10 +13,5 @@ HugePageHeap.restartIfUseful()
 #endif
 
 let status = await TimelineTool.run(Array(CommandLine.arguments.dropFirst()))
-if status == TimelineTool.closedOutput {
-    // The reader of standard output went away: end as a pipeline expects, by SIGPIPE,
-    // even when it was ignored when the write failed.
-    signal(SIGPIPE, SIG_DFL)
-    raise(SIGPIPE)
-}
+if status == TimelineTool.closedOutput { TimelineTool.endAsByClosedPipe() }
 exit(status)

@@ -433,6 +433,11 @@ struct EndToEndTests {
         let next = try await timeline(["add-event", "--timeline", "home-away", "--title", "Back", "--date", "2021"],
                                       in: directory.url)
         #expect(next.output == "added event e2 to timeline home-away: 2021 (record 5)\n")
+        // A name or title is confirmed as it was recorded: trimmed.
+        let padded = try await timeline(["rename-timeline", "--timeline", "home-away-2", "--name", "  Away  "], in: directory.url)
+        #expect(padded.output == "renamed timeline home-away-2 to \"Away\" (record 6)\n")
+        let retitled = try await timeline(["retitle-event", "--event", "e2", "--title", " Back home\n"], in: directory.url)
+        #expect(retitled.output == "retitled event e2 \"Back home\" (record 7)\n")
     }
 
     /// A made event id is `e<count + 1>`, or further on while that is taken, whatever
