@@ -53,7 +53,7 @@ struct RenderCommandTests {
         let work = try await timeline(["render", life, "--timeline", "work", "--now", "2026-11-29"])
         #expect(work.status == 0)
         #expect(work.output.components(separatedBy: "class=\"tl-lane\"").count == 2)
-        #expect(work.output.contains(">Work</text>"))
+        #expect(work.output.contains(">\u{2068}Work\u{2069}</text>"))
 
         let early = try await timeline(["render", life, "--upto", "12", "--now", "2026-11-29"])
         let all = try await timeline(["render", life, "--now", "2026-11-29"])
