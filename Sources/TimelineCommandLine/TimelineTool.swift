@@ -26,6 +26,21 @@ public enum TimelineTool {
     /// executable then ends as by `SIGPIPE`, quietly, as shells expect.
     public static let closedOutput: Int32 = 128 + 13
 
+    /// Holds standard input, output and error open on `/dev/null` where the caller closed
+    /// them (`>&-`), each the wrong way round (output and error read-only, input
+    /// write-only): a write to them still fails, with `EBADF` as it would, and no file the
+    /// tool opens later (a log) can take their number and receive what the tool prints.
+    /// Call it first, before anything opens a file.
+    package static func holdClosedStandardDescriptors() {
+        for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            // The lowest free number: this one, as the ones below it are open by now.
+            let opened = open("/dev/null", descriptor == 0 ? O_WRONLY : O_RDONLY)
+            guard opened >= 0, opened != descriptor else { continue }
+            dup2(opened, descriptor)
+            close(opened)
+        }
+    }
+
     /// Ends the process as by `SIGPIPE`, as a pipeline expects once the reader of standard
     /// output went away, even when the signal was ignored when a write failed (exit status
     /// ``closedOutput`` should the signal not end it).

@@ -7,6 +7,9 @@ import Musl
 import Darwin
 #endif
 
+// Before anything opens a file: a log must never take the number of a closed standard output.
+TimelineTool.holdClosedStandardDescriptors()
+
 #if canImport(Glibc)
 // Before anything is read: a command that reads a whole log may start again, see HugePageHeap.
 HugePageHeap.restartIfUseful()

@@ -67,6 +67,27 @@ struct EdgeTests {
         }
     }
 
+    /// A standard output closed by the caller stays an error to write to, and its number is
+    /// never given to the log, which would then receive what the tool prints.
+    @Test func aClosedStandardOutputIsAnErrorAndNeverTheLog() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        for command in ["rows --log \(log)", "add-event --timeline life --title X --date 2000 --log \(log)",
+                        "import - --log \(directory.path("new.jsonl"))"] {
+            let run = try await shell("\"$TIMELINE\" \(command) >&- < '\(life)'")
+            #expect(run.status == 1, "\(command): \(run)")
+            #expect(run.errors.contains("cannot write to standard output: Bad file descriptor"), "\(command): \(run.errors)")
+        }
+        let closedInput = try await shell("\"$TIMELINE\" import - --log \(directory.path("other.jsonl")) <&-")
+        #expect(closedInput.status == 1 && closedInput.errors.contains("standard input: read failed: Bad file descriptor"),
+                "\(closedInput)")
+        for path in [log, directory.path("new.jsonl")] {
+            let verified = try await timeline(["verify", "--log", path])
+            #expect(verified.status == 0, "\(path): \(verified)")
+        }
+    }
+
     @Test func watchEndsWhenItsReaderLeavesThoughNoChangeComes() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
