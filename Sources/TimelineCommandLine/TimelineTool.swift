@@ -49,6 +49,7 @@ public enum TimelineTool {
         raise(SIGPIPE)
         exit(closedOutput)
     }
+
     /// The tool's version, as `timeline --version` prints it.
     public static let version = "0.1.0"
 

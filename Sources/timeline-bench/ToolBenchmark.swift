@@ -151,9 +151,9 @@ struct ToolBenchmark {
     }
 
     /// `≤ 3 s: MISS; ≤ 3.81 s on this run's machine (json.loads 3.6 s when the bar was set): PASS`:
-    /// the import's bar as set, and as
-    /// scaled by this run's `json.loads` parse of the same file, which took 3.6 s when the
-    /// bar was set (a machine that parses slower this hour imports slower too).
+    /// the import's bar as set, and as scaled by this run's `json.loads` parse of the same
+    /// file, which took 3.6 s when the bar was set (a machine that parses slower this hour
+    /// imports slower too).
     private static func importBar(_ imports: Runs, jsonLoads: Runs?) -> String {
         let median = imports.figure.median
         var bar = "≤ 3 s: " + (median <= 3e9 ? "PASS" : "MISS")

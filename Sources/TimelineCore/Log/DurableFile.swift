@@ -29,26 +29,7 @@ package enum DurableFile {
     package static func writeOutput(_ bytes: [UInt8], to path: String) throws(EventLogError) {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG else { return try write(bytes, to: path) }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .io(path: path, operation: "open", code: errno) }
-        defer { close(descriptor) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { raw in
-                #if canImport(Darwin)
-                Darwin.write(descriptor, raw.baseAddress! + written, raw.count - written)
-                #elseif canImport(Glibc)
-                Glibc.write(descriptor, raw.baseAddress! + written, raw.count - written)
-                #else
-                Musl.write(descriptor, raw.baseAddress! + written, raw.count - written)
-                #endif
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, operation: "write", code: errno)
-            }
-            written += count
-        }
+        try SystemFile(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC).write(bytes, at: nil)
     }
 
     /// The whole content of `path`, or `nil` if there is no such file.

@@ -135,12 +135,15 @@ final class SystemFile: Sendable {
         try read(at: 0, count: size())
     }
 
-    /// Writes all of `bytes` at `offset`.
-    func write(_ bytes: [UInt8], at offset: Int) throws(EventLogError) {
+    /// Writes all of `bytes` at `offset`; with `nil`, where the descriptor stands (a FIFO or
+    /// a device, which have no offsets to write at).
+    func write(_ bytes: [UInt8], at offset: Int?) throws(EventLogError) {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { buffer in
-                pwrite(descriptor, buffer.baseAddress! + done, bytes.count - done, off_t(offset + done))
+                let start = buffer.baseAddress! + done, count = bytes.count - done
+                guard let offset else { return Self.systemWrite(descriptor, start, count) }
+                return pwrite(descriptor, start, count, off_t(offset + done))
             }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -148,6 +151,16 @@ final class SystemFile: Sendable {
             }
             done += n
         }
+    }
+
+    private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Darwin)
+        Darwin.write(descriptor, bytes, count)
+        #elseif canImport(Glibc)
+        Glibc.write(descriptor, bytes, count)
+        #else
+        Musl.write(descriptor, bytes, count)
+        #endif
     }
 
     /// Asks the kernel to start writing the `count` bytes at `offset` to the disk, without
