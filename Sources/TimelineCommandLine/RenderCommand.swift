@@ -1,5 +1,6 @@
 import Foundation
 import TimelineCore
+import TimelineKit
 import TimelineProjections
 import TimelineRender
 
@@ -38,7 +39,8 @@ extension Catalogue {
             timeline and period, with a note saying so.
 
             --output replaces a file atomically (a reader never sees half a picture); a \
-            device, a FIFO or a symbolic link is written through, as a shell's > would.
+            device, a FIFO or a symbolic link is written through, as a shell's > would; \
+            never onto the log it reads or its checkpoint.
             """ + "\n\n" + dateDetails,
         examples: [
             "timeline render life.jsonl --format html > life.html",
@@ -48,6 +50,13 @@ extension Catalogue {
 }
 
 extension Runner {
+    /// The file `path` names, its symbolic links followed, if it exists.
+    private static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
     func render(_ arguments: ParsedArguments) throws -> String {
         let path: String
         let input: Bool
@@ -62,6 +71,12 @@ extension Runner {
         let output = arguments.value("--output")
         if output?.isEmpty == true {
             throw UsageError(message: "--output needs a path (or - for standard output)", command: arguments.command.name)
+        }
+        if let output, output != "-", let resolved = Self.resolved(output),
+           let read = [path, TimelineStore.checkpointPath(forLog: path)].first(where: { Self.resolved($0) == resolved }) {
+            // Replacing the log (or its checkpoint) with the picture would lose it.
+            throw CommandFailure("--output \(output) is \(read), which render reads: "
+                                 + "nothing written; give another path for the picture")
         }
         let options = try pictureOptions(arguments, output: output)
         let (projection, view) = try projectedView(arguments, path: path, input: input)

@@ -18,6 +18,25 @@ struct RenderCommandTests {
             """)
     }
 
+    /// The picture never replaces what it is drawn from: the log, its checkpoint, or a
+    /// symbolic link to either.
+    @Test func theOutputIsNeverTheLogItReads() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("g.jsonl")
+        #expect(try await timeline(["import", life, "--log", log]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: log))
+        _ = symlink(log, directory.path("link.svg"))
+        for arguments in [["--log", log, "--output", log], [log, "--output", log],
+                          ["--log", log, "--output", directory.path("link.svg")],
+                          ["--log", log, "--output", log + ".checkpoint"]] {
+            let run = try await timeline(["render"] + arguments + ["--now", "2026-11-29"])
+            #expect(run.status == 1 && run.errors.contains("which render reads: nothing written"), "\(arguments): \(run)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before)
+        #expect(try await timeline(["verify", "--log", log]).status == 0)
+    }
+
     @Test func htmlGoesToStandardOutputOrToAFileNamedForIt() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
