@@ -62,6 +62,15 @@ extension TimelineProjection {
         } ?? SectionList()
     }
 
+    /// Moves a view's position up to the projection's, for a view nobody follows yet:
+    /// its rows are the same at every position since its latest change, and its first
+    /// follower's first change set then goes from the position the rows were read at.
+    /// - Complexity: O(1).
+    package mutating func bringViewPositionUp(_ definition: ViewDefinition) {
+        guard let location = viewIndex[definition] else { return }
+        rowSets[location.rowSet].moveView(at: location.view, to: position)
+    }
+
     /// The log position of a view's latest change: the `from` of its next change set.
     package func viewPosition(_ definition: ViewDefinition) -> Int64? {
         viewIndex[definition].map { rowSets[$0.rowSet].views[$0.view].position }

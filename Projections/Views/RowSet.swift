@@ -129,6 +129,11 @@ struct RowSet: Sendable {
         for offset in views.indices { views[offset].position = position }
     }
 
+    /// Sets the position of the view at `offset` to `position`.
+    mutating func moveView(at offset: Int, to position: Int64) {
+        views[offset].position = position
+    }
+
     /// Replaces all rows with those of `events`, sorting them; the views keep their
     /// positions (a reset that follows goes on from each view's last change set).
     /// - Complexity: O(*n* log *n*).

@@ -322,6 +322,38 @@ struct MultiProcessTests {
         #expect(watcher.outputLines.count == 2 && watcher.output.hasSuffix("\n"))
     }
 
+    /// The first reset is the rows at the log's position, even when the last records left
+    /// the view as it was and the view comes from the checkpoint, and the next change goes
+    /// from there.
+    @Test func watchStartsAtTheLogsPositionAndChainsFromIt() async throws {
+        let tool = try #require(toolURL, "timeline not built")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("two.jsonl")
+        for arguments in [["create-timeline", "--timeline", "home", "--name", "Home"],
+                          ["add-event", "--event", "born", "--timeline", "home", "--title", "Born", "--date", "1990"],
+                          ["rebuild"],
+                          ["create-timeline", "--timeline", "work", "--name", "Work"]] {
+            let run = try await timeline(arguments + ["--log", log])
+            try #require(run.status == 0, "\(run)")
+        }
+        for options in [[], ["--timeline", "home"]] {
+            let watcher = try await startedWatch(tool, log: log, options, in: directory)
+            defer { watcher.killNow() }
+            let reset = try WatchLine(try #require(watcher.outputLines.first))
+            #expect(reset.isReset && reset.from == 3 && reset.to == 3, "\(options): \(watcher.outputLines)")
+        }
+        let watcher = try await startedWatch(tool, log: log, [], in: directory)
+        defer { watcher.killNow() }
+        let added = try await timeline(["add-event", "--log", log, "--event", "school", "--timeline", "home",
+                                        "--title", "School", "--date", "1996"])
+        try #require(added.status == 0, "\(added)")
+        let arrived = await eventually(until: .now + .seconds(60)) { watcher.outputLines.count >= 2 || !watcher.isRunning }
+        try #require(arrived && watcher.outputLines.count == 2, "\(watcher.outputLines) \(watcher.errors)")
+        let change = try WatchLine(watcher.outputLines[1])
+        #expect(!change.isReset && change.from == 3 && change.to == 4)
+    }
+
     /// Commands that make their ids (`add-event` without `--event`, `create-timeline`
     /// without `--timeline`), started at once on one log: each gets an id of its own.
     /// An id another process took between reading the store and appending is made again.

@@ -26,7 +26,9 @@ extension TimelineStore {
     }
 
     /// A live view: its current rows and sections, and the stream of the change sets that
-    /// follow them (the first goes from the snapshot's position).
+    /// follow them (the first goes from the snapshot's position). The snapshot's position
+    /// is the log's, unless others follow the view already: then it is that of the view's
+    /// latest change set, from which all its followers go on.
     ///
     /// At most `bufferLimit` change sets wait for a slow subscriber; past that they collapse
     /// into one reset. The store keeps the view up to date until the last of its
@@ -36,6 +38,9 @@ extension TimelineStore {
         // Other processes' appends are read first, then as they come.
         followLog()
         projection.addView(view)
+        // A view nobody follows starts at the log's position; one already followed keeps
+        // its place, so that its followers' change sets still go on from each other.
+        if subscribers[view].map({ $0.allSatisfy(\.isFinished) }) ?? true { projection.bringViewPositionUp(view) }
         let snapshot = projection.snapshot(view)
         let buffer = UpdateBuffer<ChangeSet>(limit: bufferLimit) { $0.merged(with: $1) }
         buffer.onCancel = { [weak self] in
