@@ -99,7 +99,7 @@ extension Runner {
     }
 
     /// Warns when the view shows one timeline and there is no such timeline.
-    private func warnIfMissing(_ view: ViewDefinition, among summaries: [TimelineSummary], path: String) {
+    func warnIfMissing(_ view: ViewDefinition, among summaries: [TimelineSummary], path: String) {
         guard case .timeline(let id) = view.filter, !summaries.contains(where: { $0.id == id }) else { return }
         var message = "\(path): there is no timeline \"\(id)\""
         if let near = Suggestion.nearest(to: id.rawValue, among: summaries.map(\.id.rawValue)) {

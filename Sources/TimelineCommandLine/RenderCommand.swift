@@ -9,7 +9,8 @@ extension Catalogue {
     static let render = CommandSpec(
         name: "render",
         summary: "draw the rows of a log as a picture: SVG, or a self-contained HTML page",
-        positionals: [PositionalSpec(name: "FILE", help: "a log file (without it, the store's log: --log PATH)",
+        positionals: [PositionalSpec(name: "FILE", help: "a log file, read whole (without it, the store's log: --log PATH, "
+                                     + "opened from its checkpoint)",
                                      isOptional: true)],
         options: [log] + viewOptions.filter { $0.name != "--json" } + [
             OptionSpec(name: "--format", value: "svg|html", choices: ["svg", "html"],
@@ -57,7 +58,7 @@ extension Runner {
         return String(cString: real)
     }
 
-    func render(_ arguments: ParsedArguments) throws -> String {
+    func render(_ arguments: ParsedArguments) async throws -> String {
         let path: String
         let input: Bool
         if let file = arguments.positionals.first {
@@ -79,8 +80,19 @@ extension Runner {
                                  + "nothing written; give another path for the picture")
         }
         let options = try pictureOptions(arguments, output: output)
-        let (projection, view) = try projectedView(arguments, path: path, input: input)
-        let picture = TimelinePicture.render(view, of: projection, options: options)
+        let picture: String
+        if !input, try arguments.nonNegativeInteger("--upto") == nil {
+            // The store's state now, as rows shows it: from its checkpoint and the log after it.
+            let view = try view(arguments)
+            if !DatabaseLogs.isURL(path) { try requireLog(path) }
+            let store = try openStore(path, command: arguments.command.name, now: try now(arguments), views: [view])
+            picture = await TimelinePicture.render(view, of: store, options: options)
+            warnIfMissing(view, among: await store.timelineSummaries, path: path)
+            await finish(store)
+        } else {
+            let (projection, view) = try projectedView(arguments, path: path, input: input)
+            picture = TimelinePicture.render(view, of: projection, options: options)
+        }
         guard let output, output != "-" else { return picture }
         do {
             try DurableFile.writeOutput(Array(picture.utf8), to: output)

@@ -346,7 +346,7 @@ extension Runner {
         let everything = [ViewDefinition()]
         let creating = logFileIsMissing(path)
         var fold = creating ? LogFold(views: everything, now: context.clock(), upTo: nil) : nil
-        let gathering = FactGathering()
+        let gathering = FactGathering(expectedBytes: input.size)
         let ending = try input.forEachChunk(consequence: "; nothing imported") { contents in
             do { try fold?.add(contents) } catch {
                 throw CommandFailure("\(file): \(error); nothing imported")
@@ -435,11 +435,26 @@ private final class FactGathering: Sendable {
     private let state = Mutex<(facts: [Fact], lines: [Int], chunks: [LogReader.Contents])>(([], [], []))
     /// Serial: the chunks are gathered in the order they were added.
     private let queue = DispatchQueue(label: "timeline.import.gathering")
+    /// The input's size, when known: room for all the facts is made after the first
+    /// chunk, from its facts per byte, so that the arrays are not copied as they grow.
+    private let expectedBytes: Int?
+
+    init(expectedBytes: Int?) { self.expectedBytes = expectedBytes }
 
     /// Gathers the facts of `contents`, after those of the chunks added before.
     func add(_ contents: LogReader.Contents) {
         queue.async { [self] in
             state.withLock { state in
+                if state.facts.isEmpty, let total = expectedBytes, let through = contents.offsets.last, through > 0 {
+                    let facts = contents.records.reduce(0) { $0 + $1.facts.count }
+                    // A twentieth more than the first chunk's rate, in case later lines are
+                    // shorter; never more than a fact per 32 bytes (the shortest fact's line
+                    // is longer), whatever a first chunk of a few long lines suggests.
+                    let rate = Double(total) / Double(through) * Double(facts) * 1.05
+                    let expected = Int(min(rate, Double(total / 32)))
+                    state.facts.reserveCapacity(expected)
+                    state.lines.reserveCapacity(expected)
+                }
                 for (record, line) in zip(contents.records, contents.lineNumbers) {
                     state.facts += record.facts
                     state.lines += repeatElement(line, count: record.facts.count)

@@ -177,7 +177,7 @@ struct Runner {
         case Catalogue.replay.name: try await replay(arguments, path: arguments.firstPositional, input: true)
         case Catalogue.rows.name: try await replay(arguments, path: try logPath(arguments))
         case Catalogue.watch.name: try await watch(arguments)
-        case Catalogue.render.name: try render(arguments)
+        case Catalogue.render.name: try await render(arguments)
         case Catalogue.timelines.name: try await timelines(arguments)
         case Catalogue.verify.name: try verify(arguments)
         case Catalogue.rebuild.name: try await rebuild(arguments)

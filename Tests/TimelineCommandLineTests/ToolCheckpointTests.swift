@@ -91,6 +91,29 @@ struct ToolCheckpointTests {
         #expect(upTo.errors.contains("line 5"), "\(upTo)")
     }
 
+    @Test func renderOfTheStoresLogReadsOnlyTheLogAfterTheCheckpoint() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try directory.write("store.jsonl", Self.handWrittenLog(events: 20))
+        let options = ["--log", log, "--now", "2026-12-01", "--width", "800"]
+        let first = try await timeline(["render"] + options)
+        #expect(first.status == 0, "\(first)")
+        #expect(first.output.contains("Event 3"))
+        #expect(FileManager.default.fileExists(atPath: log + ".checkpoint"), "a full replay writes the checkpoint")
+        // A record before the checkpoint damaged in place: render starts at the checkpoint
+        // and never reads it, as rows does; with --upto the whole log is read and it is found.
+        try Self.damageInPlace(log)
+        let again = try await timeline(["render"] + options)
+        #expect(again.status == 0, "\(again)")
+        #expect(again.output == first.output)
+        let upTo = try await timeline(["render", "--upto", "3"] + options)
+        #expect(upTo.status == 1)
+        #expect(upTo.errors.contains("line 5"), "\(upTo)")
+        // An unknown timeline is named on standard error, as rows names it.
+        let unknown = try await timeline(["render", "--timeline", "lif"] + options)
+        #expect(unknown.status == 0 && unknown.errors.contains("did you mean 'life'?"), "\(unknown)")
+    }
+
     @Test func theCheckpointGetsTheLogsPermissions() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
