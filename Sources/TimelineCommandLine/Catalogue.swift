@@ -191,7 +191,10 @@ enum Catalogue {
         options: [log],
         details: """
             One fact per record, renumbered from 1, with "seq", "type", "data", "at" and \
-            "v" but no checksums: a log that 'timeline replay' and 'timeline import' read.
+            "v" but no checksums: a log that 'timeline replay' and 'timeline import' read. \
+            The log is checked and written a chunk at a time, never held whole: a bad line \
+            stops the export there (exit status 1), after the records before its chunk, \
+            and the message says how many were written.
             """,
         examples: ["timeline export --log life.jsonl > copy.jsonl"])
 

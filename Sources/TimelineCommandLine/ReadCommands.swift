@@ -22,12 +22,12 @@ extension Runner {
     /// log (a file, or a database URL). A torn last line is named in a warning; a bad line
     /// or a refused fact is a failure naming its line.
     func foldLog(_ path: String, input: Bool, views: [ViewDefinition], now: Instant, upTo: Int64? = nil,
-                 each: (LogReader.Contents) -> Void = { _ in }) throws -> FoldedLog {
+                 each: (LogReader.Contents) throws -> Void = { _ in }) throws -> FoldedLog {
         var fold = LogFold(views: views, now: now, upTo: upTo)
         if !input, DatabaseLogs.isURL(path) {
             let contents = try DatabaseLogs.read(DatabaseLogs.name(for: path))
             do { try fold.add(contents) } catch { throw CommandFailure("\(path): \(error)") }
-            each(contents)
+            try each(contents)
             if let torn = contents.tornTail { context.warn("\(path): \(torn); not applied") }
             return FoldedLog(projection: fold.finish(), name: path, records: fold.records, facts: fold.facts)
         }
@@ -38,7 +38,7 @@ extension Runner {
             do { try fold.add(contents) } catch {
                 throw CommandFailure("\(log.name): \(error)" + (log.isRepairable ? "\n" + RepairHint.line(for: log.name) : ""))
             }
-            each(contents)
+            try each(contents)
         }
         if let torn = ending.tornTail { context.warn("\(log.name): \(torn); not applied") }
         return FoldedLog(projection: fold.finish(), name: log.name, records: fold.records, facts: fold.facts)
@@ -161,18 +161,38 @@ extension Runner {
 
     func export(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
-        var bytes: [UInt8] = []
         let encoder = RecordEncoder(layout: .plain)
         var position: Int64 = 0
-        _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
-            for record in contents.records {
-                for fact in record.facts {
-                    position += 1
-                    encoder.encode(fact, position: position, recordedAt: record.recordedAt, into: &bytes)
+        var bytes: [UInt8] = []
+        var writeFailed = false
+        // Each chunk is written once its records are checked: the export holds one chunk,
+        // not the log. A bad line stops it there, after the records before it.
+        do {
+            _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
+                bytes.removeAll(keepingCapacity: true)
+                for record in contents.records {
+                    for fact in record.facts {
+                        position += 1
+                        encoder.encode(fact, position: position, recordedAt: record.recordedAt, into: &bytes)
+                    }
+                }
+                let text = String(decoding: bytes, as: UTF8.self)
+                switch Result(catching: { () throws(OutputError) in try context.output.write(text) }) {
+                case .success: break
+                case .failure(.closed):
+                    // The reader went away (`| head`): end quietly, as SIGPIPE would.
+                    TimelineTool.endAsByClosedPipe()
+                case .failure(.failed(let code)):
+                    writeFailed = true
+                    throw CommandFailure("cannot write to standard output: \(String(cString: strerror(code))) "
+                                         + "(errno \(code)); what was written is incomplete")
                 }
             }
+        } catch let failure as CommandFailure where position > 0 && !writeFailed {
+            throw CommandFailure(failure.message + "\n(the export stops there: its first \(count(Int(position), "record")) "
+                                 + "were written)")
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return ""
     }
 }
 

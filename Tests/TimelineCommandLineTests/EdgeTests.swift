@@ -221,6 +221,25 @@ struct EdgeTests {
         #expect(fifo.output.hasPrefix("imported 4 facts from f into fifo.jsonl"))
     }
 
+    /// Export writes each chunk once it is checked, never holding the log: a bad line far
+    /// into a big log stops it there, after the records before it, and says so.
+    @Test func exportWritesAsItReadsAndStopsAtABadLine() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let events = 120_000  // more than one chunk of the log (8 MiB)
+        let good = ToolCheckpointTests.handWrittenLog(events: events)
+        let log = try directory.write("big.jsonl", good + #"{"type":"eventAdded","data":{"event":"x"}}"# + "\n")
+        let run = try await timeline(["export", "--log", log])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("line \(events + 2): "), "\(run.errors)")
+        let written = run.outputLines.count
+        #expect(written > 0 && written < events + 1, "the records of the chunks before the bad line: \(written)")
+        #expect(run.errors.contains("the export stops there: its first \(written) records were written"), "\(run.errors)")
+        let whole = try await timeline(["export", "--log", try directory.write("good.jsonl", good)])
+        #expect(whole.status == 0 && whole.outputLines.count == events + 1)
+        #expect(Array(whole.outputLines.prefix(written)) == run.outputLines)
+    }
+
     // MARK: --upto and batches
 
     @Test func uptoNeverStopsInsideAnAtomicBatch() async throws {
