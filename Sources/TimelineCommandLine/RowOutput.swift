@@ -61,6 +61,13 @@ func displayText(_ text: String) -> String {
     return result
 }
 
+/// Text in double quotes for a message line (what a command did): `"` and `\` escaped,
+/// and the rest as ``displayText(_:)`` shows it in a table, so that a name reads the
+/// same in both and cannot reorder or break the line.
+func quotedDisplayText(_ text: String) -> String {
+    "\"" + displayText(text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")) + "\""
+}
+
 /// U+2028–U+202E (line and paragraph separators, bidirectional embeddings and overrides),
 /// U+2066–U+2069 (bidirectional isolates), and the bidirectional marks U+061C, U+200E and
 /// U+200F.

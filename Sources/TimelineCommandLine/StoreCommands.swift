@@ -284,9 +284,9 @@ extension Runner {
             }
         }.first
         return switch command {
-        case .createTimeline(let id, let name): "created timeline \(id) \(JSONText.string(recorded ?? name))"
-        case .renameTimeline(let id, let name): "renamed timeline \(id) to \(JSONText.string(recorded ?? name))"
-        case .retitleEvent(let id, let title): "retitled event \(id) \(JSONText.string(recorded ?? title))"
+        case .createTimeline(let id, let name): "created timeline \(id) \(quotedDisplayText(recorded ?? name))"
+        case .renameTimeline(let id, let name): "renamed timeline \(id) to \(quotedDisplayText(recorded ?? name))"
+        case .retitleEvent(let id, let title): "retitled event \(id) \(quotedDisplayText(recorded ?? title))"
         case .removeTimeline(let id): "removed timeline \(id) and its events"
         case .addEvent(let id, let timeline, _, let dates): "added event \(id) to timeline \(timeline): \(describe(dates))"
         case .setDate(let id, let date): "set event \(id) to \(date)"

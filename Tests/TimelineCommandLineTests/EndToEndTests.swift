@@ -438,6 +438,13 @@ struct EndToEndTests {
         #expect(padded.output == "renamed timeline home-away-2 to \"Away\" (record 6)\n")
         let retitled = try await timeline(["retitle-event", "--event", "e2", "--title", " Back home\n"], in: directory.url)
         #expect(retitled.output == "retitled event e2 \"Back home\" (record 7)\n")
+        // Control characters and bidirectional overrides read as in the tables, escaped
+        // the same way (never as raw bytes that break or reorder the line).
+        let odd = "Say \"hi\"\u{1}\u{202E}x"
+        let renamed = try await timeline(["rename-timeline", "--timeline", "home-away-2", "--name", odd], in: directory.url)
+        #expect(renamed.output == #"renamed timeline home-away-2 to "Say \"hi\"\u{1}\u{202e}x" (record 8)"# + "\n")
+        let listed = try await timeline(["timelines"], in: directory.url)
+        #expect(listed.output.contains(#"Say "hi"\u{1}\u{202e}x"#), "\(listed)")
     }
 
     /// A made event id is `e<count + 1>`, or further on while that is taken, whatever
