@@ -185,7 +185,7 @@ extension Runner {
                 case .failure(.failed(let code)):
                     writeFailed = true
                     throw CommandFailure("cannot write to standard output: \(String(cString: strerror(code))) "
-                                         + "(errno \(code)); what was written is incomplete")
+                                         + "(errno \(code)); what was written is incomplete; the log is unchanged")
                 }
             }
         } catch let failure as CommandFailure where position > 0 && !writeFailed {
