@@ -78,7 +78,7 @@ struct InputLog {
     /// - Complexity: O(*n*) for *n* bytes, with O(``chunkBytes`` · ``readAhead``) memory
     ///   beyond what `body` keeps (more only for a line or a batch longer than a chunk).
     func forEachChunk(consequence: String = "", _ body: (LogReader.Contents) throws -> Void) throws -> Ending {
-        let source = ChunkSource(descriptor: descriptor)
+        let source = ChunkSource(descriptor: descriptor, size: size)
         let reader = ChunkReader(source: source, ahead: Self.readAhead)
         // The reading never outlives the call: the descriptor may be closed after it.
         defer { reader.stop() }
@@ -199,7 +199,13 @@ private final class ChunkSource: @unchecked Sendable {
     private(set) var tornTail: LogReader.TornTail?
     private(set) var bytesRead = 0
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    /// The input's size when it was opened, for a regular file.
+    private let size: Int?
+
+    init(descriptor: Int32, size: Int?) {
+        self.descriptor = descriptor
+        self.size = size
+    }
 
     /// The next chunk (`nil` after the last), or the failure that ends reading.
     func readNext() -> Result<LogReader.Contents?, Failure> {
@@ -240,7 +246,11 @@ private final class ChunkSource: @unchecked Sendable {
             // the next one: that batch is read again with the next chunk.
             let consumed = (contents.tornTail?.offset ?? base.offset + end) - base.offset
             guard consumed > 0 else {
-                target *= 2  // a batch longer than the chunk
+                // A batch longer than the chunk: read it whole at once, as far as the
+                // input's size, or 16 times as much from a pipe (a first record may
+                // announce any number of records to follow).
+                let whole = contents.tornTail?.estimatedWholeBatchLength ?? 0
+                target = max(target * 2, min(whole, size.map { $0 - base.offset + 1 } ?? target * 16))
                 continue
             }
             let lines = buffer.withUnsafeBytes { FileEventLog.newlines(in: $0, before: consumed) }

@@ -221,6 +221,27 @@ struct EdgeTests {
         #expect(fifo.output.hasPrefix("imported 4 facts from f into fifo.jsonl"))
     }
 
+    /// A batch longer than a chunk is read whole at once, at the length its first records
+    /// suggest: from a pipe, a first record announcing a quadrillion more makes a bigger
+    /// read, not an allocation of that size; the batch that never ends is a torn tail.
+    @Test func aBatchAnnouncingMoreThanAPipeHoldsIsATornTail() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let announced = 1_000_000_000_000_000
+        var text = ""
+        for number in 0..<100_000 {  // about 10 MiB: more than a chunk
+            text += #"{"type":"timelineCreated","data":{"timeline":"t\#(number)","name":"A name"},"more":\#(announced - number)}"#
+                + "\n"
+        }
+        let input = try directory.write("batch.jsonl", text)
+        for command in ["cat '\(input)' | \"$TIMELINE\" replay -", "\"$TIMELINE\" replay '\(input)'"] {
+            let run = try await shell(command + " --json")
+            #expect(run.status == 0, "\(command): \(run.status) \(run.errors)")
+            #expect(run.output.isEmpty)
+            #expect(run.errors.contains("line 1: incomplete last batch"), "\(command): \(run.errors)")
+        }
+    }
+
     /// Export writes each chunk once it is checked, never holding the log: a bad line far
     /// into a big log stops it there, after the records before it, and says so.
     @Test func exportWritesAsItReadsAndStopsAtABadLine() async throws {

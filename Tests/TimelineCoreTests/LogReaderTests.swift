@@ -189,7 +189,12 @@ import Testing
         let contents = try LogReader().read(bytes)
         #expect(contents.records == first)
         #expect(contents.tornTail == LogReader.TornTail(line: 2, offset: head.count, length: bytes.count - head.count,
-                                                       reason: "atomic batch of 3 records has only 2", isBatch: true))
+                                                       reason: "atomic batch of 3 records has only 2", isBatch: true,
+                                                       presentRecords: 2, missingRecords: 1))
+        // A reader in chunks reads the whole batch at once: its records so far, and as much
+        // again per missing record, with a tenth more.
+        let length = bytes.count - head.count
+        #expect(contents.tornTail?.estimatedWholeBatchLength == length + Int(Double(length) / 2 * 1.1))
         // Named as the batch it is, not as a record cut short.
         #expect(contents.tornTail?.description
             == "line 2: incomplete last batch (\(bytes.count - head.count) bytes): atomic batch of 3 records has only 2")
@@ -206,6 +211,9 @@ import Testing
         let contents = try LogReader().read(bytes)
         #expect(contents.records == first)
         #expect(contents.tornTail?.reason == "atomic batch of 9223372036854775808 records has only 1")
+        // Its whole length is estimated without overflowing.
+        let estimate = try #require(contents.tornTail?.estimatedWholeBatchLength)
+        #expect(estimate > Int.max / 8)
     }
 
     // MARK: Bad lines

@@ -86,7 +86,8 @@ extension FileEventLog {
                 // that goes on in the next chunk: read from the batch's start again.
                 let consumed = (contents.tornTail?.offset ?? base.offset + bytes.count) - base.offset
                 guard consumed > 0 else {
-                    length *= 2  // a batch longer than the chunk
+                    // A batch longer than the chunk: read it whole at once.
+                    length = max(length * 2, contents.tornTail?.estimatedWholeBatchLength ?? 0)
                     continue
                 }
                 base = LogReader.Start(position: base.position + Int64(contents.records.count),

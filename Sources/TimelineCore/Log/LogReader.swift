@@ -34,6 +34,19 @@ package struct LogReader: Sendable {
         /// Whether the torn part is an atomic batch that never finished (whole records
         /// without the rest of their batch), not a record cut short.
         package var isBatch = false
+        /// For an unfinished batch: how many of its records are there, and how many not.
+        package var presentRecords = 0
+        package var missingRecords = 0
+
+        /// For an unfinished batch, the bytes its whole would take at the length of its
+        /// records so far, with a tenth more: what a reader of a log in chunks reads at
+        /// once to hold it, instead of trying twice as much again and again (decoding
+        /// the start of a million-record batch many times). `nil` for a record cut short.
+        package var estimatedWholeBatchLength: Int? {
+            guard isBatch, presentRecords > 0 else { return nil }
+            let perRecord = Double(length) / Double(presentRecords)
+            return length + Int(min(perRecord * Double(missingRecords) * 1.1, Double(Int.max / 4)))
+        }
 
         /// `line 7: incomplete last record (35 bytes): …`, or `… incomplete last batch …`.
         package var description: String {
@@ -220,7 +233,9 @@ package struct LogReader: Sendable {
             // The batch never finished: none of it counts.
             let torn = TornTail(line: batch.line, offset: batch.offset, length: count - batch.offset,
                                 reason: "atomic batch of \(UInt64(contents.records.count - batch.index) + UInt64(expectedRemainder) + 1) records "
-                                    + "has only \(contents.records.count - batch.index)", isBatch: true)
+                                    + "has only \(contents.records.count - batch.index)", isBatch: true,
+                                presentRecords: contents.records.count - batch.index,
+                                missingRecords: expectedRemainder + 1)
             contents.records.removeSubrange(batch.index...)
             contents.offsets.removeSubrange(batch.index...)
             contents.lineNumbers.removeSubrange(batch.index...)
