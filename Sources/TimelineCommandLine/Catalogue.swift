@@ -192,9 +192,10 @@ enum Catalogue {
         details: """
             One fact per record, renumbered from 1, with "seq", "type", "data", "at" and \
             "v" but no checksums: a log that 'timeline replay' and 'timeline import' read. \
-            The log is checked and written a chunk at a time, never held whole: a bad line \
-            stops the export there (exit status 1), after the records before its chunk, \
-            and the message says how many were written.
+            The log is checked and written a chunk at a time (an atomic batch, such as \
+            an import's, is one chunk): a bad line stops the export there (exit status \
+            1), after the records before its chunk, and the message says how many were \
+            written.
             """,
         examples: ["timeline export --log life.jsonl > copy.jsonl"])
 

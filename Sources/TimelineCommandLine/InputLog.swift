@@ -247,10 +247,10 @@ private final class ChunkSource: @unchecked Sendable {
             let consumed = (contents.tornTail?.offset ?? base.offset + end) - base.offset
             guard consumed > 0 else {
                 // A batch longer than the chunk: read it whole at once, as far as the
-                // input's size, or 16 times as much from a pipe (a first record may
-                // announce any number of records to follow).
+                // input's size; from a pipe, twice as much again (a first record may
+                // announce any number of records to follow, and the buffer is all used).
                 let whole = contents.tornTail?.estimatedWholeBatchLength ?? 0
-                target = max(target * 2, min(whole, size.map { $0 - base.offset + 1 } ?? target * 16))
+                target = max(target * 2, min(whole, size.map { $0 - base.offset + 1 } ?? 0))
                 continue
             }
             let lines = buffer.withUnsafeBytes { FileEventLog.newlines(in: $0, before: consumed) }

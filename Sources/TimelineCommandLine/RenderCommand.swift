@@ -51,11 +51,17 @@ extension Catalogue {
 }
 
 extension Runner {
-    /// The file `path` names, its symbolic links followed, if it exists.
+    /// The file `path` names, its symbolic links followed; for a file that does not
+    /// exist yet (a checkpoint before its first save), the same in its directory.
     private static func resolved(_ path: String) -> String? {
-        guard let real = realpath(path, nil) else { return nil }
-        defer { free(real) }
-        return String(cString: real)
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let url = URL(fileURLWithPath: path)
+        guard let directory = realpath(url.deletingLastPathComponent().path, nil) else { return nil }
+        defer { free(directory) }
+        return String(cString: directory) + "/" + url.lastPathComponent
     }
 
     func render(_ arguments: ParsedArguments) async throws -> String {

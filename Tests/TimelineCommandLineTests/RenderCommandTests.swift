@@ -35,6 +35,15 @@ struct RenderCommandTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before)
         #expect(try await timeline(["verify", "--log", log]).status == 0)
+        // Before the checkpoint exists too (render saves one, then would write over it),
+        // by its name or through a symbolic link to the log.
+        _ = symlink(log, directory.path("linked.jsonl"))
+        for (read, output) in [(log, log + ".checkpoint"), (directory.path("linked.jsonl"), directory.path("linked.jsonl.checkpoint"))] {
+            try? FileManager.default.removeItem(atPath: output)
+            let run = try await timeline(["render", "--log", read, "--output", output, "--now", "2026-11-29"])
+            #expect(run.status == 1 && run.errors.contains("which render reads: nothing written"), "\(output): \(run)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
     }
 
     @Test func htmlGoesToStandardOutputOrToAFileNamedForIt() async throws {
