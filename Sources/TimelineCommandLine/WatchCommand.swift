@@ -39,6 +39,8 @@ extension Runner {
         do { store = try TimelineStore(path: path, clock: clock, views: [view]) } catch {
             throw CommandFailure(error.description)
         }
+        // As rows says it; the watch goes on, since another process may create it.
+        warnIfMissing(view, among: await store.timelineSummaries, path: path)
         // SIGINT ends the watch with status 0: the output written so far is complete
         // lines, each written with one call.
         // The view holds when the log cannot be read on (a bad line appended, the

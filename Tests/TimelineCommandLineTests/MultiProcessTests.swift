@@ -337,11 +337,15 @@ struct MultiProcessTests {
             let run = try await timeline(arguments + ["--log", log])
             try #require(run.status == 0, "\(run)")
         }
-        for options in [[], ["--timeline", "home"]] {
+        for options in [[], ["--timeline", "home"], ["--timeline", "hom"]] {
             let watcher = try await startedWatch(tool, log: log, options, in: directory)
             defer { watcher.killNow() }
             let reset = try WatchLine(try #require(watcher.outputLines.first))
             #expect(reset.isReset && reset.from == 3 && reset.to == 3, "\(options): \(watcher.outputLines)")
+            // An unknown timeline is named, as rows names it, and the watch goes on.
+            #expect(watcher.errors.contains("there is no timeline \"hom\"; did you mean 'home'?") == (options.last == "hom"),
+                    "\(options): \(watcher.errors)")
+            #expect(watcher.isRunning)
         }
         let watcher = try await startedWatch(tool, log: log, [], in: directory)
         defer { watcher.killNow() }
