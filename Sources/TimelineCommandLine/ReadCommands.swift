@@ -1,5 +1,6 @@
 import Foundation
 import TimelineCore
+import TimelineKit
 import TimelineProjections
 
 /// The commands that read a log without changing it: replay, rows, timelines, verify,
@@ -68,12 +69,7 @@ extension Runner {
         let view = try view(arguments)
         let rows: RowList, sections: SectionList
         if !input, try arguments.nonNegativeInteger("--upto") == nil {
-            // The store's state now: from its checkpoint and the log after it.
-            if !DatabaseLogs.isURL(path) { try requireLog(path) }
-            let store = try openStore(path, command: arguments.command.name, now: try now(arguments), views: [view])
-            let snapshot = await store.snapshot(view)
-            warnIfMissing(view, among: await store.timelineSummaries, path: path)
-            await finish(store)
+            let snapshot = try await readingStore(arguments, path: path, view: view) { await $0.snapshot(view) }
             (rows, sections) = (snapshot.rows, snapshot.sections)
         } else {
             let (projection, _) = try projectedView(arguments, path: path, input: input)
@@ -82,6 +78,19 @@ extension Runner {
         let printer = RowPrinter(rows: rows, sections: Array(sections))
         return arguments.flag("--json") ? printer.json()
             : printer.table(width: context.tableWidth, colour: context.usesColour)
+    }
+
+    /// `body`'s reading of the store at `path` as it stands now (`rows`, `render --log`):
+    /// opened from its checkpoint and the log after it, keeping only `view`, at `--now`;
+    /// warns about an unknown `--timeline` and refreshes the checkpoint when it is due.
+    func readingStore<Result: Sendable>(_ arguments: ParsedArguments, path: String, view: ViewDefinition,
+                                        _ body: (TimelineStore) async -> Result) async throws -> Result {
+        if !DatabaseLogs.isURL(path) { try requireLog(path) }
+        let store = try openStore(path, command: arguments.command.name, now: try now(arguments), views: [view])
+        let result = await body(store)
+        warnIfMissing(view, among: await store.timelineSummaries, path: path)
+        await finish(store)
+        return result
     }
 
     /// The view that the view options choose, and the projection of the log at `path`
@@ -176,16 +185,9 @@ extension Runner {
                         encoder.encode(fact, position: position, recordedAt: record.recordedAt, into: &bytes)
                     }
                 }
-                let text = String(decoding: bytes, as: UTF8.self)
-                switch Result(catching: { () throws(OutputError) in try context.output.write(text) }) {
-                case .success: break
-                case .failure(.closed):
-                    // The reader went away (`| head`): end quietly, as SIGPIPE would.
-                    TimelineTool.endAsByClosedPipe()
-                case .failure(.failed(let code)):
+                do { try writeAsItGoes(String(decoding: bytes, as: UTF8.self)) } catch {
                     writeFailed = true
-                    throw CommandFailure("cannot write to standard output: \(String(cString: strerror(code))) "
-                                         + "(errno \(code)); what was written is incomplete; the log is unchanged")
+                    throw error
                 }
             }
         } catch let failure as CommandFailure where position > 0 && !writeFailed {

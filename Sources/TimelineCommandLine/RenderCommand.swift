@@ -90,11 +90,9 @@ extension Runner {
         if !input, try arguments.nonNegativeInteger("--upto") == nil {
             // The store's state now, as rows shows it: from its checkpoint and the log after it.
             let view = try view(arguments)
-            if !DatabaseLogs.isURL(path) { try requireLog(path) }
-            let store = try openStore(path, command: arguments.command.name, now: try now(arguments), views: [view])
-            picture = await TimelinePicture.render(view, of: store, options: options)
-            warnIfMissing(view, among: await store.timelineSummaries, path: path)
-            await finish(store)
+            picture = try await readingStore(arguments, path: path, view: view) {
+                await TimelinePicture.render(view, of: $0, options: options)
+            }
         } else {
             let (projection, view) = try projectedView(arguments, path: path, input: input)
             picture = TimelinePicture.render(view, of: projection, options: options)

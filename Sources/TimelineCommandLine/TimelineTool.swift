@@ -82,12 +82,28 @@ public enum TimelineTool {
             return success
         } catch {
             guard case .failed(let code) = error else { return closedOutput }
-            let consequence = changes.happened ? "the command was done, and the log has changed: do not run it again"
-                : changes.ranCommand ? "what was written is incomplete; the log is unchanged"
-                : "what was written is incomplete"
-            context.diagnose("cannot write to standard output: \(String(cString: strerror(code))) (errno \(code)); "
-                + consequence)
+            context.diagnose(outputFailure(code, changes: changes))
             return failure
+        }
+    }
+
+    /// Why standard output could not be written, and what that means for the log.
+    static func outputFailure(_ code: Int32, changes: LogChanges) -> String {
+        let consequence = changes.happened ? "the command was done, and the log has changed: do not run it again"
+            : changes.ranCommand ? "what was written is incomplete; the log is unchanged"
+            : "what was written is incomplete"
+        return "cannot write to standard output: \(String(cString: strerror(code))) (errno \(code)); " + consequence
+    }
+}
+
+extension Runner {
+    /// Writes `text` to standard output while the command goes on (`watch`, `export`):
+    /// a reader gone away ends the process quietly, as SIGPIPE would; a failed write
+    /// throws the message the end of a command would give.
+    func writeAsItGoes(_ text: String) throws(CommandFailure) {
+        do { try context.output.write(text) } catch {
+            guard case .failed(let code) = error else { TimelineTool.endAsByClosedPipe() }
+            throw CommandFailure(TimelineTool.outputFailure(code, changes: changes))
         }
     }
 }

@@ -60,14 +60,10 @@ extension Runner {
         if fixedNow == nil { await store.startClock(every: .seconds(1)) }
         for await change in await store.changes(view) {
             do {
-                try context.output.write(json ? WatchText.json(change, sectioned: view.sections != .none)
-                                              : WatchText.readable(change))
-            } catch .closed {
-                // The reader went away (`| head`): end quietly, as SIGPIPE would.
-                TimelineTool.endAsByClosedPipe()
-            } catch .failed(let code) {
+                try writeAsItGoes(json ? WatchText.json(change, sectioned: view.sections != .none) : WatchText.readable(change))
+            } catch {
                 await store.release()
-                throw CommandFailure("cannot write to standard output: \(String(cString: strerror(code))) (errno \(code))")
+                throw error
             }
         }
         return ""
