@@ -166,7 +166,8 @@ enum Catalogue {
             Progress goes to standard error, measured in bytes of the log read: on a \
             terminal, one line redrawn in place at most ten times a second (a bar, the \
             percent, records per second and the time left), cleared at the end; otherwise \
-            a plain line at each tenth of the log. Both end with a line of the records, \
+            a plain line at each tenth of the log. An atomic batch (an import's) is read \
+            whole, so progress steps over it at once. Both end with a line of the records, \
             the time and the records per second.
             """,
         examples: ["timeline rebuild --log life.jsonl"])
@@ -209,7 +210,7 @@ enum Catalogue {
             the store's records) before writing anything, then appends all of its facts \
             as one atomic batch, recorded now. A torn last line in FILE refuses the import. \
             FILE may be a pipe or a FIFO, read as a stream. Creates the store's log when \
-            there is none yet. With --json, prints the records appended, as export does \
+            there is none yet and FILE has facts to import. With --json, prints the records appended, as export does \
             (none when FILE holds nothing to import).
             """,
         examples: ["timeline import --log timeline.jsonl exported.jsonl",

@@ -44,4 +44,20 @@ struct FollowingFailureTests {
         #expect(Array(await store.rows()).map(\.title) == ["A"])
         await store.release()
     }
+
+    /// A notification that arrives as the store is released (`timeline watch` ending on an
+    /// output error) reads nothing and reports nothing: the log closed by the release is
+    /// not a reason the views stopped.
+    @Test func aReleasedStoreReportsNoFailureForAReadItNoLongerMakes() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/log.jsonl"
+        let store = try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        try await store.send(.createTimeline("life", name: "Life"))
+        let failures = Mutex<[StoreError]>([])
+        await store.onFollowingFailure { error in failures.withLock { $0.append(error) } }
+        _ = await store.subscribe()
+        await store.release()
+        await store.catchUpWithLog()
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+    }
 }

@@ -41,6 +41,8 @@ public actor TimelineStore {
     private var logWatch: LogWatch?
     /// Told of each failure to catch up with the log (``onFollowingFailure(_:)``).
     private var followingFailure: (@Sendable (StoreError) -> Void)?
+    /// Set by ``release()``: the log is closed, and other processes' appends are not read.
+    private var isReleased = false
     /// Whether a catch-up with the log is already on its way (notifications coalesce).
     private nonisolated let catchUpPending = Atomic<Bool>(false)
     /// Where checkpoints go, if the store keeps them.
@@ -323,6 +325,9 @@ public actor TimelineStore {
     /// handler and is left for the next notification or command, which reads again.
     func catchUpWithLog() {
         catchUpPending.store(false, ordering: .releasing)
+        // A notification that came before ``release()`` finds the log closed: nothing to
+        // read on, and nothing to report (it is not a reason the views stopped).
+        guard !isReleased else { return }
         do throws(StoreError) {
             do throws(StoreError) {
                 let records: [Record]
@@ -387,6 +392,7 @@ public actor TimelineStore {
     /// Ends every subscription, stops the clock and releases the log, without writing a
     /// checkpoint (a command that failed, or one whose caller writes it with ``close()``).
     package func release() {
+        isReleased = true
         log.close()
         logWatch?.cancel()
         logWatch = nil
