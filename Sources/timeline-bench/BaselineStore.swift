@@ -32,7 +32,7 @@ struct BaselineStore {
         case .timelineCreated(let id, _):
             timelines[id.rawValue, default: []] = []
             return []
-        case .timelineRenamed:
+        case .timelineRenamed, .commandRejected:
             return []
         case .timelineRemoved(let id):
             let members = timelines.removeValue(forKey: id.rawValue) ?? []

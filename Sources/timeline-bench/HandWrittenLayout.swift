@@ -49,6 +49,8 @@ enum HandWrittenLayout {
             member("event", event.rawValue, true)
         case .eventMoved(let event, let timeline):
             member("timeline", timeline.rawValue, false); member("event", event.rawValue, true)
+        case .commandRejected(let command, let rule, let message):
+            member("message", message, false); member("rule", rule, false); member("command", command, true)
         }
     }
 }

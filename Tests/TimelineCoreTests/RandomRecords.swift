@@ -81,6 +81,7 @@ struct RandomRecords {
         case .rangeReopened: return .rangeReopened(event: EventID(text()))
         case .eventMoved: return .eventMoved(event: EventID(text()), timeline: TimelineID(text()))
         case .eventRemoved: return .eventRemoved(event: EventID(text()))
+        case .commandRejected: return .commandRejected(command: text(), rule: text(), message: text())
         }
     }
 
@@ -95,7 +96,8 @@ struct RandomRecords {
             fact: try fact(),
             recordedAt: Bool.random(using: &rng) ? try date() : nil,
             commandID: Bool.random(using: &rng) ? text(maxLength: 12) : nil,
-            batchRemainder: Bool.random(using: &rng) ? 0 : Int.random(in: 0...1_000, using: &rng))
+            batchRemainder: Bool.random(using: &rng) ? 0 : Int.random(in: 0...1_000, using: &rng),
+            submission: Int.random(in: 0..<4, using: &rng) == 0 ? text(maxLength: 12) : nil)
     }
 }
 
@@ -192,6 +194,8 @@ struct HandWriter {
             return [("event", string(event.rawValue))]
         case .eventMoved(let event, let timeline):
             return [("event", string(event.rawValue)), ("timeline", string(timeline.rawValue))]
+        case .commandRejected(let command, let rule, let message):
+            return [("command", string(command)), ("rule", string(rule)), ("message", string(message))]
         }
     }
 
@@ -220,6 +224,7 @@ struct HandWriter {
         if let at = record.recordedAt { members.append(("at", dateText(at))) }
         if Bool.random(using: &rng) { members.append(("v", "1")) }
         if let command = record.commandID { members.append(("cmd", string(command))) }
+        if let submission = record.submission { members.append(("sub", string(submission))) }
         if record.batchRemainder != 0 || Bool.random(using: &rng) {
             members.append(("more", String(record.batchRemainder)))
         }

@@ -6,7 +6,8 @@ import Testing
 /// byte for byte (Swift's `==` on strings would also accept canonically equivalent ones).
 private func reencoded(_ decoded: DecodedLine, position: Int64) -> [UInt8] {
     RecordEncoder().encode(Record(position: position, facts: decoded.facts, recordedAt: decoded.recordedAt,
-                                  commandID: decoded.commandID, batchRemainder: decoded.batchRemainder))
+                                  commandID: decoded.commandID, batchRemainder: decoded.batchRemainder,
+                                  submission: decoded.submission))
 }
 
 @Suite struct RecordCodingTests {
@@ -26,8 +27,22 @@ private func reencoded(_ decoded: DecodedLine, position: Int64) -> [UInt8] {
             .rangeReopened(event: "e1"),
             .eventMoved(event: "e1", timeline: "other"),
             .eventRemoved(event: "e1"),
+            .commandRejected(command: "0192d1b2-0000-7000-8000-000000000001:3", rule: "unknownEvent",
+                             message: "unknown event \"e1\""),
         ]
     }()
+
+    /// The outcome of a rejected submission, in the store's layout (section 10's contract):
+    /// `data` holds `command`, `rule`, `message`; `cmd` and `sub` follow `v`.
+    @Test func aRejectionIsWrittenAsTheContractSays() throws {
+        let record = Record(position: 7, fact: .commandRejected(command: "d:2", rule: "unknownEvent", message: "gone"),
+                            commandID: "d:2", submission: "n1")
+        let line = String(decoding: RecordEncoder().encode(record), as: UTF8.self)
+        #expect(line.hasPrefix(#"{"seq":7,"type":"commandRejected","data":{"command":"d:2","rule":"unknownEvent","message":"gone"},"v":1,"cmd":"d:2","sub":"n1","crc":""#))
+        #expect(try RecordDecoder().decode(line: Array(line.utf8), lineNumber: 7, expectedPosition: 7) == record)
+        let handWritten = #"{"type":"commandRejected","cmd":"d:2","sub":"n1","data":{"message":"gone","rule":"unknownEvent","command":"d:2"}}"#
+        #expect(try RecordDecoder().decode(line: Array(handWritten.utf8), lineNumber: 1, expectedPosition: 7) == record)
+    }
 
     @Test(arguments: everyFact)
     func everyFactRoundTrips(fact: Fact) throws {

@@ -157,6 +157,10 @@ package enum Decider {
             guard state.timeline(timeline) != nil else { throw unknown(timeline) }
         case .eventRemoved(let id):
             guard state.eventTimeline(id) != nil else { throw unknown(id) }
+        case .commandRejected:
+            // An outcome, not a change: it holds in every state. That a command id has at
+            // most one outcome is the shared log's rule (``SharedLogState``).
+            break
         }
     }
 

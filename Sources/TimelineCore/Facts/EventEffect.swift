@@ -33,7 +33,7 @@ extension Fact {
     @inlinable
     package var eventEffect: EventEffect {
         switch self {
-        case .timelineCreated, .timelineRenamed: .none
+        case .timelineCreated, .timelineRenamed, .commandRejected: .none
         case .timelineRemoved(let timeline): .removeEvents(of: timeline)
         case .eventAdded(let id, let timeline, let title, let date):
             .add(Event(id: id, timeline: timeline, title: title, dates: .single(date)))

@@ -26,6 +26,10 @@ public enum Fact: Hashable, Sendable {
     case eventMoved(event: EventID, timeline: TimelineID)
     /// An event was removed.
     case eventRemoved(event: EventID)
+    /// The shared log refused a device's submission (section 10 of the design): `command`
+    /// is its command id `D:n`, `rule` a stable rule code (``Rejection/rule``), `message`
+    /// the reason for a person. It changes no timeline or event.
+    case commandRejected(command: String, rule: String, message: String)
 
     /// The record `type` that names this fact in the log.
     public var type: FactType {
@@ -41,13 +45,14 @@ public enum Fact: Hashable, Sendable {
         case .rangeReopened: .rangeReopened
         case .eventMoved: .eventMoved
         case .eventRemoved: .eventRemoved
+        case .commandRejected: .commandRejected
         }
     }
 
     /// The event this fact is about, or `nil` for timeline facts.
     package var event: EventID? {
         switch self {
-        case .timelineCreated, .timelineRenamed, .timelineRemoved: nil
+        case .timelineCreated, .timelineRenamed, .timelineRemoved, .commandRejected: nil
         case .eventAdded(let event, _, _, _), .eventRetitled(let event, _), .dateSet(let event, _),
              .rangeSet(let event, _, _), .rangeClosed(let event, _), .rangeReopened(let event),
              .eventMoved(let event, _), .eventRemoved(let event):
@@ -80,4 +85,6 @@ public enum FactType: String, CaseIterable, Hashable, Sendable {
     case eventMoved
     /// `eventRemoved`: data `event`.
     case eventRemoved
+    /// `commandRejected`: data `command`, `rule`, `message`.
+    case commandRejected
 }

@@ -144,12 +144,17 @@ public struct AppendOptions: Sendable, Hashable {
     public var commandID: String?
     /// When the batch was recorded; written as each record's `at`.
     public var recordedAt: DateValue?
+    /// The nonce of the device submission the batch is the outcome of; written as each
+    /// record's `sub` (section 10 of the design).
+    public var submission: String?
 
     /// Creates append options.
-    public init(expectedPosition: Int64? = nil, commandID: String? = nil, recordedAt: DateValue? = nil) {
+    public init(expectedPosition: Int64? = nil, commandID: String? = nil, recordedAt: DateValue? = nil,
+                submission: String? = nil) {
         self.expectedPosition = expectedPosition
         self.commandID = commandID
         self.recordedAt = recordedAt
+        self.submission = submission
     }
 }
 

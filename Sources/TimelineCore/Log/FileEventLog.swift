@@ -885,7 +885,8 @@ extension RecordEncoder {
         let found = concurrentMap(parts) { part -> Int? in
             for offset in (part * batch.count / parts)..<((part + 1) * batch.count / parts) {
                 guard RecordEncoder.lineLengthBound(of: batch.facts[offset], recordedAt: recordedAt,
-                                                    commandID: commandID) > limit + 1 else { continue }
+                                                    commandID: commandID, submission: batch.options.submission)
+                        > limit + 1 else { continue }
                 var line: [UInt8] = []
                 encode(batch, at: offset, into: &line)
                 if line.count - 1 > limit { return line.count - 1 }
@@ -900,6 +901,7 @@ extension RecordEncoder {
     /// Appends the line of the record of `batch` at `offset` to `bytes`, without making the record.
     fileprivate func encode(_ batch: RecordBatch, at offset: Int, into bytes: inout [UInt8]) {
         encode(batch.facts[offset], position: batch.position(at: offset), recordedAt: batch.options.recordedAt,
-               commandID: batch.options.commandID, batchRemainder: batch.remainder(at: offset), into: &bytes)
+               commandID: batch.options.commandID, batchRemainder: batch.remainder(at: offset),
+               submission: batch.options.submission, into: &bytes)
     }
 }

@@ -13,6 +13,8 @@ struct DecodedLine: Hashable, Sendable {
     var commandID: String?
     /// The line's `more`, 0 when absent.
     var batchRemainder: Int
+    /// The line's `sub`.
+    var submission: String? = nil
 
     /// The record at `expectedPosition`; a line whose `seq` says otherwise is an error.
     func record(expectedPosition: Int64, lineNumber: Int) throws(RecordError) -> Record {
@@ -20,6 +22,6 @@ struct DecodedLine: Hashable, Sendable {
             throw RecordError(line: lineNumber, reason: .unexpectedPosition(seq, expected: expectedPosition))
         }
         return Record(position: expectedPosition, facts: facts, recordedAt: recordedAt, commandID: commandID,
-                      batchRemainder: batchRemainder)
+                      batchRemainder: batchRemainder, submission: submission)
     }
 }

@@ -17,7 +17,8 @@ enum FactReader {
     /// timelineRemoved {timeline}; eventAdded {event,timeline,title,date};
     /// eventRetitled {event,title}; dateSet {event,date}; rangeSet {event,start,end}
     /// (end absent or null: open); rangeClosed {event,end}; rangeReopened {event};
-    /// eventMoved {event,timeline}; eventRemoved {event}.
+    /// eventMoved {event,timeline}; eventRemoved {event};
+    /// commandRejected {command,rule,message}.
     static func fact(_ type: FactType, _ fields: some FactFieldSource) throws(RecordError.Reason) -> Fact {
         switch type {
         case .timelineCreated:
@@ -44,6 +45,9 @@ enum FactReader {
             .eventMoved(event: EventID(try fields.string("event")), timeline: TimelineID(try fields.string("timeline")))
         case .eventRemoved:
             .eventRemoved(event: EventID(try fields.string("event")))
+        case .commandRejected:
+            .commandRejected(command: try fields.string("command"), rule: try fields.string("rule"),
+                             message: try fields.string("message"))
         }
     }
 }

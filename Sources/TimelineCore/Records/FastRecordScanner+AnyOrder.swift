@@ -1,6 +1,6 @@
 extension FastRecordScanner {
     /// Reads a line that is one JSON object of the known members only — `seq`, `type`,
-    /// `data`, `at`, `v` (only `1`), `cmd`, `more` — each once, in any order, with any
+    /// `data`, `at`, `v` (only `1`), `cmd`, `more`, `sub` — each once, in any order, with any
     /// whitespace, and no checksum: how people write logs by hand, and how `export`
     /// writes them. `data` holds only fields a fact has (`event`, `timeline`, `title`,
     /// `name`, `date`, `start`, `end`), each once, strings (and `end` may be `null`).
@@ -27,6 +27,7 @@ extension FastRecordScanner {
         var recordedAt: DateValue?
         var commandID: String?
         var batchRemainder = 0
+        var submission: String?
         guard var more = openObject() else { return nil }
         while more {
             guard let name = memberName(seen: &seen) else { return nil }
@@ -50,6 +51,9 @@ extension FastRecordScanner {
             case .more:
                 guard let value = unsignedInteger() else { return nil }
                 batchRemainder = Int(value)
+            case .submission:
+                guard let text = string() else { return nil }
+                submission = text
             default:
                 return nil
             }
@@ -59,7 +63,7 @@ extension FastRecordScanner {
         skipWhitespace()
         guard i == n, seen.contains(.data), let type, let fact = try? FactReader.fact(type, fields) else { return nil }
         return DecodedLine(seq: seq, facts: [fact], recordedAt: recordedAt, commandID: commandID,
-                           batchRemainder: batchRemainder)
+                           batchRemainder: batchRemainder, submission: submission)
     }
 
     /// Reads the object of `data` into `fields`, each field once.
@@ -74,6 +78,9 @@ extension FastRecordScanner {
             case .timeline: fields.timeline = string()
             case .title: fields.title = string()
             case .name: fields.name = string()
+            case .commandField: fields.command = string()
+            case .rule: fields.rule = string()
+            case .message: fields.message = string()
             case .date: fields.date = date()
             case .start: fields.start = date()
             case .end:
@@ -149,7 +156,8 @@ extension FastRecordScanner {
         let all: [(String, Members)] = [
             ("seq", .seq), ("type", .type), ("data", .data), ("at", .at), ("v", .version), ("cmd", .command),
             ("more", .more), ("event", .event), ("timeline", .timeline), ("title", .title), ("name", .name),
-            ("date", .date), ("start", .start), ("end", .end),
+            ("date", .date), ("start", .start), ("end", .end), ("sub", .submission), ("command", .commandField),
+            ("rule", .rule), ("message", .message),
         ]
         var names: [UInt64: Members] = [:]
         for (text, name) in all {
@@ -161,7 +169,7 @@ extension FastRecordScanner {
 
 /// The names of the members a record and its data may have, as a set of bits.
 private struct Members: OptionSet, Hashable, Sendable {
-    let rawValue: UInt16
+    let rawValue: UInt32
     static let seq = Members(rawValue: 1 << 0)
     static let type = Members(rawValue: 1 << 1)
     static let data = Members(rawValue: 1 << 2)
@@ -176,6 +184,10 @@ private struct Members: OptionSet, Hashable, Sendable {
     static let date = Members(rawValue: 1 << 11)
     static let start = Members(rawValue: 1 << 12)
     static let end = Members(rawValue: 1 << 13)
+    static let submission = Members(rawValue: 1 << 14)
+    static let commandField = Members(rawValue: 1 << 15)
+    static let rule = Members(rawValue: 1 << 16)
+    static let message = Members(rawValue: 1 << 17)
 }
 
 /// The fields of a record's `data`, as ``FactReader`` asks for them: a fact takes the
@@ -188,6 +200,9 @@ private struct DataFields: FactFieldSource {
     var date: DateValue?
     var start: DateValue?
     var end: DateValue?
+    var command: String?
+    var rule: String?
+    var message: String?
 
     /// Whether the field `name` is set.
     func has(_ name: Members) -> Bool {
@@ -199,6 +214,9 @@ private struct DataFields: FactFieldSource {
         case .date: date != nil
         case .start: start != nil
         case .end: end != nil
+        case .commandField: command != nil
+        case .rule: rule != nil
+        case .message: message != nil
         default: false
         }
     }
@@ -209,6 +227,9 @@ private struct DataFields: FactFieldSource {
         case "timeline": timeline
         case "title": title
         case "name": self.name
+        case "command": command
+        case "rule": rule
+        case "message": message
         default: nil
         }
         guard let value else { throw Self.missing(name) }

@@ -3,7 +3,7 @@
 /// lines: the known members only, in any order, with any whitespace.
 ///
 /// It reads `{"seq":N,"type":"T","data":{…},` then optionally, in this order, `"at"`,
-/// `"v"` (only `1`), `"cmd"`, `"more"` and `"crc"`, with no whitespace, the data's fields
+/// `"v"` (only `1`), `"cmd"`, `"more"`, `"sub"` and `"crc"`, with no whitespace, the data's fields
 /// in the contract's order, and an optional `\n` or `\r\n` at the end. At the first
 /// surprise — another order, whitespace, an unknown member, another version, an escape
 /// in a date, a bad date, a checksum that does not match — it gives up and returns
@@ -58,6 +58,11 @@ struct FastRecordScanner {
             guard let more = unsignedInteger() else { return nil }
             batchRemainder = Int(more)
         }
+        var submission: String?
+        if literal(",\"sub\":") {
+            guard let text = string() else { return nil }
+            submission = text
+        }
         if i < n, p[i] == 0x2C {
             let covered = i
             guard literal(",\"crc\":\""), i + 9 <= n, p[i + 8] == 0x22,
@@ -67,7 +72,7 @@ struct FastRecordScanner {
         }
         guard literal("}"), i == n else { return nil }
         return DecodedLine(seq: seq, facts: [fact], recordedAt: recordedAt, commandID: commandID,
-                           batchRemainder: batchRemainder)
+                           batchRemainder: batchRemainder, submission: submission)
     }
 
     private mutating func data(of type: FactType) -> Fact? {
@@ -113,6 +118,10 @@ struct FastRecordScanner {
         case .eventRemoved:
             guard let event = event() else { return nil }
             return .eventRemoved(event: event)
+        case .commandRejected:
+            guard literal("\"command\":"), let command = string(), literal(",\"rule\":"), let rule = string(),
+                  literal(",\"message\":"), let message = string() else { return nil }
+            return .commandRejected(command: command, rule: rule, message: message)
         }
     }
 
@@ -211,6 +220,8 @@ struct FastRecordScanner {
         case 11: candidate = .rangeClosed
         case 12: candidate = .eventRemoved
         case 13: candidate = p[start] == 0x65 ? .eventRetitled : .rangeReopened
+        case 15 where p[start] == 0x63:
+            candidate = .commandRejected
         case 15:
             switch p[start + 8] {
             case 0x43: candidate = .timelineCreated

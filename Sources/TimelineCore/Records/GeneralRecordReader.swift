@@ -20,7 +20,7 @@ enum GeneralRecordReader {
         guard case .object(let members) = root else { throw .notAnObject }
         try verifyChecksum(members, line: line)
 
-        var seqValue, typeValue, dataValue, atValue, versionValue, commandValue, moreValue: JSONValue?
+        var seqValue, typeValue, dataValue, atValue, versionValue, commandValue, moreValue, subValue: JSONValue?
         for member in members {
             switch member.key {
             case "seq": try setOnce(&seqValue, member)
@@ -30,6 +30,7 @@ enum GeneralRecordReader {
             case "v": try setOnce(&versionValue, member)
             case "cmd": try setOnce(&commandValue, member)
             case "more": try setOnce(&moreValue, member)
+            case "sub": try setOnce(&subValue, member)
             default: continue // unknown members are ignored; "crc" was checked above
             }
         }
@@ -40,6 +41,7 @@ enum GeneralRecordReader {
         let seq = try seqValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("seq", value) }
         let more = try moreValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("more", value) }
         let commandID = try commandValue.map { value throws(RecordError.Reason) in try string("cmd", value) }
+        let submission = try subValue.map { value throws(RecordError.Reason) in try string("sub", value) }
         let recordedAt = try atValue.map { value throws(RecordError.Reason) in
             try FactFields.parseDate(try string("at", value, expected: "a date string"), place: #"member "at""#)
         }
@@ -61,7 +63,7 @@ enum GeneralRecordReader {
             throw .wrongMemberType("more", expected: "a non-negative integer", found: "\(more!)")
         }
         return DecodedLine(seq: seq, facts: facts, recordedAt: recordedAt, commandID: commandID,
-                           batchRemainder: batchRemainder)
+                           batchRemainder: batchRemainder, submission: submission)
     }
 
     @inline(__always)

@@ -14,6 +14,9 @@ public struct Record: Hashable, Sendable {
     public var commandID: String?
     /// How many records of the same atomic batch follow this one (its `more`, 0 for the last).
     public var batchRemainder: Int
+    /// The nonce of the device's submission whose outcome this record is (its `sub`), in a
+    /// shared log that replicas sync through; `nil` elsewhere.
+    public var submission: String?
 
     /// Creates a record.
     public init(
@@ -21,13 +24,15 @@ public struct Record: Hashable, Sendable {
         facts: [Fact],
         recordedAt: DateValue? = nil,
         commandID: String? = nil,
-        batchRemainder: Int = 0
+        batchRemainder: Int = 0,
+        submission: String? = nil
     ) {
         self.position = position
         self.facts = facts
         self.recordedAt = recordedAt
         self.commandID = commandID
         self.batchRemainder = batchRemainder
+        self.submission = submission
     }
 
     /// Creates a record of one fact.
@@ -36,10 +41,11 @@ public struct Record: Hashable, Sendable {
         fact: Fact,
         recordedAt: DateValue? = nil,
         commandID: String? = nil,
-        batchRemainder: Int = 0
+        batchRemainder: Int = 0,
+        submission: String? = nil
     ) {
         self.init(position: position, facts: [fact], recordedAt: recordedAt, commandID: commandID,
-                  batchRemainder: batchRemainder)
+                  batchRemainder: batchRemainder, submission: submission)
     }
 
     /// The fact schema version the store writes (a record's `v`).

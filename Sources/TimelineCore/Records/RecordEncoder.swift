@@ -2,10 +2,10 @@
 ///
 /// The store's layout (``Layout/store``), members always in this order, no whitespace:
 ///
-///     {"seq":N,"type":"T","data":{…},"at":"…","v":1,"cmd":"…","more":K,"crc":"xxxxxxxx"}
+///     {"seq":N,"type":"T","data":{…},"at":"…","v":1,"cmd":"…","more":K,"sub":"…","crc":"xxxxxxxx"}
 ///
 /// followed by `\n`. `data` holds the fact's fields in the order of the contract's table
-/// (an open range's `end` is written as `null`); `at` and `cmd` are left out when `nil`,
+/// (an open range's `end` is written as `null`); `at`, `cmd` and `sub` are left out when `nil`,
 /// `more` when 0. `crc` is the lowercase hexadecimal ``CRC32C`` of every byte of the line
 /// before `,"crc"`. In strings, `"`, `\` and control characters (below U+0020) are
 /// escaped (`\n` `\t` `\r` `\b` `\f`, else `\u00XX`); everything else, non-ASCII
@@ -39,7 +39,8 @@ package struct RecordEncoder: Sendable {
         precondition(record.facts.count == 1,
                      "a record the store writes holds exactly one fact, not \(record.facts.count)")
         encode(record.facts[0], position: record.position, recordedAt: record.recordedAt,
-               commandID: record.commandID, batchRemainder: record.batchRemainder, into: &buffer)
+               commandID: record.commandID, batchRemainder: record.batchRemainder, submission: record.submission,
+               into: &buffer)
     }
 
     /// `record` as one line, `\n` included.
@@ -59,6 +60,7 @@ package struct RecordEncoder: Sendable {
         recordedAt: DateValue? = nil,
         commandID: String? = nil,
         batchRemainder: Int = 0,
+        submission: String? = nil,
         into buffer: inout [UInt8]
     ) {
         precondition(position >= 0, "a record's position is not negative")
@@ -69,7 +71,7 @@ package struct RecordEncoder: Sendable {
         let utcInstant = recordedAt?.utcInstant
         let writtenAt = utcInstant == nil ? recordedAt?.text : nil
         let capacity = RecordEncoder.capacity(of: fact, writtenAt: writtenAt, hasStamp: utcInstant != nil,
-                                              commandID: commandID)
+                                              commandID: commandID, submission: submission)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
             var line = LineWriter(scratch.baseAddress!)
             line.literal("{\"seq\":")
@@ -98,6 +100,10 @@ package struct RecordEncoder: Sendable {
                     line.literal(",\"more\":")
                     line.decimal(UInt64(batchRemainder))
                 }
+                if let submission {
+                    line.literal(",\"sub\":")
+                    line.string(submission)
+                }
                 let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: line.start, count: line.count))
                 line.literal(",\"crc\":\"")
                 line.hex8(crc)
@@ -113,16 +119,19 @@ package struct RecordEncoder: Sendable {
     /// command id, `\n` included, whatever its position: no such line is longer, whatever
     /// its strings hold (every byte of them may need escaping).
     /// - Complexity: O(1) for native strings.
-    package static func lineLengthBound(of fact: Fact, recordedAt: DateValue?, commandID: String?) -> Int {
+    package static func lineLengthBound(of fact: Fact, recordedAt: DateValue?, commandID: String?,
+                                        submission: String? = nil) -> Int {
         let utcInstant = recordedAt?.utcInstant
         return capacity(of: fact, writtenAt: utcInstant == nil ? recordedAt?.text : nil,
-                        hasStamp: utcInstant != nil, commandID: commandID)
+                        hasStamp: utcInstant != nil, commandID: commandID, submission: submission)
     }
 
     /// The room a line of `fact` needs at most: its strings, each byte escaped in the worst
     /// case, and everything else. The stamp's digits need no escaping: its room is added as it is.
-    private static func capacity(of fact: Fact, writtenAt: String?, hasStamp: Bool, commandID: String?) -> Int {
+    private static func capacity(of fact: Fact, writtenAt: String?, hasStamp: Bool, commandID: String?,
+                                 submission: String?) -> Int {
         var textLength = textLength(of: fact)
+        if let submission { textLength += submission.utf8.count }
         if let writtenAt { textLength += writtenAt.utf8.count }
         if let commandID { textLength += commandID.utf8.count }
         return fixedLengthBound + JSONStringWriter.maximumLength(utf8Count: textLength) + 2 * maximumStringCount
@@ -132,8 +141,8 @@ package struct RecordEncoder: Sendable {
     /// Room for everything but the strings: the longest member names, `seq` and
     /// `more` of 20 digits, the checksum.
     private static let fixedLengthBound = 256
-    /// The most strings a line holds (four in `data`, `at`, `cmd`), for their quotes.
-    private static let maximumStringCount = 6
+    /// The most strings a line holds (four in `data`, `at`, `cmd`, `sub`), for their quotes.
+    private static let maximumStringCount = 7
 
     /// The UTF-8 length of all the strings of a fact's data.
     private static func textLength(of fact: Fact) -> Int {
@@ -154,6 +163,8 @@ package struct RecordEncoder: Sendable {
             event.rawValue.utf8.count
         case .eventMoved(let event, let timeline):
             event.rawValue.utf8.count + timeline.rawValue.utf8.count
+        case .commandRejected(let command, let rule, let message):
+            command.utf8.count + rule.utf8.count + message.utf8.count
         }
     }
 
@@ -204,6 +215,13 @@ package struct RecordEncoder: Sendable {
             writeEvent(event, to: &line)
             line.literal(",\"timeline\":")
             line.string(timeline.rawValue)
+        case .commandRejected(let command, let rule, let message):
+            line.literal("\"command\":")
+            line.string(command)
+            line.literal(",\"rule\":")
+            line.string(rule)
+            line.literal(",\"message\":")
+            line.string(message)
         }
     }
 
@@ -227,6 +245,7 @@ package struct RecordEncoder: Sendable {
         case .rangeReopened: "rangeReopened"
         case .eventMoved: "eventMoved"
         case .eventRemoved: "eventRemoved"
+        case .commandRejected: "commandRejected"
         }
     }
 }
