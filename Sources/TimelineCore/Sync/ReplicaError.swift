@@ -1,0 +1,37 @@
+/// Why a replica could not do what was asked; every message says what to do.
+public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The shared log could not be read or appended to (unreachable, locked out, gone).
+    case unreachable(shared: String, reason: String)
+    /// The shared log no longer continues the mirror: it was replaced, or is another log.
+    case sharedLogChanged(shared: String, position: Int64)
+    /// One of the replica's own files could not be read or written.
+    case storage(path: String, reason: String)
+    /// One of the replica's own files is damaged.
+    case damaged(path: String, reason: String)
+    /// Another copy of this device used one of its command ids: it pushes nothing more.
+    case stopped(conflict: SubmissionID)
+    /// A sync was stopped at a step on purpose (fault injection in tests).
+    case interrupted(step: String)
+
+    /// A message a person can act on.
+    public var description: String {
+        switch self {
+        case .unreachable(let shared, let reason):
+            "the shared log \(shared) cannot be reached: \(reason); nothing is lost: what was sent stays pending "
+                + "and the next `timeline sync` sends it"
+        case .sharedLogChanged(let shared, let position):
+            "the shared log \(shared) no longer continues this replica's mirror at position \(position): it was "
+                + "replaced or is another log; make a new replica with `timeline clone` (the pending submissions "
+                + "are kept in this one)"
+        case .storage(let path, let reason): "cannot write \(path): \(reason); nothing was lost"
+        case .damaged(let path, let reason):
+            "the replica's file \(path) is damaged: \(reason); move it aside and run `timeline sync` to fetch the "
+                + "mirror again"
+        case .stopped(let id):
+            "another copy of this device (restored from a backup, or copied) already used the command id \(id): "
+                + "this replica pushes nothing more; its pending submissions are kept: make a new replica with "
+                + "`timeline clone` and send them again from it"
+        case .interrupted(let step): "the sync was interrupted at \(step)"
+        }
+    }
+}

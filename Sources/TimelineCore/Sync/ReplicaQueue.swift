@@ -1,0 +1,143 @@
+/// A replica's own side of sync, pure: its submissions not yet decided, in number order,
+/// the notices of its rejected ones, and whether it may push.
+///
+/// It learns outcomes only from records mirrored from the shared log (``learn(from:)``),
+/// never from a reply, so a sync cut off anywhere is finished by the next one.
+package struct ReplicaQueue: Hashable, Sendable {
+    /// Whether the replica pushes its submissions.
+    package enum State: Hashable, Sendable {
+        /// It pushes.
+        case pushing
+        /// It found an outcome for one of its command ids with another nonce: another copy
+        /// of this device (restored from a backup, copied to another machine) used it. It
+        /// pushes nothing more and keeps its pending submissions, to be sent again under a
+        /// new device id.
+        case stopped(conflict: SubmissionID)
+    }
+
+    /// The replica's device id.
+    package let device: DeviceID
+    /// The submissions not yet decided, in number order.
+    package private(set) var pending: [Submission]
+    /// The rejections not yet dismissed, oldest first.
+    package private(set) var notices: [Notice]
+    /// The number the next submission takes.
+    package private(set) var nextNumber: Int64
+    /// Whether it pushes.
+    package private(set) var state: State
+
+    /// A queue with these contents (as read back from a replica's files).
+    package init(device: DeviceID, pending: [Submission] = [], notices: [Notice] = [], nextNumber: Int64 = 1,
+                 state: State = .pushing) {
+        self.device = device
+        self.pending = pending
+        self.notices = notices
+        self.nextNumber = max(nextNumber, (pending.last?.id.number ?? 0) + 1)
+        self.state = state
+    }
+
+    /// Records a new submission of `commands`, made at `basePosition` of the shared log.
+    ///
+    /// - Complexity: O(1) amortised.
+    package mutating func submit(_ commands: [Command], basePosition: Int64, nonce: String,
+                                 madeAt: DateValue?) -> Submission {
+        let submission = Submission(id: SubmissionID(device: device, number: nextNumber), nonce: nonce,
+                                    commands: commands, basePosition: basePosition, madeAt: madeAt)
+        nextNumber += 1
+        pending.append(submission)
+        return submission
+    }
+
+    /// What mirroring some records taught this replica about its own submissions.
+    package struct Learned: Hashable, Sendable {
+        /// Its submissions the shared log accepted.
+        package var accepted: [SubmissionID] = []
+        /// Its submissions the shared log rejected (now notices).
+        package var rejected: [Notice] = []
+        /// The first of its command ids found with another nonce, if this stopped pushing.
+        package var conflict: SubmissionID?
+
+        /// Whether nothing was learned.
+        package var isEmpty: Bool { accepted.isEmpty && rejected.isEmpty && conflict == nil }
+    }
+
+    /// Takes the outcomes of this device's submissions from newly mirrored records: each
+    /// decided submission leaves the queue (a rejected one becomes a notice); an outcome
+    /// with another nonce stops pushing.
+    ///
+    /// - Complexity: O(*r* + *p*) for *r* records and *p* pending submissions.
+    package mutating func learn<C: Collection<Record>>(from records: C) -> Learned {
+        var learned = Learned()
+        for record in records {
+            guard let command = record.commandID, let id = SubmissionID(commandID: command), id.device == device,
+                  let index = pending.firstIndex(where: { $0.id == id }) else { continue }
+            let submission = pending[index]
+            guard record.submission == submission.nonce else {
+                if case .pushing = state {
+                    state = .stopped(conflict: id)
+                    learned.conflict = id
+                }
+                continue
+            }
+            pending.remove(at: index)
+            if case .commandRejected(_, let rule, let message)? = record.facts.first {
+                let notice = Notice(id: id, commands: submission.commands, rule: rule, message: message,
+                                    position: record.position)
+                notices.append(notice)
+                learned.rejected.append(notice)
+            } else {
+                learned.accepted.append(id)
+            }
+        }
+        return learned
+    }
+
+    /// The pending submissions that may be pushed now: all of them while pushing, none once stopped.
+    package var pushable: [Submission] {
+        if case .pushing = state { return pending }
+        return []
+    }
+
+    /// Removes the notice of `id`; whether there was one.
+    package mutating func dismissNotice(_ id: SubmissionID) -> Bool {
+        guard let index = notices.firstIndex(where: { $0.id == id }) else { return false }
+        notices.remove(at: index)
+        return true
+    }
+
+    /// Removes every notice; how many there were.
+    package mutating func dismissAllNotices() -> Int {
+        defer { notices = [] }
+        return notices.count
+    }
+
+    /// The facts the pending submissions add to `base` when decided again on top of it, in
+    /// number order, by the same rules: a submission that no longer passes (another
+    /// device's change came first) adds nothing here, but stays queued for the shared log.
+    ///
+    /// - Complexity: O(*k*) for the pending submissions' *k* facts; `base` is not copied.
+    package func tentativeFacts(on base: some DomainLookup) -> (facts: [Fact], passing: [SubmissionID]) {
+        var overlay = PendingState(base: base)
+        var facts: [Fact] = []
+        var passing: [SubmissionID] = []
+        for submission in pending {
+            var trial = overlay
+            var added: [Fact] = []
+            do throws(Rejection) {
+                for command in submission.commands {
+                    for fact in Decider.proposedFacts(for: command) {
+                        try Decider.check(fact, lookup: trial)
+                        trial.apply(fact)
+                        added.append(fact)
+                    }
+                }
+            } catch {
+                continue
+            }
+            overlay = trial
+            facts += added
+            passing.append(submission.id)
+        }
+        return (facts, passing)
+    }
+}

@@ -1,0 +1,233 @@
+/// The replica's sync engine: one replica's state (what it mirrored, folded into a
+/// ``SharedLogState``; its ``ReplicaQueue``) and the steps of a sync, against any
+/// ``EventLog`` that decides under its lock (a file log, a PostgreSQL log) and any
+/// ``ReplicaStorage`` (files, or memory in the simulation).
+///
+/// Every decision is made by pure code (``SharedLogState/decide(_:recordedAt:)``,
+/// ``ReplicaQueue/learn(from:)``); this type only runs the steps in order, each durable
+/// before the next:
+///
+/// 1. pull: read the shared log's lines after the mirror, append them to the mirror,
+///    fold them, learn this device's outcomes from them, save the queue;
+/// 2. push: for each pending submission in number order, one append to the shared log
+///    that, under its lock, folds what others appended and decides the submission
+///    (its facts, or a `commandRejected` record, with `cmd` `D:n` and `sub` its nonce);
+/// 3. pull again.
+///
+/// A sync cut off anywhere (a kill, a lost reply) is finished by the next: outcomes are
+/// learned only from the mirror, and a command id already decided is never decided again.
+package struct ReplicaSync {
+    /// A point of a sync where a test may stop it, as a kill would.
+    package enum Step: String, Sendable, CaseIterable {
+        /// Before the shared log's lock is taken for a submission.
+        case beforeLock
+        /// After a submission's outcome was appended to the shared log, before anything else.
+        case afterAppend
+        /// After lines were read from the shared log, before the mirror is written.
+        case beforeMirror
+        /// After the mirror was written, before the queue is saved.
+        case afterMirror
+    }
+
+    /// What one sync did (the contract's `sync --json`).
+    package struct Report: Hashable, Sendable {
+        /// This device's submissions whose outcomes this sync learned.
+        package var pushed = 0
+        /// Of those, accepted.
+        package var accepted = 0
+        /// Of those, rejected (each now a notice).
+        package var rejected = 0
+        /// Records mirrored.
+        package var pulled = 0
+        /// The mirror's position after the sync.
+        package var position: Int64 = 0
+        /// Submissions still pending.
+        package var pending = 0
+        /// The rejections this sync learned.
+        package var notices: [Notice] = []
+    }
+
+    /// Where the replica keeps its files.
+    package let storage: any ReplicaStorage
+    /// The shared log's name, for messages (a path, or a URL without its password).
+    package let sharedName: String
+    /// The shared log's state as far as this replica has read it (the mirror, and during a
+    /// sync what it read under the lock).
+    package private(set) var shared = SharedLogState()
+    /// This device's submissions and notices.
+    package private(set) var queue: ReplicaQueue
+    /// The position of the mirror's last record.
+    package private(set) var mirrorPosition: Int64 = 0
+    /// The mirror's last record, to check that the shared log still continues it.
+    private var lastMirrored: Record?
+    /// Why the mirror must be fetched again, if it must.
+    private var mirrorProblem: String?
+    /// Stops a sync at a step (tests' fault injection); `nil` in normal use.
+    package var fault: (@Sendable (Step) -> Bool)?
+
+    /// Opens the replica kept in `storage`: folds its mirror and learns from it the
+    /// outcomes a sync cut off before saving its queue had already mirrored.
+    package init(storage: any ReplicaStorage, sharedName: String) throws(ReplicaError) {
+        self.storage = storage
+        self.sharedName = sharedName
+        let contents = try storage.load()
+        queue = ReplicaQueue(device: contents.device, pending: contents.pending, notices: contents.notices,
+                             state: contents.state)
+        mirrorProblem = contents.mirrorProblem
+        if mirrorProblem == nil {
+            do { try shared.apply(contents.mirror) } catch {
+                mirrorProblem = "record \(error.fact.type.rawValue) at position \(contents.mirror.count): "
+                    + error.rejection.description
+            }
+        }
+        guard mirrorProblem == nil else {
+            shared = SharedLogState()
+            return
+        }
+        mirrorPosition = shared.position
+        lastMirrored = contents.mirror.last
+        let learned = queue.learn(from: contents.mirror)
+        queue = ReplicaQueue(device: queue.device, pending: queue.pending, notices: queue.notices,
+                             nextNumber: max(queue.nextNumber, (shared.lastNumbers[queue.device] ?? 0) + 1),
+                             state: queue.state)
+        if !learned.isEmpty { try storage.replaceQueue(queue) }
+    }
+
+    /// The device id.
+    package var device: DeviceID { queue.device }
+
+    /// Records a submission of `commands` durably (before it returns) and queues it; it
+    /// touches no network.
+    package mutating func send(_ commands: [Command], madeAt: DateValue?, nonce: String) throws(ReplicaError)
+        -> Submission {
+        var next = queue
+        let submission = next.submit(commands, basePosition: mirrorPosition, nonce: nonce, madeAt: madeAt)
+        try storage.appendPending(submission)
+        queue = next
+        return submission
+    }
+
+    /// Dismisses the notice of `id`; whether there was one.
+    package mutating func dismissNotice(_ id: SubmissionID) throws(ReplicaError) -> Bool {
+        var next = queue
+        guard next.dismissNotice(id) else { return false }
+        try storage.replaceQueue(next)
+        queue = next
+        return true
+    }
+
+    /// Dismisses every notice; how many there were.
+    package mutating func dismissAllNotices() throws(ReplicaError) -> Int {
+        var next = queue
+        let count = next.dismissAllNotices()
+        if count > 0 { try storage.replaceQueue(next) }
+        queue = next
+        return count
+    }
+
+    /// One sync with the shared log `log`: pull, push every pending submission, pull.
+    /// `now` stamps each outcome's records.
+    ///
+    /// - Throws: ``ReplicaError/unreachable(shared:reason:)`` when the log cannot be read or
+    ///   appended to (what was done before stays done); ``ReplicaError/stopped(conflict:)``
+    ///   once another copy of the device is found, after pulling.
+    package mutating func sync(with log: any EventLog, now: () -> DateValue?) throws(ReplicaError) -> Report {
+        var report = Report()
+        try pull(log, into: &report)
+        for submission in queue.pushable {
+            if fault?(.beforeLock) == true { throw .interrupted(step: Step.beforeLock.rawValue) }
+            let options = AppendOptions(commandID: submission.id.description, recordedAt: now(),
+                                        submission: submission.nonce)
+            var waits = false
+            do {
+                // The state is changed in place (a copy would copy every event once changed).
+                _ = try log.append(after: shared.position, options: options, catchingUp: { (records) throws(FactRefusal) in
+                    try self.shared.apply(records)
+                }, deciding: { () throws(FactRefusal) -> [Fact] in
+                    switch self.shared.decide(submission, recordedAt: options.recordedAt) {
+                    case .append(let facts, _): return facts
+                    case .alreadyDecided: return []
+                    case .outOfOrder:
+                        waits = true
+                        return []
+                    }
+                })
+            } catch {
+                switch error {
+                case .log(let failure): throw .unreachable(shared: sharedName, reason: failure.description)
+                case .refused(let refusal):
+                    throw .unreachable(shared: sharedName, reason: "its record at \(refusal.place) breaks the rules: "
+                        + refusal.rejection.description + "; run `timeline verify` on it")
+                }
+            }
+            if fault?(.afterAppend) == true { throw .interrupted(step: Step.afterAppend.rawValue) }
+            // An earlier submission of this device has no outcome yet (another copy's
+            // numbering): nothing after it is decided before it.
+            if waits { break }
+        }
+        try pull(log, into: &report)
+        report.position = mirrorPosition
+        report.pending = queue.pending.count
+        if case .stopped(let conflict) = queue.state { throw .stopped(conflict: conflict) }
+        return report
+    }
+
+    /// Mirrors what the shared log committed after the mirror, folds it, and learns this
+    /// device's outcomes from it.
+    private mutating func pull(_ log: any EventLog, into report: inout Report) throws(ReplicaError) {
+        if let problem = mirrorProblem { try fetchAgain(log, because: problem, into: &report) }
+        let read: (records: [Record], bytes: [UInt8])
+        do { read = try log.linesForMirror(after: max(0, mirrorPosition - 1)) } catch {
+            throw .unreachable(shared: sharedName, reason: error.description)
+        }
+        var records = read.records[...]
+        var bytes = read.bytes[...]
+        if mirrorPosition > 0 {
+            // The record at the mirror's position must be the one mirrored: otherwise the
+            // shared log was replaced, shortened, or is another log.
+            guard let first = records.first, first == lastMirrored else {
+                throw .sharedLogChanged(shared: sharedName, position: mirrorPosition)
+            }
+            records = records.dropFirst()
+            bytes = bytes[(bytes.firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.endIndex)...]
+        }
+        guard let last = records.last else { return }
+        if fault?(.beforeMirror) == true { throw .interrupted(step: Step.beforeMirror.rawValue) }
+        try storage.appendToMirror(Array(bytes))
+        try absorb(records, into: &report)
+        lastMirrored = last
+    }
+
+    /// Folds mirrored records and saves what they taught the queue.
+    private mutating func absorb(_ records: ArraySlice<Record>, into report: inout Report) throws(ReplicaError) {
+        guard let last = records.last else { return }
+        mirrorPosition = last.position
+        do { try shared.apply(records) } catch {
+            throw .damaged(path: sharedName, reason: "the shared log's record at \(error.place) breaks the rules: "
+                + error.rejection.description)
+        }
+        let learned = queue.learn(from: records)
+        report.pulled += records.count
+        report.accepted += learned.accepted.count
+        report.rejected += learned.rejected.count
+        report.pushed += learned.accepted.count + learned.rejected.count
+        report.notices += learned.rejected
+        if fault?(.afterMirror) == true { throw .interrupted(step: Step.afterMirror.rawValue) }
+        if !learned.isEmpty { try storage.replaceQueue(queue) }
+    }
+
+    /// Fetches the whole mirror again (it was damaged); the pending submissions stay.
+    private mutating func fetchAgain(_ log: any EventLog, because problem: String,
+                                     into report: inout Report) throws(ReplicaError) {
+        let read: (records: [Record], bytes: [UInt8])
+        do { read = try log.linesForMirror(after: 0) } catch {
+            throw .unreachable(shared: sharedName, reason: error.description)
+        }
+        try storage.replaceMirror(read.bytes)
+        shared = SharedLogState()
+        mirrorPosition = 0
+        mirrorProblem = nil
+        try absorb(read.records[...], into: &report)
+        lastMirrored = read.records.last
+    }
+}

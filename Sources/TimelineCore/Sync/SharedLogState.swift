@@ -1,0 +1,164 @@
+/// What the shared log knows, folded from its records: the timelines and events, each
+/// command id's outcome, each device's last decided submission, and where each id's
+/// current life began. Pure: the sync engine decides submissions against it.
+///
+/// A replica keeps one, folded from its mirror (and, during a sync, from what it reads
+/// under the shared log's lock before its mirror has caught up).
+package struct SharedLogState: Sendable {
+    /// The outcome of a command id in the shared log.
+    package struct Outcome: Hashable, Sendable {
+        /// The nonce written with it (`sub`), if any.
+        package var nonce: String?
+        /// The position of its first record.
+        package var position: Int64
+        /// Its rejection's rule code, or `nil` when it was accepted.
+        package var rule: String?
+        /// Its rejection's message, or `nil` when it was accepted.
+        package var message: String?
+    }
+
+    /// Where an id's current life began: the position of its creation and the command id
+    /// of the batch that created it.
+    struct Birth: Hashable, Sendable {
+        var position: Int64
+        var command: String?
+    }
+
+    /// The position of the last record folded.
+    package private(set) var position: Int64 = 0
+    /// The timelines and events after the records folded.
+    package private(set) var domain = DomainState()
+    /// The outcome of every command id in the log.
+    package private(set) var outcomes: [String: Outcome] = [:]
+    /// The number of each device's last decided submission.
+    package private(set) var lastNumbers: [DeviceID: Int64] = [:]
+    private var eventBirths: [EventID: Birth] = [:]
+    private var timelineBirths: [TimelineID: Birth] = [:]
+
+    /// The state of an empty log.
+    package init() {}
+
+    /// Folds records that follow ``position``, checking each fact against the domain rules.
+    ///
+    /// - Throws: ``FactRefusal`` naming the first record the rules refuse; the state then
+    ///   holds the records before it.
+    /// - Complexity: O(*k*) for *k* facts.
+    package mutating func apply<C: Collection<Record>>(_ records: C) throws(FactRefusal) {
+        for record in records where record.position > position {
+            for fact in record.facts {
+                do { try Decider.check(fact, in: domain) } catch {
+                    throw FactRefusal(position: record.position, fact: fact, rejection: error)
+                }
+                note(fact, of: record)
+                domain.apply(fact)
+            }
+            if let command = record.commandID, outcomes[command] == nil {
+                var outcome = Outcome(nonce: record.submission, position: record.position)
+                if case .commandRejected(_, let rule, let message)? = record.facts.first {
+                    (outcome.rule, outcome.message) = (rule, message)
+                }
+                outcomes[command] = outcome
+                if let id = SubmissionID(commandID: command) {
+                    lastNumbers[id.device] = max(lastNumbers[id.device] ?? 0, id.number)
+                }
+            }
+            position = record.position
+        }
+    }
+
+    private mutating func note(_ fact: Fact, of record: Record) {
+        switch fact {
+        case .timelineCreated(let id, _):
+            timelineBirths[id] = Birth(position: record.position, command: record.commandID)
+        case .eventAdded(let id, _, _, _):
+            eventBirths[id] = Birth(position: record.position, command: record.commandID)
+        default:
+            break
+        }
+    }
+
+    /// What the shared log does with `submission`, decided against this state.
+    ///
+    /// - Complexity: O(*k*) for the submission's *k* facts.
+    package func decide(_ submission: Submission, recordedAt: DateValue?) -> SharedDecision {
+        let command = submission.id.description
+        if let outcome = outcomes[command] {
+            return .alreadyDecided(outcome, sameSubmission: outcome.nonce == submission.nonce)
+        }
+        let expected = (lastNumbers[submission.id.device] ?? 0) + 1
+        guard submission.id.number == expected else { return .outOfOrder(expected: expected) }
+        let options = AppendOptions(commandID: command, recordedAt: recordedAt, submission: submission.nonce)
+        func rejected(_ rule: String, _ message: String) -> SharedDecision {
+            .append([.commandRejected(command: command, rule: rule, message: message)], options)
+        }
+        if let stale = staleReference(in: submission) { return rejected(stale.rule, stale.description) }
+        guard !submission.commands.isEmpty else { return rejected("emptySubmission", "the submission holds no command") }
+        do {
+            return .append(try Decider.decide(submission.commands, domain), options)
+        } catch {
+            return rejected(error.rule, error.description)
+        }
+    }
+
+    /// The first id the submission names that was removed and made again after the
+    /// submission was made (by another device, or another copy of this one): the device
+    /// meant the entity it saw, which no longer exists.
+    func staleReference(in submission: Submission) -> Rejection? {
+        var madeHere = Set<String>()
+        func isStale(_ birth: Birth?) -> Bool {
+            guard let birth, birth.position > submission.basePosition else { return false }
+            if let command = birth.command, let maker = SubmissionID(commandID: command),
+               maker.device == submission.id.device, maker.number < submission.id.number {
+                return false
+            }
+            return true
+        }
+        for command in submission.commands {
+            let names = command.names
+            for timeline in names.timelines where !madeHere.contains("t" + timeline.rawValue) {
+                if isStale(timelineBirths[timeline]) { return .unknownTimeline(timeline) }
+            }
+            for event in names.events where !madeHere.contains("e" + event.rawValue) {
+                if isStale(eventBirths[event]) { return .unknownEvent(event) }
+            }
+            if let made = command.made { madeHere.insert(made) }
+        }
+        return nil
+    }
+}
+
+/// What the shared log does with a submission.
+package enum SharedDecision: Sendable {
+    /// Append these facts as one batch with these options (its command id, time and nonce):
+    /// the submission's facts, or one `commandRejected` fact.
+    case append([Fact], AppendOptions)
+    /// The command id has its outcome already (from this submission, or, when
+    /// `sameSubmission` is false, from another copy of the device): append nothing.
+    case alreadyDecided(SharedLogState.Outcome, sameSubmission: Bool)
+    /// The device's submission `expected` comes first: this one waits for it.
+    case outOfOrder(expected: Int64)
+}
+
+extension Command {
+    /// The ids the command names that must exist before it (not the one it makes).
+    var names: (timelines: [TimelineID], events: [EventID]) {
+        switch self {
+        case .createTimeline: ([], [])
+        case .renameTimeline(let id, _), .removeTimeline(let id): ([id], [])
+        case .addEvent(_, let timeline, _, _): ([timeline], [])
+        case .retitleEvent(let id, _), .setDate(let id, _), .setRange(let id, _, _), .closeRange(let id, _),
+             .reopenRange(let id), .removeEvent(let id):
+            ([], [id])
+        case .moveEvent(let id, let timeline): ([timeline], [id])
+        }
+    }
+
+    /// The id the command makes, tagged `t` for a timeline and `e` for an event.
+    var made: String? {
+        switch self {
+        case .createTimeline(let id, _): "t" + id.rawValue
+        case .addEvent(let id, _, _, _): "e" + id.rawValue
+        default: nil
+        }
+    }
+}

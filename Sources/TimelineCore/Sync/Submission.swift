@@ -1,0 +1,55 @@
+/// One command or one atomic batch sent on a replica: pending until the shared log decides it.
+public struct Submission: Hashable, Sendable {
+    /// Its command id in the shared log, `D:n`.
+    public var id: SubmissionID
+    /// A random text kept with it and written into its outcome (`sub`), so that an outcome
+    /// is known to be this submission's and no other's (a replica restored from a backup
+    /// may number another submission `D:n` too).
+    public var nonce: String
+    /// The commands, decided in order as one atomic batch.
+    public var commands: [Command]
+    /// The shared log's position its replica had mirrored when it was made: it is decided
+    /// against what the device saw (an id removed and re-added since is another entity).
+    public var basePosition: Int64
+    /// When it was made, on the device's clock.
+    public var madeAt: DateValue?
+
+    /// Creates a submission.
+    public init(id: SubmissionID, nonce: String, commands: [Command], basePosition: Int64, madeAt: DateValue? = nil) {
+        self.id = id
+        self.nonce = nonce
+        self.commands = commands
+        self.basePosition = basePosition
+        self.madeAt = madeAt
+    }
+
+    /// A new random nonce: 128 bits in lowercase hexadecimal.
+    package static func makeNonce(using random: inout some RandomNumberGenerator) -> String {
+        let digits = Array("0123456789abcdef")
+        return String((0..<32).map { _ in digits[Int.random(in: 0..<16, using: &random)] })
+    }
+}
+
+/// One of this device's submissions that the shared log rejected: what was sent, the rule
+/// and its message, and where the rejection stands in the shared log.
+public struct Notice: Hashable, Sendable {
+    /// The submission's command id.
+    public var id: SubmissionID
+    /// The commands as sent.
+    public var commands: [Command]
+    /// The stable code of the rule broken (``Rejection/rule``, or `changedSince`).
+    public var rule: String
+    /// Why, for a person.
+    public var message: String
+    /// The position of the `commandRejected` record in the shared log.
+    public var position: Int64
+
+    /// Creates a notice.
+    public init(id: SubmissionID, commands: [Command], rule: String, message: String, position: Int64) {
+        self.id = id
+        self.commands = commands
+        self.rule = rule
+        self.message = message
+        self.position = position
+    }
+}

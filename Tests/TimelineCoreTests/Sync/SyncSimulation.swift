@@ -1,0 +1,352 @@
+import Synchronization
+import Testing
+import TimelineTestSupport
+@testable import TimelineCore
+
+/// A replica's storage kept in memory: what survives a "kill" of the replica object, as
+/// its files would.
+final class MemoryReplicaStorage: ReplicaStorage {
+    struct Files {
+        var mirror: [UInt8] = []
+        var pending: [Submission] = []
+        var queue: ReplicaQueue
+    }
+
+    let files: Mutex<Files>
+
+    init(device: DeviceID) { files = Mutex(Files(queue: ReplicaQueue(device: device))) }
+
+    func load() throws(ReplicaError) -> ReplicaContents {
+        let files = self.files.withLock { $0 }
+        var records: [Record] = []
+        var problem: String?
+        var lineStart = 0
+        for (index, byte) in files.mirror.enumerated() where byte == 0x0A {
+            do {
+                records.append(try RecordDecoder().decode(line: Array(files.mirror[lineStart..<index]),
+                                                          lineNumber: records.count + 1,
+                                                          expectedPosition: Int64(records.count + 1)))
+            } catch {
+                problem = error.description
+                break
+            }
+            lineStart = index + 1
+        }
+        return ReplicaContents(device: files.queue.device, mirror: records, mirrorProblem: problem,
+                               pending: files.pending, notices: files.queue.notices, state: files.queue.state)
+    }
+
+    func appendToMirror(_ bytes: [UInt8]) throws(ReplicaError) { files.withLock { $0.mirror += bytes } }
+    func replaceMirror(_ bytes: [UInt8]) throws(ReplicaError) { files.withLock { $0.mirror = bytes } }
+    func appendPending(_ submission: Submission) throws(ReplicaError) { files.withLock { $0.pending.append(submission) } }
+    func replaceQueue(_ queue: ReplicaQueue) throws(ReplicaError) {
+        files.withLock {
+            $0.pending = queue.pending
+            $0.queue = queue
+        }
+    }
+}
+
+/// A shared log behind a connection that can be cut: offline, every call fails; with a
+/// lost reply, the next append lands and its caller is told it failed.
+final class FlakySharedLog: EventLog {
+    let base: InMemoryEventLog
+    let offline = Atomic<Bool>(false)
+    let loseNextReply = Atomic<Bool>(false)
+
+    init(_ base: InMemoryEventLog) { self.base = base }
+
+    var position: Int64 { base.position }
+
+    func append<Failure: Error>(
+        after known: Int64, options: AppendOptions, catchingUp: ([Record]) throws(Failure) -> Void,
+        deciding: () throws(Failure) -> [Fact]
+    ) throws(AppendFailure<Failure>) -> AppendResult {
+        if offline.load(ordering: .relaxed) { throw .log(.io(path: "shared", operation: "connect", code: 101)) }
+        let result = try base.append(after: known, options: options, catchingUp: catchingUp, deciding: deciding)
+        if loseNextReply.exchange(false, ordering: .relaxed) {
+            throw .log(.appendMayHaveLanded(path: "shared", operation: "reply", code: 104))
+        }
+        return result
+    }
+
+    func records(after position: Int64) throws(EventLogError) -> [Record] {
+        if offline.load(ordering: .relaxed) { throw .io(path: "shared", operation: "connect", code: 101) }
+        return try base.records(after: position)
+    }
+
+    func records(forCommandID id: String) throws(EventLogError) -> [Record]? { try base.records(forCommandID: id) }
+
+    func watch(_ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch { try base.watch(changed) }
+}
+
+/// The seeded simulation of section 10: replicas of one shared log sending, syncing,
+/// going offline, killed at every step of a sync, losing replies, their clocks jumping.
+struct SyncSimulation {
+    /// A bug to plant, to show that the properties find it.
+    enum PlantedBug: CaseIterable { case none }
+
+    struct Device {
+        var storage: MemoryReplicaStorage
+        var replica: ReplicaSync?
+        var online = true
+        /// Every submission this device acknowledged (send returned), by command id.
+        var acknowledged: [String: Submission] = [:]
+        /// Once another copy of the device is found.
+        var stopped = false
+    }
+
+    var rng: SplitMix64
+    let shared = InMemoryEventLog()
+    var devices: [Device] = []
+    var clock = Instant(microsecondsSinceEpoch: 1_780_000_000_000_000)
+    var log: [String] = []
+
+    init(seed: UInt64, replicas: Int) {
+        rng = SplitMix64(seed: seed)
+        for _ in 0..<replicas {
+            let id = DeviceID.make(at: clock, using: &rng)
+            let storage = MemoryReplicaStorage(device: id)
+            devices.append(Device(storage: storage, replica: try! ReplicaSync(storage: storage, sharedName: "shared")))
+        }
+    }
+
+    /// The replica of device `k`, reopened from its storage if it was killed.
+    mutating func replica(_ k: Int) -> ReplicaSync {
+        if let replica = devices[k].replica { return replica }
+        let replica = try! ReplicaSync(storage: devices[k].storage, sharedName: "shared")
+        devices[k].replica = replica
+        return replica
+    }
+
+    // MARK: Commands
+
+    static let timelines: [TimelineID] = ["t1", "t2", "t3"]
+    static let events: [EventID] = ["e1", "e2", "e3", "e4", "e5", "e6"]
+
+    mutating func date() -> DateValue {
+        try! DateValue(parsing: String(1990 + Int.random(in: 0..<30, using: &rng)))
+    }
+
+    /// A random command, naming ids the device sees more often than not.
+    mutating func command(seeing state: DomainState) -> Command {
+        var t = Self.timelines.randomElement(using: &rng)!, e = Self.events.randomElement(using: &rng)!
+        if Int.random(in: 0..<3, using: &rng) > 0, let seen = state.timelines.keys.sorted(by: { $0.rawValue < $1.rawValue })
+            .randomElement(using: &rng) { t = seen }
+        let existing = state.events.keys.sorted(by: { $0.rawValue < $1.rawValue })
+        if state.timelines.isEmpty { return .createTimeline(t, name: "T \(t)") }
+        switch Int.random(in: 0..<14, using: &rng) {
+        case 0: return .createTimeline(t, name: "T \(t)")
+        case 1: return .renameTimeline(t, name: "R\(Int.random(in: 0..<9, using: &rng))")
+        case 2: return .removeTimeline(t)
+        case 3, 4: return .addEvent(e, timeline: t, title: "E \(e)", dates: .single(date()))
+        case 5:
+            let start = date()
+            return .addEvent(e, timeline: t, title: "R \(e)", dates: .range(start: start, end: nil))
+        case 6:
+            if let seen = existing.randomElement(using: &rng) { e = seen }
+            return .retitleEvent(e, title: "X\(Int.random(in: 0..<9, using: &rng))")
+        case 7: return .setDate(e, date())
+        case 8: return .setRange(e, start: date(), end: Bool.random(using: &rng) ? date() : nil)
+        case 9: return .closeRange(e, end: date())
+        case 10: return .reopenRange(e)
+        case 11: return .moveEvent(e, to: t)
+        case 12:
+            if let seen = existing.randomElement(using: &rng) { e = seen }
+            return .removeEvent(e)
+        default: return .retitleEvent(e, title: "")  // always invalid
+        }
+    }
+
+    /// What device `k` shows: its mirror's state with its pending submissions decided on top.
+    func shown(_ replica: ReplicaSync) -> DomainState {
+        var state = replica.shared.domain
+        // During a sync the folded state may run ahead of the mirror; between steps it does not.
+        for fact in replica.queue.tentativeFacts(on: replica.shared.domain).facts { state.apply(fact) }
+        return state
+    }
+
+    // MARK: Steps
+
+    mutating func step() {
+        let k = Int.random(in: 0..<devices.count, using: &rng)
+        switch Int.random(in: 0..<20, using: &rng) {
+        case 0..<8: send(k)
+        case 8..<13: sync(k)
+        case 13, 14: devices[k].online.toggle()
+        case 15: devices[k].replica = nil  // killed while idle
+        case 16, 19: syncKilled(k)
+        case 17: syncLosingReply(k)
+        case 18: clock = Instant(microsecondsSinceEpoch: clock.microsecondsSinceEpoch
+                                    + Int64.random(in: -86_400_000_000...86_400_000_000, using: &rng))
+        default: sync(k)
+        }
+        clock = Instant(microsecondsSinceEpoch: clock.microsecondsSinceEpoch + 1_000_000)
+    }
+
+    mutating func send(_ k: Int) {
+        var replica = replica(k)
+        let count = Int.random(in: 0..<4, using: &rng) == 0 ? Int.random(in: 2...3, using: &rng) : 1
+        let view = shown(replica)
+        let commands = (0..<count).map { _ in command(seeing: view) }
+        // Refused by the replica's own view: nothing queued, as on any store.
+        guard (try? Decider.decide(commands, view)) != nil else { return }
+        let nonce = Submission.makeNonce(using: &rng)
+        let submission = try! replica.send(commands, madeAt: DateValue(utc: clock), nonce: nonce)
+        devices[k].acknowledged[submission.id.description] = submission
+        devices[k].replica = replica
+        log.append("send \(k) \(submission.id.number) \(commands)")
+    }
+
+    mutating func sync(_ k: Int, fault: (@Sendable (ReplicaSync.Step) -> Bool)? = nil, loseReply: Bool = false) {
+        var replica = replica(k)
+        let flaky = FlakySharedLog(shared)
+        flaky.offline.store(!devices[k].online, ordering: .relaxed)
+        flaky.loseNextReply.store(loseReply, ordering: .relaxed)
+        replica.fault = fault
+        let now = DateValue(utc: clock)
+        do {
+            let report = try replica.sync(with: flaky, now: { now })
+            log.append("sync \(k): \(report.pushed) pushed, \(report.pulled) pulled")
+        } catch .interrupted(let step) {
+            log.append("sync \(k) killed at \(step)")
+            devices[k].replica = nil
+            return
+        } catch .stopped {
+            devices[k].stopped = true
+        } catch {
+            log.append("sync \(k) failed: \(error)")
+        }
+        replica.fault = nil
+        devices[k].replica = replica
+    }
+
+    mutating func syncKilled(_ k: Int) {
+        let step = ReplicaSync.Step.allCases.randomElement(using: &rng)!
+        let after = Int.random(in: 0..<2, using: &rng)
+        let seen = Atomic<Int>(0)
+        sync(k, fault: { at in at == step && seen.add(1, ordering: .relaxed).newValue > after })
+    }
+
+    mutating func syncLosingReply(_ k: Int) { sync(k, loseReply: true) }
+
+    /// Everyone online, syncing until nothing changes.
+    mutating func heal() {
+        for k in devices.indices { devices[k].online = true }
+        for _ in 0..<3 { for k in devices.indices { sync(k) } }
+    }
+
+    // MARK: Properties
+
+    /// The shared log's records.
+    var sharedRecords: [Record] { try! shared.records(after: 0) }
+
+    /// Properties (1)–(5) of section 10, after every step.
+    func checkAlways() throws {
+        let records = sharedRecords
+        // (1) every prefix at a batch boundary passes the rules: folding checks each fact.
+        var state = SharedLogState()
+        try state.apply(records)
+        // (2) no command id has two outcomes; (4) each device's outcomes in n order.
+        var outcomes: [String: Int64] = [:]
+        var lastNumber: [DeviceID: Int64] = [:]
+        var index = 0
+        while index < records.count {
+            let first = records[index]
+            let end = index + first.batchRemainder + 1
+            if let command = first.commandID {
+                try #require(outcomes[command] == nil, "\(command) has two outcomes (positions \(outcomes[command]!) and \(first.position))")
+                outcomes[command] = first.position
+                if let id = SubmissionID(commandID: command) {
+                    try #require(id.number == (lastNumber[id.device] ?? 0) + 1, "\(command) decided out of order")
+                    lastNumber[id.device] = id.number
+                }
+            }
+            index = end
+        }
+        let sharedBytes = try shared.linesForMirror(after: 0).bytes
+        for (k, device) in devices.enumerated() {
+            // (3) each mirror is a byte-identical prefix of the shared log.
+            let mirror = device.storage.files.withLock { $0.mirror }
+            try #require(mirror.count <= sharedBytes.count && Array(sharedBytes[..<mirror.count]) == mirror,
+                         "device \(k)'s mirror is not a prefix of the shared log")
+        }
+    }
+
+    /// Properties (6) and (7), after healing.
+    func checkHealed() throws {
+        let records = sharedRecords
+        var outcome: [String: Record] = [:]
+        for record in records { if let c = record.commandID, outcome[c] == nil { outcome[c] = record } }
+        let sharedBytes = try shared.linesForMirror(after: 0).bytes
+        for (k, device) in devices.enumerated() where !device.stopped {
+            let replica = device.replica ?? (try! ReplicaSync(storage: device.storage, sharedName: "shared"))
+            for (command, submission) in device.acknowledged {
+                let record = try #require(outcome[command], "device \(k)'s \(command) has no outcome")
+                #expect(record.submission == submission.nonce)
+                if case .commandRejected = record.facts[0] {
+                    #expect(replica.queue.notices.contains { $0.id == submission.id }, "\(command): no notice")
+                }
+            }
+            // (7) every mirror equals the shared log, nothing pending.
+            #expect(device.storage.files.withLock { $0.mirror } == sharedBytes, "device \(k)'s mirror differs")
+            #expect(replica.queue.pending.isEmpty, "device \(k) still has pending submissions")
+            #expect(shown(replica) == replica.shared.domain)
+        }
+    }
+
+    /// A digest of the run, for determinism (8).
+    var digest: [UInt8] { try! shared.linesForMirror(after: 0).bytes }
+}
+
+@Suite("Sync: the seeded simulation of section 10")
+struct SyncSimulationTests {
+    static func run(seed: UInt64, steps: Int = 120) throws -> SyncSimulation {
+        var rng = SplitMix64(seed: seed ^ 0x5EED)
+        var simulation = SyncSimulation(seed: seed, replicas: Int.random(in: 2...5, using: &rng))
+        for _ in 0..<steps {
+            simulation.step()
+            try simulation.checkAlways()
+        }
+        simulation.heal()
+        try simulation.checkAlways()
+        try simulation.checkHealed()
+        return simulation
+    }
+
+    @Test(arguments: 0..<UInt64(500))
+    func propertiesHold(seed: UInt64) throws {
+        _ = try Self.run(seed: seed)
+    }
+
+    @Test func theSameSeedGivesTheSameRun() throws {
+        #expect(try Self.run(seed: 42).digest == (try Self.run(seed: 42).digest))
+        #expect(try Self.run(seed: 42).digest != (try Self.run(seed: 43).digest))
+    }
+}
+
+extension SyncSimulationTests {
+    /// The simulation exercises what it claims: submissions accepted and rejected (among
+    /// them stale references and conflicts between devices), kills and lost replies.
+    @Test func theRunsCoverConflictsAndFaults() throws {
+        var accepted = 0, rejected = 0, rules: Set<String> = [], kills = 0, failures = 0
+        for seed in 0..<UInt64(40) {
+            let simulation = try Self.run(seed: seed)
+            for record in simulation.sharedRecords where record.commandID != nil && record.batchRemainder == 0 {
+                if case .commandRejected(_, let rule, _) = record.facts[0] {
+                    rejected += 1
+                    rules.insert(rule)
+                } else {
+                    accepted += 1
+                }
+            }
+            kills += simulation.log.filter { $0.contains("killed at") }.count
+            failures += simulation.log.filter { $0.contains("failed") }.count
+        }
+        #expect(accepted > 400)
+        #expect(rejected > 40)
+        #expect(rules.isSuperset(of: ["unknownEvent", "unknownTimeline", "eventExists"]))
+        #expect(kills > 20)
+        #expect(failures > 20)
+    }
+}
