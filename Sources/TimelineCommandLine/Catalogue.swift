@@ -223,7 +223,7 @@ enum Catalogue {
             required("--name", "NAME", "the timeline's name"),
             subject("--timeline", "ID", "its id (default: made from the name, such as my-life; at most 64 bytes)",
                     required: false),
-            log, json,
+            log, json, offline,
         ],
         details: storeDetails,
         examples: ["timeline create-timeline --timeline work --name \"Work\""])
@@ -231,14 +231,14 @@ enum Catalogue {
     static let renameTimeline = CommandSpec(
         name: "rename-timeline",
         summary: "give a timeline a new name",
-        options: [subject("--timeline", "ID", "the timeline"), required("--name", "NAME", "its new name"), log, json],
+        options: [subject("--timeline", "ID", "the timeline"), required("--name", "NAME", "its new name"), log, json, offline],
         details: storeDetails,
         examples: ["timeline rename-timeline --timeline work --name \"Career\""])
 
     static let removeTimeline = CommandSpec(
         name: "remove-timeline",
         summary: "remove a timeline and all of its events",
-        options: [subject("--timeline", "ID", "the timeline"), log, json],
+        options: [subject("--timeline", "ID", "the timeline"), log, json, offline],
         details: storeDetails,
         examples: ["timeline remove-timeline --timeline drafts"])
 
@@ -252,7 +252,7 @@ enum Catalogue {
             OptionSpec(name: "--start", value: "DATE", help: "or the start of its range"),
             OptionSpec(name: "--end", value: "DATE", help: "and the range's end (without it, the range is open)"),
             subject("--event", "ID", "its id (default: a free e1, e2, ...)", required: false),
-            log, json,
+            log, json, offline,
         ],
         details: "Give either --date, or --start with or without --end.\n\n" + storeDetails + "\n\n" + dateDetails,
         examples: [
@@ -263,14 +263,14 @@ enum Catalogue {
     static let retitleEvent = CommandSpec(
         name: "retitle-event",
         summary: "give an event a new title",
-        options: [subject("--event", "ID", "the event"), required("--title", "TITLE", "its new title"), log, json],
+        options: [subject("--event", "ID", "the event"), required("--title", "TITLE", "its new title"), log, json, offline],
         details: storeDetails,
         examples: ["timeline retitle-event --event e1 --title \"Born in Leipzig\""])
 
     static let setDate = CommandSpec(
         name: "set-date",
         summary: "give an event one date (a range becomes a single date)",
-        options: [subject("--event", "ID", "the event"), required("--date", "DATE", "its date"), log, json],
+        options: [subject("--event", "ID", "the event"), required("--date", "DATE", "its date"), log, json, offline],
         details: storeDetails + "\n\n" + dateDetails,
         examples: ["timeline set-date --event e1 --date 1990-04-12"])
 
@@ -281,7 +281,7 @@ enum Catalogue {
             subject("--event", "ID", "the event"),
             required("--start", "DATE", "the range's start"),
             OptionSpec(name: "--end", value: "DATE", help: "its end (without it, the range is open)"),
-            log, json,
+            log, json, offline,
         ],
         details: storeDetails + "\n\n" + dateDetails,
         examples: ["timeline set-range --event school --start 1996-09 --end 2008-06"])
@@ -289,14 +289,14 @@ enum Catalogue {
     static let closeRange = CommandSpec(
         name: "close-range",
         summary: "give an open range its end",
-        options: [subject("--event", "ID", "the event"), required("--end", "DATE", "the range's end"), log, json],
+        options: [subject("--event", "ID", "the event"), required("--end", "DATE", "the range's end"), log, json, offline],
         details: storeDetails + "\n\n" + dateDetails,
         examples: ["timeline close-range --event berlin --end 2024-05"])
 
     static let reopenRange = CommandSpec(
         name: "reopen-range",
         summary: "take the end off a closed range, so it is open again",
-        options: [subject("--event", "ID", "the event"), log, json],
+        options: [subject("--event", "ID", "the event"), log, json, offline],
         details: storeDetails,
         examples: ["timeline reopen-range --event berlin"])
 
@@ -304,14 +304,14 @@ enum Catalogue {
         name: "move-event",
         summary: "move an event to another timeline",
         options: [subject("--event", "ID", "the event"), required("--timeline", "ID", "the timeline to move it to"),
-                  log, json],
+                  log, json, offline],
         details: storeDetails,
         examples: ["timeline move-event --event e7 --timeline travel"])
 
     static let removeEvent = CommandSpec(
         name: "remove-event",
         summary: "remove an event",
-        options: [subject("--event", "ID", "the event"), log, json],
+        options: [subject("--event", "ID", "the event"), log, json, offline],
         details: storeDetails,
         examples: ["timeline remove-event --event e7"])
 
@@ -330,6 +330,7 @@ enum Catalogue {
             createTimeline, renameTimeline, removeTimeline, addEvent, retitleEvent, setDate, setRange,
             closeRange, reopenRange, moveEvent, removeEvent, importLog, repair,
         ]),
+        ("Syncing a person's devices (replicas of a shared log)", [clone, sync, status, notices]),
         ("Help", [help]),
     ]
 

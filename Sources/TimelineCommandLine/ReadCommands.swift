@@ -68,14 +68,27 @@ extension Runner {
     func replay(_ arguments: ParsedArguments, path: String, input: Bool = false) async throws -> String {
         let view = try view(arguments)
         let rows: RowList, sections: SectionList
-        if !input, try arguments.nonNegativeInteger("--upto") == nil {
+        var pending: Set<EventID>?
+        if !input, TimelineReplica.isReplica(path), try arguments.nonNegativeInteger("--upto") == nil {
+            // A replica shows its mirror with its pending submissions on top, and says
+            // which rows rest on them.
+            let replica = try openReplica(arguments)
+            let now = try now(arguments)
+            let shown: (projection: TimelineProjection, pending: Set<EventID>)
+            do { shown = try await replica.shownProjection(views: [view], now: now) } catch {
+                throw CommandFailure(error.description)
+            }
+            warnIfMissing(view, among: shown.projection.timelineSummaries, path: path)
+            (rows, sections) = (shown.projection.rows(view) ?? RowList(), shown.projection.sections(view))
+            pending = shown.pending
+        } else if !input, try arguments.nonNegativeInteger("--upto") == nil {
             let snapshot = try await readingStore(arguments, path: path, view: view) { await $0.snapshot(view) }
             (rows, sections) = (snapshot.rows, snapshot.sections)
         } else {
             let (projection, _) = try projectedView(arguments, path: path, input: input)
             (rows, sections) = (projection.rows(view) ?? RowList(), projection.sections(view))
         }
-        let printer = RowPrinter(rows: rows, sections: Array(sections))
+        let printer = RowPrinter(rows: rows, sections: Array(sections), pending: pending)
         return arguments.flag("--json") ? printer.json()
             : printer.table(width: context.tableWidth, colour: context.usesColour)
     }

@@ -321,13 +321,16 @@ struct RowPrinter {
     var rows: RowList
     /// The sections, in list order, or empty for a view without sections.
     var sections: [RowSection]
+    /// On a replica, the events whose shown value rests on a pending submission: each row
+    /// then says whether it is one (`"pending"` in JSON, `*` after the kind in a table).
+    var pending: Set<EventID>? = nil
 
     /// One JSON object per row, the contract's members in the contract's order.
     ///
     /// A long list is written in parts at the same time, one per processor.
     func json() -> String {
         let names = sectionNames()
-        let rows = rows, parts = partRanges
+        let rows = rows, parts = partRanges, pending = pending
         return Self.joined(concurrentMap(parts.count) { part in
             var bytes: [UInt8] = []
             bytes.reserveCapacity(parts[part].count * 112)
@@ -335,7 +338,8 @@ struct RowPrinter {
             rows.forEachRowText(in: parts[part]) { row in
                 row.withTitleBytes { title in
                     Self.appendJSONObject(event: row.event.rawValue, timeline: row.timeline.rawValue, title: title,
-                                          kind: row.kind, date: row.date, section: names?[index], to: &bytes)
+                                          kind: row.kind, date: row.date, section: names?[index],
+                                          pending: pending.map { $0.contains(row.event) }, to: &bytes)
                 }
                 bytes.append(0x0A)
                 index += 1
@@ -366,17 +370,18 @@ struct RowPrinter {
     }
 
     /// Appends ``jsonObject(_:section:)``'s text as UTF-8.
-    static func appendJSONObject(_ row: Row, section: String?, to bytes: inout [UInt8]) {
+    static func appendJSONObject(_ row: Row, section: String?, pending: Bool? = nil, to bytes: inout [UInt8]) {
         var title = row.title
         title.withUTF8 { title in
             appendJSONObject(event: row.event.rawValue, timeline: row.timeline.rawValue, title: title, kind: row.kind,
-                             date: row.date, section: section, to: &bytes)
+                             date: row.date, section: section, pending: pending, to: &bytes)
         }
     }
 
     /// Appends the JSON object of a row with these parts, the title as its UTF-8 bytes.
     private static func appendJSONObject(event: String, timeline: String, title: UnsafeBufferPointer<UInt8>,
-                                         kind: RowKind, date: DateValue?, section: String?, to bytes: inout [UInt8]) {
+                                         kind: RowKind, date: DateValue?, section: String?, pending: Bool? = nil,
+                                         to bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"event":"#.utf8)
         appendJSONString(event, to: &bytes)
         bytes.append(contentsOf: #","timeline":"#.utf8)
@@ -391,6 +396,7 @@ struct RowPrinter {
             bytes.append(contentsOf: #","section":"#.utf8)
             appendJSONString(section, to: &bytes)
         }
+        if let pending { bytes.append(contentsOf: (pending ? #","pending":true"# : #","pending":false"#).utf8) }
         bytes.append(0x7D)
     }
 
@@ -420,8 +426,8 @@ struct RowPrinter {
     /// `colour`, the kinds in colour.
     func table(width: Int? = nil, colour: Bool = false) -> String {
         guard !rows.isEmpty else { return "(no rows)\n" }
-        if width == nil, sections.isEmpty { return tableInParts(colour: colour) }
-        var table = Self.table(of: rows, colour: colour)
+        if width == nil, sections.isEmpty, pending == nil { return tableInParts(colour: colour) }
+        var table = Self.table(of: rows, colour: colour, pending: pending)
         let indent = sections.isEmpty ? 0 : 2
         if let width { table.fit(to: width, cutting: [4, 2, 3], indent: indent) }
         guard !sections.isEmpty else { return table.render() }
@@ -443,11 +449,12 @@ struct RowPrinter {
     private static let header = ["KIND", "DATE", "TIMELINE", "EVENT", "TITLE"]
 
     /// The table of the rows at `positions` (all by default), not yet fitted to a width.
-    private static func table(of rows: RowList, in positions: Range<Int>? = nil, colour: Bool) -> TextTable {
+    private static func table(of rows: RowList, in positions: Range<Int>? = nil, colour: Bool,
+                              pending: Set<EventID>? = nil) -> TextTable {
         var table = TextTable(header: header)
         table.colour = colour
         rows.forEachRowText(in: positions) { row in
-            table.appendCell(row.kind.rawValue)
+            table.appendCell(row.kind.rawValue + (pending?.contains(row.event) == true ? "*" : ""))
             table.appendCell(row.date?.text ?? "now")
             table.appendCell(row.timeline.rawValue)
             table.appendCell(row.event.rawValue)

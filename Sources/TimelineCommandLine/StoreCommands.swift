@@ -16,7 +16,7 @@ import Darwin
 extension Runner {
     /// A domain command as the command line gives it: ids the user left out are made
     /// once the store's state is known.
-    private enum Request {
+    enum Request {
         case createTimeline(TimelineID?, name: String)
         case addEvent(EventID?, timeline: TimelineID, title: String, dates: EventDates)
         case command(Command)
@@ -26,6 +26,11 @@ extension Runner {
         // Every argument is checked before the log is touched.
         let request = try request(from: arguments)
         let path = try logPath(arguments)
+        if TimelineReplica.isReplica(path) { return try await replicaCommand(request, arguments, path: path) }
+        if arguments.flag("--offline") {
+            throw UsageError(message: "--offline is for a replica, and \(path) is not one (see 'timeline clone')",
+                             command: arguments.command.name)
+        }
         if !DatabaseLogs.isURL(path), arguments.command.name != Catalogue.createTimeline.name { try requireLog(path) }
         let creating = logFileIsMissing(path)
         let store = try openStore(path, command: arguments.command.name)
@@ -38,12 +43,11 @@ extension Runner {
             case .createTimeline(let id?, let name):
                 command = .createTimeline(id, name: name)
             case .createTimeline(nil, let name):
-                command = .createTimeline(newTimelineID(name: name, in: Set(await store.timelineSummaries.map(\.id))),
-                                          name: name)
+                command = .createTimeline(await store.makeTimelineID(name: name), name: name)
             case .addEvent(let id?, let timeline, let title, let dates):
                 command = .addEvent(id, timeline: timeline, title: title, dates: dates)
             case .addEvent(nil, let timeline, let title, let dates):
-                command = .addEvent(await newEventID(in: store), timeline: timeline, title: title, dates: dates)
+                command = .addEvent(await store.makeEventID(), timeline: timeline, title: title, dates: dates)
             case .command(let given):
                 command = given
             }
@@ -220,63 +224,8 @@ extension Runner {
         }
     }
 
-    /// A free id `e<n>`: `n` is one more than the number of events, or, while that id is
-    /// taken, two, four, eight, … more (one more at a time past 2⁴⁰, so that it ends).
-    ///
-    /// On a store whose events are `e1` to `e<count>`, that is the next number. Looking up
-    /// a few ids takes the same time at any size; finding the highest number in use read
-    /// every event, and took a sixth of a command on a store of 344k events.
-    private func newEventID(in store: TimelineStore) async -> EventID {
-        await store.reading { projection in
-            let count = projection.eventCount
-            var step = 1
-            while true {
-                let id = EventID("e\(count + step)")
-                if projection.eventTimeline(id) == nil { return id }
-                step = step < 1 << 40 ? step * 2 : step + 1
-            }
-        }
-    }
-
-    /// How long an id made from a timeline's name is at most (before a `-N` suffix).
-    static let madeTimelineIDLength = 64
-
-    /// Any script in Latin letters, then those in ASCII (`é` → `e`, `ß` → `ss`).
-    private static let toASCII = StringTransform("Any-Latin; Latin-ASCII")
-
-    /// The name in Latin letters without accents, in lower case, runs of anything but
-    /// ASCII letters and digits made one `-`: `My life` → `my-life`, `Café in Valparaíso`
-    /// → `cafe-in-valparaiso`, `Москва` → `moskva`; cut after a whole word to at most
-    /// ``madeTimelineIDLength`` bytes; `-2`, `-3`, … when that is taken.
-    private func newTimelineID(name: String, in taken: Set<TimelineID>) -> TimelineID {
-        let latin = name.applyingTransform(Self.toASCII, reverse: false) ?? name
-        var slug = ""
-        for scalar in latin.lowercased().unicodeScalars {
-            if scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
-                slug.unicodeScalars.append(scalar)
-            } else if !slug.isEmpty, slug.last != "-" {
-                slug += "-"
-            }
-        }
-        // ASCII only, so characters are bytes: a long name (up to 1000 characters is
-        // allowed) must not make an id over the 255 bytes an id may have.
-        if slug.count > Self.madeTimelineIDLength {
-            let head = slug.prefix(Self.madeTimelineIDLength + 1)
-            slug = head.lastIndex(of: "-").map { String(head[..<$0]) } ?? String(head.dropLast())
-        }
-        while slug.last == "-" { slug.removeLast() }
-        if slug.isEmpty { slug = "timeline" }
-        var candidate = TimelineID(slug)
-        var suffix = 1
-        while taken.contains(candidate) {
-            suffix += 1
-            candidate = TimelineID("\(slug)-\(suffix)")
-        }
-        return candidate
-    }
-
     /// What a command did, with its name or title as recorded (the decider trims it).
-    private func confirmation(for command: Command, recorded records: [Record]) -> String {
+    func confirmation(for command: Command, recorded records: [Record]) -> String {
         let recorded = records.lazy.flatMap(\.facts).compactMap { fact -> String? in
             switch fact {
             case .timelineCreated(_, let text), .timelineRenamed(_, let text), .eventRetitled(_, let text): text

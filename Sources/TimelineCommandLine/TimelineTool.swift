@@ -200,6 +200,10 @@ struct Runner {
         case Catalogue.repair.name: try repair(arguments)
         case Catalogue.export.name: try export(arguments)
         case Catalogue.importLog.name: try await importLog(arguments)
+        case Catalogue.clone.name: try await clone(arguments)
+        case Catalogue.sync.name: try await sync(arguments)
+        case Catalogue.status.name: try await status(arguments)
+        case Catalogue.notices.name: try await notices(arguments)
         default: try await storeCommand(arguments)
         }
     }

@@ -24,7 +24,7 @@ import Darwin
 ///   line anywhere else refuses to open, naming the line, until ``repair(path:)`` moves
 ///   bad lines to the side file.
 /// - Records carry a CRC-32C, so a flipped bit is found on the next read.
-package final class FileEventLog: EventLog {
+package final class FileEventLog: EventLog, RawLineReading {
     private struct State {
         var file: SystemFile?
         /// The open file's device and inode: when the path names another file, the log was replaced.
@@ -723,6 +723,26 @@ package final class FileEventLog: EventLog {
                     if start == state.count - newer.count { return newer }
                     if start < state.base { try Self.readPrefix(&state, file: file) }
                     return try Self.records(in: start..<state.count, file: file, state: state)
+                }
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// The committed records after `position` and their bytes exactly as the file holds
+    /// them (blank lines included), ending with a newline: what a replica's mirror copies.
+    /// - Complexity: O(*k*) for the *k* bytes after `position`.
+    package func committedLines(after position: Int64) throws(EventLogError) -> (records: [Record], bytes: [UInt8]) {
+        let outcome: Result<(records: [Record], bytes: [UInt8]), EventLogError> = state.withLock { state in
+            Result { () throws(EventLogError) in
+                try withCaughtUp(&state, exclusive: false) { (state, file, _) throws(EventLogError) in
+                    let start = Int(max(0, min(position, Int64(state.count))))
+                    guard start < state.count else { return ([], []) }
+                    if start < state.base { try Self.readPrefix(&state, file: file) }
+                    let offset = state.offsets[start - state.base]
+                    var bytes = try file.read(at: offset, count: state.size - offset)
+                    if bytes.last != 0x0A { bytes.append(0x0A) }
+                    return (try Self.records(in: start..<state.count, file: file, state: state), bytes)
                 }
             }
         }

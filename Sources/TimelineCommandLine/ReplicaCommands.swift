@@ -1,0 +1,255 @@
+import Foundation
+import TimelineCore
+import TimelineKit
+import TimelineProjections
+
+/// The commands of replicas (section 10 of the design): clone, sync, status, notices, and
+/// the write commands sent on a replica.
+extension Catalogue {
+    static let offline = OptionSpec(
+        name: "--offline", help: "on a replica: save the submission without trying to sync")
+
+    static let clone = CommandSpec(
+        name: "clone",
+        summary: "make a replica of a shared log on this device",
+        positionals: [PositionalSpec(name: "SHARED", help: "the shared log: a file log's path or a postgresql:// URL")],
+        options: [OptionSpec(name: "--log", value: "LOCAL", isRequired: true,
+                             help: "where the replica's mirror goes (a new path)")],
+        details: """
+            Makes a new device id, mirrors SHARED's records byte for byte into LOCAL, and \
+            keeps beside it LOCAL.replica (the device id and where SHARED is) and \
+            LOCAL.queue (the submissions not yet decided, and the notices). Refuses when \
+            LOCAL exists. Never creates a shared log: a missing one is an error. Every \
+            write command on LOCAL is then a submission: saved at once, sent when the \
+            shared log can be reached ('timeline sync').
+            """,
+        examples: ["timeline clone /shared/life.jsonl --log life.jsonl",
+                   "timeline clone 'postgresql://me@host/db?log=life' --log life.jsonl"])
+
+    static let sync = CommandSpec(
+        name: "sync",
+        summary: "send a replica's pending submissions and mirror what others committed",
+        options: [OptionSpec(name: "--log", value: "LOCAL", help: "the replica (default: $TIMELINE_LOG, else ./timeline.jsonl)"),
+                  json],
+        details: """
+            One sync, under the shared log's lock: mirrors what others committed, has the \
+            shared log decide this device's pending submissions in order, mirrors their \
+            outcomes, and turns rejections into notices ('timeline notices'). Prints what \
+            it pushed (accepted, rejected), pulled, and what is still pending; with --json
+              {"pushed":N,"accepted":A,"rejected":R,"pulled":M,"position":P,"pending":K}
+            Exit status 0 when synced, rejections or not; 1 when the shared log cannot be \
+            reached (nothing is lost: what is pending stays pending).
+            """,
+        examples: ["timeline sync --log life.jsonl", "timeline sync --json"])
+
+    static let status = CommandSpec(
+        name: "status",
+        summary: "show a replica's device, position, pending submissions and notices",
+        options: [OptionSpec(name: "--log", value: "LOCAL", help: "the replica (default: $TIMELINE_LOG, else ./timeline.jsonl)"),
+                  json],
+        details: """
+            Reads the replica and asks the shared log how far it is. With --json
+              {"device":"…","shared":"…","position":P,"pending":K,"notices":N,"reachable":true,"head":H}
+            with "head" null when the shared log cannot be reached.
+            """,
+        examples: ["timeline status --log life.jsonl --json"])
+
+    static let notices = CommandSpec(
+        name: "notices",
+        summary: "list (or dismiss) this device's submissions that the shared log rejected",
+        options: [OptionSpec(name: "--log", value: "LOCAL", help: "the replica (default: $TIMELINE_LOG, else ./timeline.jsonl)"),
+                  OptionSpec(name: "--json", help: "one JSON object per notice, per line"),
+                  OptionSpec(name: "--dismiss", value: "ID", help: "dismiss the notice of this command id (D:n)"),
+                  OptionSpec(name: "--dismiss-all", help: "dismiss every notice")],
+        details: """
+            A notice is a submission of this device that the shared log rejected: its \
+            command id, the commands as sent, the rule and its message, and the position \
+            of the rejection. Notices stay until dismissed. With --json, each is
+              {"command":"D:n","rule":"R","message":"…","position":P,"commands":[{"command":"retitleEvent","data":{…}},…]}
+            """,
+        examples: ["timeline notices --log life.jsonl", "timeline notices --dismiss-all"])
+}
+
+extension Runner {
+    /// The replica at `--log` (or `$TIMELINE_LOG`), or a failure saying that the log is not one.
+    func openReplica(_ arguments: ParsedArguments) throws -> TimelineReplica {
+        let path = try logPath(arguments)
+        guard TimelineReplica.isReplica(path) else {
+            try requireLog(path)
+            throw CommandFailure("\(path) is not a replica: \(arguments.command.name) works on a replica made by "
+                + "'timeline clone SHARED --log \(path)'")
+        }
+        do { return try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// Opens the shared log of a replica, or says why it cannot be reached. A file log
+    /// must exist and not be a replica's mirror: syncing never creates a shared log.
+    func openShared(_ shared: String) throws(ReplicaError) -> any EventLog {
+        if DatabaseLogs.isURL(shared) {
+            do { return try DatabaseLogs.open(DatabaseLogs.name(for: shared)) } catch {
+                throw .unreachable(shared: shared, reason: "\(error)")
+            }
+        }
+        guard FileManager.default.fileExists(atPath: shared) else {
+            throw .unreachable(shared: shared, reason: "there is no log there")
+        }
+        guard !TimelineReplica.isReplica(shared) else {
+            throw .unreachable(shared: shared, reason: "it is a replica's mirror, not a shared log")
+        }
+        do { return try FileEventLog(path: shared) } catch { throw .unreachable(shared: shared, reason: error.description) }
+    }
+
+    // MARK: clone
+
+    func clone(_ arguments: ParsedArguments) async throws -> String {
+        let given = arguments.firstPositional
+        guard let local = arguments.value("--log"), !local.isEmpty else {
+            throw UsageError(message: "missing --log LOCAL", command: arguments.command.name)
+        }
+        guard !FileManager.default.fileExists(atPath: local) else {
+            throw CommandFailure("\(local) exists already: a replica is made on a new path")
+        }
+        let shared = DatabaseLogs.isURL(given) ? DatabaseLogs.name(for: given)
+            : URL(fileURLWithPath: given).standardizedFileURL.path
+        if !DatabaseLogs.isURL(given), TimelineReplica.isReplica(shared) {
+            throw CommandFailure("\(given) is a replica's mirror, not a shared log: clone the log it mirrors "
+                + "(timeline status --log \(given) names it)")
+        }
+        if !DatabaseLogs.isURL(given), !FileManager.default.fileExists(atPath: shared) {
+            throw CommandFailure("there is no shared log at \(given): clone never creates one")
+        }
+        let replica: TimelineReplica
+        do {
+            let log = try openShared(shared)
+            replica = try await TimelineReplica.clone(log, shared: shared, to: local,
+                                                      clock: ContextClock(read: context.clock))
+        } catch { throw CommandFailure("\(error)") }
+        changes.note()
+        return "cloned \(shared) into \(local): device \(await replica.device), \(count(Int(await replica.position), "record"))\n"
+    }
+
+    // MARK: sync
+
+    func sync(_ arguments: ParsedArguments) async throws -> String {
+        let replica = try openReplica(arguments)
+        let report: SyncReport
+        do { report = try await replica.sync(with: try openShared(replica.shared)) } catch {
+            throw CommandFailure(error.description)
+        }
+        if report.pulled > 0 { changes.note() }
+        for notice in report.notices { context.warn(noticeLine(notice)) }
+        if arguments.flag("--json") {
+            return "{\"pushed\":\(report.pushed),\"accepted\":\(report.accepted),\"rejected\":\(report.rejected),"
+                + "\"pulled\":\(report.pulled),\"position\":\(report.position),\"pending\":\(report.pending)}\n"
+        }
+        return "synced with \(replica.shared): pushed \(report.pushed) (\(report.accepted) accepted, "
+            + "\(report.rejected) rejected), pulled \(count(report.pulled, "record")), at position \(report.position), "
+            + "\(report.pending) pending\n"
+    }
+
+    /// One line for a notice: the command id, the rule and the message.
+    func noticeLine(_ notice: Notice) -> String {
+        "\(notice.id) rejected by the shared log at position \(notice.position) (\(notice.rule)): \(notice.message)"
+    }
+
+    // MARK: status
+
+    func status(_ arguments: ParsedArguments) async throws -> String {
+        let replica = try openReplica(arguments)
+        var head: Int64?
+        var unreachable: String?
+        do {
+            let log = try openShared(replica.shared)
+            head = log.position
+            log.close()
+        } catch { unreachable = error.description }
+        let device = await replica.device, position = await replica.position
+        let pending = await replica.pending.count, notices = await replica.notices.count
+        if arguments.flag("--json") {
+            return "{\"device\":\(JSONText.string(device.rawValue)),\"shared\":\(JSONText.string(replica.shared)),"
+                + "\"position\":\(position),\"pending\":\(pending),\"notices\":\(notices),"
+                + "\"reachable\":\(head != nil),\"head\":\(head.map(String.init) ?? "null")}\n"
+        }
+        var text = "device \(device)\nshared \(replica.shared)\nposition \(position)"
+            + (head.map { " of \($0)" } ?? "") + "\npending \(pending)\nnotices \(notices)\n"
+        if let unreachable { text += "unreachable: \(unreachable)\n" }
+        if let conflict = await replica.conflict {
+            text += "stopped: \(ReplicaError.stopped(conflict: conflict))\n"
+        }
+        return text
+    }
+
+    // MARK: notices
+
+    func notices(_ arguments: ParsedArguments) async throws -> String {
+        let replica = try openReplica(arguments)
+        if let given = arguments.value("--dismiss") {
+            guard let id = SubmissionID(commandID: given) else {
+                throw UsageError(message: "invalid value '\(given)' for --dismiss: expected a command id D:n",
+                                 command: arguments.command.name)
+            }
+            do {
+                guard try await replica.dismissNotice(id) else { throw CommandFailure("there is no notice \(given)") }
+            } catch let error as ReplicaError { throw CommandFailure(error.description) }
+            return "dismissed \(given)\n"
+        }
+        if arguments.flag("--dismiss-all") {
+            do { return "dismissed \(count(try await replica.dismissAllNotices(), "notice"))\n" } catch {
+                throw CommandFailure("\(error)")
+            }
+        }
+        let notices = await replica.notices
+        if arguments.flag("--json") { return notices.map { SyncCoding.json($0) + "\n" }.joined() }
+        guard !notices.isEmpty else { return "(no notices)\n" }
+        return notices.map { displayText(noticeLine($0)) + "\n" }.joined()
+    }
+
+    // MARK: Write commands on a replica
+
+    /// A write command on a replica: checked against what the replica shows, saved as a
+    /// submission, then (without `--offline`) one sync. Exit 1 when the shared log rejects
+    /// this submission; 0 when it is saved but not synced, saying why.
+    func replicaCommand(_ request: Request, _ arguments: ParsedArguments, path: String) async throws -> String {
+        let name = arguments.command.name
+        let replica: TimelineReplica
+        do { replica = try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
+            throw CommandFailure(error.description)
+        }
+        let command: Command = switch request {
+        case .createTimeline(let id?, let name): .createTimeline(id, name: name)
+        case .createTimeline(nil, let name): .createTimeline(await replica.makeTimelineID(name: name), name: name)
+        case .addEvent(let id?, let timeline, let title, let dates):
+            .addEvent(id, timeline: timeline, title: title, dates: dates)
+        case .addEvent(nil, let timeline, let title, let dates):
+            .addEvent(await replica.makeEventID(), timeline: timeline, title: title, dates: dates)
+        case .command(let given): given
+        }
+        let submission: Submission
+        do { submission = try await replica.send([command]) } catch {
+            switch error {
+            case .rejected(let rejection): throw CommandFailure("\(name) refused: \(rejection)")
+            case .replica(let failure): throw CommandFailure(failure.description + "; nothing was queued")
+            }
+        }
+        changes.note()
+        let done = displayText(confirmation(for: command, recorded: []))
+        if arguments.flag("--offline") {
+            context.warn("saved on this replica as \(submission.id), not synced (--offline): "
+                + "'timeline sync' sends it")
+            return done + " (pending)\n"
+        }
+        let report: SyncReport
+        do { report = try await replica.sync(with: try openShared(replica.shared)) } catch {
+            context.warn("saved on this replica as \(submission.id), not synced: \(error)")
+            return done + " (pending)\n"
+        }
+        for notice in report.notices where notice.id != submission.id { context.warn(noticeLine(notice)) }
+        if let notice = report.notices.first(where: { $0.id == submission.id }) {
+            throw CommandFailure("\(name) rejected by the shared log (\(notice.rule)): \(notice.message); "
+                + "kept as notice \(notice.id) ('timeline notices')")
+        }
+        return done + " (synced: position \(report.position))\n"
+    }
+}

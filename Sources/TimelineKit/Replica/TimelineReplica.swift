@@ -1,0 +1,168 @@
+import TimelineCore
+import TimelineProjections
+
+/// A replica of a shared log on this device (section 10 of the design): usable with no
+/// connection, synced when the shared log can be reached.
+///
+/// ``send(_:)`` records a submission durably and shows it at once, tentatively, without
+/// touching the network; ``sync(with:)`` mirrors what others committed, has the shared log
+/// decide this device's pending submissions in order, and learns their outcomes from the
+/// records it mirrors. What the replica shows is its mirror's state with its pending
+/// submissions decided again on top; a rejected submission becomes a ``Notice``.
+public actor TimelineReplica {
+    private var engine: ReplicaSync
+    private let clock: any TimelineClock
+    private var random: SystemRandomNumberGenerator
+
+    /// The replica's mirror: a log file holding the shared log's records 1…P byte for byte.
+    public nonisolated let path: String
+    /// Where the shared log is: an absolute path, or a URL without its password.
+    public nonisolated let shared: String
+
+    /// Opens the replica whose mirror is at `path`.
+    public init(path: String, clock: any TimelineClock = SystemClock()) throws(ReplicaError) {
+        let identity = try FileReplicaStorage.identity(of: path)
+        self.path = path
+        self.shared = identity.shared
+        self.clock = clock
+        self.random = SystemRandomNumberGenerator()
+        engine = try ReplicaSync(storage: FileReplicaStorage(path: path), sharedName: identity.shared)
+    }
+
+    /// Makes a replica of `log` (found at `shared`) at `path`, with a new device id, and
+    /// mirrors the log. Refuses when anything exists at `path`.
+    public static func clone(_ log: any EventLog, shared: String, to path: String,
+                             clock: any TimelineClock = SystemClock()) async throws(ReplicaError) -> TimelineReplica {
+        var random = SystemRandomNumberGenerator()
+        let device = DeviceID.make(at: clock.now(), using: &random)
+        let storage = try FileReplicaStorage.create(path: path, device: device, shared: shared)
+        do {
+            let replica = try TimelineReplica(path: path, clock: clock)
+            _ = try await replica.sync(with: log)
+            return replica
+        } catch {
+            // Nothing half made is left behind: the person runs clone again.
+            storage.remove()
+            throw error
+        }
+    }
+
+    /// Whether `path` is a replica's mirror.
+    public nonisolated static func isReplica(_ path: String) -> Bool { FileReplicaStorage.isReplica(path) }
+
+    /// The device id.
+    public var device: DeviceID { engine.device }
+    /// The shared log's position the mirror has reached.
+    public var position: Int64 { engine.mirrorPosition }
+    /// The submissions not yet decided, in order.
+    public var pending: [Submission] { engine.queue.pending }
+    /// This device's rejected submissions, not yet dismissed, oldest first.
+    public var notices: [Notice] { engine.queue.notices }
+    /// The command id found with another nonce, once another copy of this device was found.
+    public var conflict: SubmissionID? {
+        if case .stopped(let id) = engine.queue.state { return id }
+        return nil
+    }
+
+    /// The state the replica shows: the mirror's timelines and events with the pending
+    /// submissions that still pass decided on top.
+    /// - Complexity: O(*k*) for the pending submissions' *k* facts, plus a copy of the state.
+    package var shownState: DomainState {
+        var state = engine.shared.domain
+        for fact in engine.queue.tentativeFacts(on: engine.shared.domain).facts { state.apply(fact) }
+        return state
+    }
+
+    /// Records `commands` as one submission, durably, after checking them against what the
+    /// replica shows (a refused command is not queued: ``ReplicaSendError/rejected(_:)``).
+    public func send(_ commands: [Command]) throws(ReplicaSendError) -> Submission {
+        let shown = shownState
+        do { _ = try Decider.decide(commands, shown) } catch { throw .rejected(error) }
+        let nonce = Submission.makeNonce(using: &random)
+        do { return try engine.send(commands, madeAt: DateValue(utc: clock.now()), nonce: nonce) } catch {
+            throw .replica(error)
+        }
+    }
+
+    /// One sync with the shared log: pull, push every pending submission in order, pull.
+    public func sync(with log: any EventLog) throws(ReplicaError) -> SyncReport {
+        let now = DateValue(utc: clock.now())
+        let report = try engine.sync(with: log, now: { now })
+        return SyncReport(pushed: report.pushed, accepted: report.accepted, rejected: report.rejected,
+                          pulled: report.pulled, position: report.position, pending: report.pending,
+                          notices: report.notices)
+    }
+
+    /// Dismisses the notice of `id`; whether there was one.
+    public func dismissNotice(_ id: SubmissionID) throws(ReplicaError) -> Bool { try engine.dismissNotice(id) }
+
+    /// Dismisses every notice; how many there were.
+    public func dismissAllNotices() throws(ReplicaError) -> Int { try engine.dismissAllNotices() }
+
+    /// An event id made on this device: never one another device makes (`e<n>.TAG`).
+    public func makeEventID() -> EventID {
+        let shown = shownState
+        return IdentifierMaker.eventID(count: shown.events.count, tag: IdentifierMaker.tag(of: device)) {
+            shown.events[$0] != nil
+        }
+    }
+
+    /// A timeline id made from `name` on this device: never one another device makes (`my-life.TAG`).
+    public func makeTimelineID(name: String) -> TimelineID {
+        let shown = shownState
+        return IdentifierMaker.timelineID(name: name, tag: IdentifierMaker.tag(of: device)) { shown.timelines[$0] != nil }
+    }
+
+    /// The projection of what the replica shows, maintaining `views` at `now`, and the
+    /// events whose shown value rests on a pending submission (differs from the mirror's,
+    /// or exists only because of one).
+    /// - Complexity: O(*r* + *n* log *n*) for the mirror's *r* records and *n* rows.
+    package func shownProjection(views: [ViewDefinition], now: Instant) throws(ReplicaError)
+        -> (projection: TimelineProjection, pending: Set<EventID>) {
+        let contents = try engine.storage.load()
+        var projection = TimelineProjection(records: contents.mirror, views: views, now: now)
+        let tentative = engine.queue.tentativeFacts(on: engine.shared.domain).facts
+        guard !tentative.isEmpty else { return (projection, []) }
+        projection.apply(Record(position: projection.position, facts: tentative))
+        var pending = Set<EventID>()
+        for fact in tentative {
+            guard let id = fact.event else { continue }
+            if let shown = projection.event(id), shown != engine.shared.domain.event(id) { pending.insert(id) }
+        }
+        return (projection, pending)
+    }
+}
+
+/// What one sync did.
+public struct SyncReport: Hashable, Sendable {
+    /// This device's submissions whose outcomes this sync learned.
+    public var pushed: Int
+    /// Of those, accepted.
+    public var accepted: Int
+    /// Of those, rejected (each now a notice).
+    public var rejected: Int
+    /// Records mirrored.
+    public var pulled: Int
+    /// The mirror's position after the sync.
+    public var position: Int64
+    /// Submissions still pending.
+    public var pending: Int
+    /// The rejections this sync learned.
+    public var notices: [Notice]
+}
+
+/// Why a replica did not queue a submission.
+public enum ReplicaSendError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What the replica shows refuses it: nothing was queued.
+    case rejected(Rejection)
+    /// The replica's files could not be written: nothing was queued.
+    case replica(ReplicaError)
+
+    /// A message a person can act on.
+    public var description: String {
+        switch self {
+        case .rejected(let rejection): rejection.description
+        case .replica(let error): error.description
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+@testable import TimelineCommandLine
+
+/// Replicas through the tool, as a person with two devices uses them (section 10).
+@Suite("timeline on replicas, end to end")
+struct ReplicaCommandTests {
+    /// A shared log with a timeline `life` and an event `born`, and two replicas of it.
+    func twoDevices(_ directory: TemporaryDirectory) async throws -> (shared: String, phone: String, laptop: String) {
+        let shared = directory.path("shared.jsonl"), phone = directory.path("phone.jsonl")
+        let laptop = directory.path("laptop.jsonl")
+        #expect(try await timeline(["create-timeline", "--log", shared, "--timeline", "life", "--name", "Life"]).status == 0)
+        #expect(try await timeline(["add-event", "--log", shared, "--timeline", "life", "--event", "born",
+                                    "--title", "Born", "--date", "1990-04-12"]).status == 0)
+        for replica in [phone, laptop] {
+            let run = try await timeline(["clone", shared, "--log", replica])
+            #expect(run.status == 0, "\(run)")
+        }
+        return (shared, phone, laptop)
+    }
+
+    @Test func anOfflineEditThatAnotherDeviceRemovedFirstBecomesANotice() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, laptop) = try await twoDevices(directory)
+
+        let offline = try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Born here",
+                                          "--offline"])
+        #expect(offline.status == 0, "\(offline)")
+        #expect(offline.errors.contains("not synced (--offline)"))
+        let shown = try await timeline(["rows", "--log", phone, "--json", "--now", "2026-12-01"])
+        #expect(shown.output == #"{"event":"born","timeline":"life","title":"Born here","kind":"single","date":"1990-04-12","pending":true}"# + "\n")
+
+        let removed = try await timeline(["remove-event", "--log", laptop, "--event", "born"])
+        #expect(removed.status == 0, "\(removed)")
+        #expect(removed.output.contains("synced"))
+
+        let sync = try await timeline(["sync", "--log", phone, "--json"])
+        #expect(sync.status == 0, "\(sync)")
+        #expect(sync.output == #"{"pushed":1,"accepted":0,"rejected":1,"pulled":2,"position":4,"pending":0}"# + "\n")
+        #expect(sync.errors.contains("unknown event \"born\""))
+
+        let notices = try await timeline(["notices", "--log", phone, "--json"])
+        let device = try #require(notices.output.split(separator: "\"")[3].split(separator: ":").first)
+        #expect(notices.output == "{\"command\":\"\(device):1\",\"rule\":\"unknownEvent\",\"message\":\"unknown event \\\"born\\\"\","
+            + "\"position\":4,\"commands\":[{\"command\":\"retitleEvent\",\"data\":{\"event\":\"born\",\"title\":\"Born here\"}}]}\n")
+        // The mirror is the shared log, byte for byte, and a log every command reads.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == Data(contentsOf: URL(fileURLWithPath: shared)))
+        #expect(try await timeline(["verify", "--log", phone]).status == 0)
+
+        let status = try await timeline(["status", "--log", phone, "--json"])
+        #expect(status.output == "{\"device\":\"\(device)\",\"shared\":\(jsonString(shared)),\"position\":4,\"pending\":0,"
+            + "\"notices\":1,\"reachable\":true,\"head\":4}\n")
+        #expect(try await timeline(["notices", "--log", phone, "--dismiss", "\(device):1"]).status == 0)
+        #expect(try await timeline(["notices", "--log", phone]).output == "(no notices)\n")
+    }
+
+    @Test func aRejectedSendExitsOneAndIdsMadeOnDevicesNeverCollide() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, laptop) = try await twoDevices(directory)
+        // Both devices make an event and a timeline offline, with the same name: no collision.
+        for replica in [phone, laptop] {
+            #expect(try await timeline(["add-event", "--log", replica, "--timeline", "life", "--title", "School",
+                                        "--date", "2000", "--offline"]).status == 0)
+            #expect(try await timeline(["create-timeline", "--log", replica, "--name", "Work", "--offline"]).status == 0)
+        }
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        let laptopSync = try await timeline(["sync", "--log", laptop, "--json"])
+        #expect(laptopSync.output.hasPrefix(#"{"pushed":2,"accepted":2,"rejected":0,"#), "\(laptopSync)")
+        let timelines = try await timeline(["timelines", "--log", laptop, "--json"])
+        #expect(timelines.outputLines.filter { $0.contains("\"name\":\"Work\"") }.count == 2, "\(timelines)")
+
+        // The phone's view refuses a command at once: nothing queued, exit 1.
+        let refused = try await timeline(["close-range", "--log", phone, "--event", "born", "--end", "2000"])
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("not an open range"))
+        #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains("\"pending\":0"))
+
+        // Removed on the laptop while the phone, offline, edits it: the phone's own send is rejected.
+        #expect(try await timeline(["set-date", "--log", laptop, "--event", "born", "--date", "1990"]).status == 0)
+        #expect(try await timeline(["remove-event", "--log", laptop, "--event", "born"]).status == 0)
+        let stale = try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "B"])
+        #expect(stale.status == 1, "\(stale)")
+        #expect(stale.errors.contains("rejected by the shared log (unknownEvent)"))
+    }
+
+    @Test func anUnreachableSharedLogKeepsTheSubmissionPending() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        try FileManager.default.moveItem(atPath: shared, toPath: shared + ".away")
+        let send = try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Away"])
+        #expect(send.status == 0, "\(send)")
+        #expect(send.errors.contains("not synced"))
+        #expect(send.errors.contains("there is no log there"))
+        let sync = try await timeline(["sync", "--log", phone])
+        #expect(sync.status == 1)
+        #expect(sync.errors.contains("nothing is lost"))
+        let status = try await timeline(["status", "--log", phone, "--json"])
+        #expect(status.output.contains(#""pending":1,"notices":0,"reachable":false,"head":null}"#), "\(status)")
+        // Back again: the next sync sends it, and the mirror is the shared log again.
+        try FileManager.default.moveItem(atPath: shared + ".away", toPath: shared)
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == Data(contentsOf: URL(fileURLWithPath: shared)))
+        #expect(try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"]).output.contains("Away"))
+    }
+
+    @Test func badUseIsAClearError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        let exists = try await timeline(["clone", shared, "--log", phone])
+        #expect(exists.status == 1 && exists.errors.contains("exists already"), "\(exists)")
+        let missing = try await timeline(["clone", directory.path("nosuch.jsonl"), "--log", directory.path("x.jsonl")])
+        #expect(missing.status == 1 && missing.errors.contains("clone never creates one"), "\(missing)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("nosuch.jsonl")))
+        let ofReplica = try await timeline(["clone", phone, "--log", directory.path("y.jsonl")])
+        #expect(ofReplica.status == 1 && ofReplica.errors.contains("is a replica's mirror"), "\(ofReplica)")
+        let plainSync = try await timeline(["sync", "--log", shared])
+        #expect(plainSync.status == 1 && plainSync.errors.contains("is not a replica"), "\(plainSync)")
+        let plainOffline = try await timeline(["remove-event", "--log", shared, "--event", "born", "--offline"])
+        #expect(plainOffline.status == 2 && plainOffline.errors.contains("--offline is for a replica"), "\(plainOffline)")
+        let badDismiss = try await timeline(["notices", "--log", phone, "--dismiss", "nope"])
+        #expect(badDismiss.status == 2)
+        // A damaged queue file is named, and nothing is sent from it.
+        try "P{not json\n".write(toFile: phone + ".queue", atomically: true, encoding: .utf8)
+        let damaged = try await timeline(["sync", "--log", phone])
+        #expect(damaged.status == 1 && damaged.errors.contains("phone.jsonl.queue is damaged"), "\(damaged)")
+    }
+
+    @Test func aDamagedMirrorIsFetchedAgainAndPendingSubmissionsStay() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Kept",
+                                    "--offline"]).status == 0)
+        // A flipped byte in the mirror's first line.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: phone))
+        bytes[30] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: phone))
+        let sync = try await timeline(["sync", "--log", phone, "--json"])
+        #expect(sync.status == 0, "\(sync)")
+        #expect(sync.output.contains(#""accepted":1"#))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == Data(contentsOf: URL(fileURLWithPath: shared)))
+    }
+}
+
+private func jsonString(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+}
