@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TimelineCore
 import TimelineKit
 import TimelineProjections
@@ -30,7 +31,8 @@ extension Catalogue {
         name: "sync",
         summary: "send a replica's pending submissions and mirror what others committed",
         options: [OptionSpec(name: "--log", value: "LOCAL", help: "the replica (default: $TIMELINE_LOG, else ./timeline.jsonl)"),
-                  json],
+                  json,
+                  OptionSpec(name: "--watch", help: "keep syncing as either side changes, until interrupted")],
         details: """
             One sync, under the shared log's lock: mirrors what others committed, has the \
             shared log decide this device's pending submissions in order, mirrors their \
@@ -39,8 +41,14 @@ extension Catalogue {
               {"pushed":N,"accepted":A,"rejected":R,"pulled":M,"position":P,"pending":K}
             Exit status 0 when synced, rejections or not; 1 when the shared log cannot be \
             reached (nothing is lost: what is pending stays pending).
+            With --watch, syncs again whenever the shared log changes (file notifications; \
+            LISTEN for PostgreSQL) or a command on this replica queues a submission, and \
+            while the shared log cannot be reached tries again after 1 s, doubling up to a \
+            minute; prints a line (with --json an object) for each sync that moved \
+            something and each new reason it could not, until interrupted (Ctrl-C: exit \
+            status 0).
             """,
-        examples: ["timeline sync --log life.jsonl", "timeline sync --json"])
+        examples: ["timeline sync --log life.jsonl", "timeline sync --json", "timeline sync --watch --log life.jsonl"])
 
     static let status = CommandSpec(
         name: "status",
@@ -134,19 +142,57 @@ extension Runner {
 
     func sync(_ arguments: ParsedArguments) async throws -> String {
         let replica = try openReplica(arguments)
+        if arguments.flag("--watch") { return try await syncContinuously(replica, json: arguments.flag("--json")) }
         let report: SyncReport
         do { report = try await replica.sync(with: try openShared(replica.shared)) } catch {
             throw CommandFailure(error.description)
         }
         if report.pulled > 0 { changes.note() }
         for notice in report.notices { context.warn(noticeLine(notice)) }
-        if arguments.flag("--json") {
+        return Self.describe(report, shared: replica.shared, json: arguments.flag("--json"))
+    }
+
+    /// A sync's report: one line, or the contract's JSON object.
+    static func describe(_ report: SyncReport, shared: String, json: Bool) -> String {
+        if json {
             return "{\"pushed\":\(report.pushed),\"accepted\":\(report.accepted),\"rejected\":\(report.rejected),"
                 + "\"pulled\":\(report.pulled),\"position\":\(report.position),\"pending\":\(report.pending)}\n"
         }
-        return "synced with \(replica.shared): pushed \(report.pushed) (\(report.accepted) accepted, "
+        return "synced with \(shared): pushed \(report.pushed) (\(report.accepted) accepted, "
             + "\(report.rejected) rejected), pulled \(count(report.pulled, "record")), at position \(report.position), "
             + "\(report.pending) pending\n"
+    }
+
+    /// `sync --watch`: syncs as either side changes until SIGINT (exit 0), printing each
+    /// sync that moved something and each new reason it could not.
+    private func syncContinuously(_ replica: TimelineReplica, json: Bool) async throws -> String {
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { exit(TimelineTool.success) }
+        interrupt.resume()
+        let runner = self, shared = replica.shared
+        let lastProblem = Mutex<String?>(nil)
+        // A failed write to standard output ends the command with status 1, as at the end
+        // of any command (a closed pipe ends it quietly, in `writeAsItGoes`).
+        await replica.syncContinuously(connect: { () throws(ReplicaError) in try runner.openShared(shared) }) { result in
+                switch result {
+                case .success(let report):
+                    lastProblem.withLock { $0 = nil }
+                    for notice in report.notices { runner.context.warn(runner.noticeLine(notice)) }
+                    guard report.pushed > 0 || report.pulled > 0 else { return }
+                    do throws(CommandFailure) {
+                        try runner.writeAsItGoes(Self.describe(report, shared: shared, json: json))
+                    } catch {
+                        runner.context.diagnose(error.message)
+                        exit(TimelineTool.failure)
+                    }
+                case .failure(let error):
+                    let text = error.description
+                    guard lastProblem.withLock({ last in defer { last = text }; return last != text }) else { return }
+                    runner.context.warn(text)
+                }
+        }
+        return ""
     }
 
     /// One line for a notice: the command id, the rule and the message.

@@ -24,8 +24,8 @@ extension FileEventLog {
 /// so that a file renamed over the path (a repair) is seen too. A path that is a symbolic
 /// link is followed first: writers and repairs change the file it points to, and inotify
 /// names that file, in its own directory, never the link.
-enum FileWatch {
-    static func start(path: String, _ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
+package enum FileWatch {
+    package static func start(path: String, _ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
         let target = FileEventLog.resolvedPath(path)
         let slash = target.lastIndex(of: "/")
         let directory = slash.map { $0 == target.startIndex ? "/" : String(target[..<$0]) } ?? "."
@@ -93,8 +93,8 @@ enum FileWatch {
 #elseif canImport(Darwin)
 /// A dispatch source on the log's file; when the file is renamed over or deleted, the
 /// source is made again on the file the path names then.
-enum FileWatch {
-    static func start(path: String, _ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
+package enum FileWatch {
+    package static func start(path: String, _ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
         let queue = DispatchQueue(label: "timeline log watch")
         let current = Mutex<(any DispatchSourceFileSystemObject)?>(nil)
         let stopped = Atomic<Bool>(false)

@@ -110,6 +110,28 @@ package struct FileReplicaStorage: ReplicaStorage {
         return ReplicaQueue(device: device, pending: pending, notices: notices, state: state)
     }
 
+    /// Holds the exclusive lock of `LOCAL.replica` (`flock`) while `body` runs: the kernel
+    /// releases it when the process dies, so a killed sync never leaves it held.
+    package func withExclusiveAccess<T>(_ body: () throws(ReplicaError) -> T) throws(ReplicaError) -> T {
+        let lockPath = Self.identityPath(of: path)
+        let file: SystemFile
+        do {
+            file = try SystemFile(path: lockPath, flags: O_RDONLY)
+            try file.lock(exclusive: true)
+        } catch { throw .storage(path: lockPath, reason: error.description) }
+        defer { file.unlock() }
+        return try body()
+    }
+
+    /// The mirror's size and the queue file's inode and modification time (an atomic
+    /// replacement makes a new inode).
+    package func version() -> [Int64] {
+        var mirror = stat(), queue = stat()
+        guard stat(path, &mirror) == 0, stat(queuePath, &queue) == 0 else { return [-1] }
+        return [Int64(mirror.st_size), Int64(bitPattern: UInt64(queue.st_ino)), Int64(queue.st_mtim.tv_sec),
+                Int64(queue.st_mtim.tv_nsec)]
+    }
+
     package func appendToMirror(_ bytes: [UInt8]) throws(ReplicaError) {
         do {
             let file = try SystemFile(path: path, flags: O_WRONLY | O_APPEND)

@@ -12,6 +12,19 @@ package protocol ReplicaStorage: Sendable {
     func appendPending(_ submission: Submission) throws(ReplicaError)
     /// Replaces the pending submissions, the notices and the push state at once, durably.
     func replaceQueue(_ queue: ReplicaQueue) throws(ReplicaError)
+    /// Runs `body` while no other process works on this replica (several processes may
+    /// open one replica: a `sync --watch` and a command typed meanwhile).
+    func withExclusiveAccess<T>(_ body: () throws(ReplicaError) -> T) throws(ReplicaError) -> T
+    /// A value that changes whenever the storage's contents change (another process
+    /// synced or sent), so that a replica held in memory knows to read them again.
+    func version() -> [Int64]
+}
+
+extension ReplicaStorage {
+    /// No other process shares it: `body` runs as it is.
+    package func withExclusiveAccess<T>(_ body: () throws(ReplicaError) -> T) throws(ReplicaError) -> T { try body() }
+    /// Never changed by anyone else.
+    package func version() -> [Int64] { [] }
 }
 
 /// What a replica's storage holds.

@@ -11,6 +11,8 @@ import TimelineProjections
 /// submissions decided again on top; a rejected submission becomes a ``Notice``.
 public actor TimelineReplica {
     private var engine: ReplicaSync
+    /// The storage's version when ``engine`` last read or wrote it.
+    private var seen: [Int64]
     private let clock: any TimelineClock
     private var random: SystemRandomNumberGenerator
 
@@ -26,8 +28,25 @@ public actor TimelineReplica {
         self.shared = identity.shared
         self.clock = clock
         self.random = SystemRandomNumberGenerator()
-        engine = try ReplicaSync(storage: FileReplicaStorage(path: path), sharedName: identity.shared)
+        let storage = FileReplicaStorage(path: path)
+        (engine, seen) = try storage.withExclusiveAccess { () throws(ReplicaError) in
+            (try ReplicaSync(storage: storage, sharedName: identity.shared), storage.version())
+        }
     }
+
+    /// Runs `body` on the engine while no other process works on the replica, after
+    /// reading the replica's files again if another process changed them since.
+    private func exclusively<T>(_ body: (inout ReplicaSync) throws(ReplicaError) -> T) throws(ReplicaError) -> T {
+        let storage = engine.storage
+        return try storage.withExclusiveAccess { () throws(ReplicaError) -> T in
+            if storage.version() != seen { engine = try ReplicaSync(storage: storage, sharedName: shared) }
+            defer { seen = storage.version() }
+            return try body(&engine)
+        }
+    }
+
+    /// Reads the replica's files again if another process changed them.
+    private func refresh() throws(ReplicaError) { try exclusively { _ throws(ReplicaError) in } }
 
     /// Makes a replica of `log` (found at `shared`) at `path`, with a new device id, and
     /// mirrors the log. Refuses when anything exists at `path`.
@@ -76,10 +95,16 @@ public actor TimelineReplica {
     /// Records `commands` as one submission, durably, after checking them against what the
     /// replica shows (a refused command is not queued: ``ReplicaSendError/rejected(_:)``).
     public func send(_ commands: [Command]) throws(ReplicaSendError) -> Submission {
+        do { try refresh() } catch { throw .replica(error) }
         let shown = shownState
         do { _ = try Decider.decide(commands, shown) } catch { throw .rejected(error) }
         let nonce = Submission.makeNonce(using: &random)
-        do { return try engine.send(commands, madeAt: DateValue(utc: clock.now()), nonce: nonce) } catch {
+        let madeAt = DateValue(utc: clock.now())
+        do {
+            return try exclusively { engine throws(ReplicaError) in
+                try engine.send(commands, madeAt: madeAt, nonce: nonce)
+            }
+        } catch {
             throw .replica(error)
         }
     }
@@ -87,17 +112,62 @@ public actor TimelineReplica {
     /// One sync with the shared log: pull, push every pending submission in order, pull.
     public func sync(with log: any EventLog) throws(ReplicaError) -> SyncReport {
         let now = DateValue(utc: clock.now())
-        let report = try engine.sync(with: log, now: { now })
+        let report = try exclusively { engine throws(ReplicaError) in try engine.sync(with: log, now: { now }) }
         return SyncReport(pushed: report.pushed, accepted: report.accepted, rejected: report.rejected,
                           pulled: report.pulled, position: report.position, pending: report.pending,
                           notices: report.notices)
     }
 
+    /// Syncs now and then whenever either side changes, until the task is cancelled:
+    /// the shared log's notifications (inotify for a file, `LISTEN` for PostgreSQL) and
+    /// the replica's own queue file (a send from another process) wake it; nothing polls.
+    /// While the shared log cannot be reached it tries again after 1 s, doubling up to
+    /// a minute. `connect` opens the shared log; `onSync` hears every sync's result.
+    public func syncContinuously(
+        connect: @escaping @Sendable () throws(ReplicaError) -> any EventLog,
+        onSync: @escaping @Sendable (Result<SyncReport, ReplicaError>) async -> Void
+    ) async {
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        defer { wake.finish() }
+        let local = try? FileWatch.start(path: path + ".queue") { wake.yield() }
+        defer { local?.cancel() }
+        var connection: (log: any EventLog, watch: LogWatch?)?
+        var delay = Duration.seconds(1)
+        var iterator = wakes.makeAsyncIterator()
+        while !Task.isCancelled {
+            let result: Result<SyncReport, ReplicaError>
+            do throws(ReplicaError) {
+                if connection == nil {
+                    let log = try connect()
+                    connection = (log, try? log.watch { wake.yield() })
+                }
+                result = .success(try sync(with: connection!.log))
+                delay = .seconds(1)
+            } catch {
+                result = .failure(error)
+                if case .unreachable = error {
+                    connection?.watch?.cancel()
+                    connection = nil
+                    let wait = delay
+                    Task { try? await Task.sleep(for: wait); wake.yield() }
+                    delay = min(delay * 2, .seconds(60))
+                }
+            }
+            await onSync(result)
+            guard await iterator.next() != nil else { return }
+        }
+        connection?.watch?.cancel()
+    }
+
     /// Dismisses the notice of `id`; whether there was one.
-    public func dismissNotice(_ id: SubmissionID) throws(ReplicaError) -> Bool { try engine.dismissNotice(id) }
+    public func dismissNotice(_ id: SubmissionID) throws(ReplicaError) -> Bool {
+        try exclusively { engine throws(ReplicaError) in try engine.dismissNotice(id) }
+    }
 
     /// Dismisses every notice; how many there were.
-    public func dismissAllNotices() throws(ReplicaError) -> Int { try engine.dismissAllNotices() }
+    public func dismissAllNotices() throws(ReplicaError) -> Int {
+        try exclusively { engine throws(ReplicaError) in try engine.dismissAllNotices() }
+    }
 
     /// An event id made on this device: never one another device makes (`e<n>.TAG`).
     public func makeEventID() -> EventID {
@@ -119,6 +189,7 @@ public actor TimelineReplica {
     /// - Complexity: O(*r* + *n* log *n*) for the mirror's *r* records and *n* rows.
     package func shownProjection(views: [ViewDefinition], now: Instant) throws(ReplicaError)
         -> (projection: TimelineProjection, pending: Set<EventID>) {
+        try refresh()
         let contents = try engine.storage.load()
         var projection = TimelineProjection(records: contents.mirror, views: views, now: now)
         let tentative = engine.queue.tentativeFacts(on: engine.shared.domain).facts
