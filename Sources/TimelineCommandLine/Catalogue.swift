@@ -204,7 +204,7 @@ enum Catalogue {
         name: "import",
         summary: "append the facts of another log to the store's log, all or nothing",
         positionals: [PositionalSpec(name: "FILE", help: "the log to import; - for standard input")],
-        options: [log, json],
+        options: [log, json, offline],
         details: """
             Checks FILE completely (format and domain rules, on its own and then after \
             the store's records) before writing anything, then appends all of its facts \

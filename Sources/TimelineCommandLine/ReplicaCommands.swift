@@ -258,7 +258,6 @@ extension Runner {
     /// submission, then (without `--offline`) one sync. Exit 1 when the shared log rejects
     /// this submission; 0 when it is saved but not synced, saying why.
     func replicaCommand(_ request: Request, _ arguments: ParsedArguments, path: String) async throws -> String {
-        let name = arguments.command.name
         let replica: TimelineReplica
         do { replica = try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
             throw CommandFailure(error.description)
@@ -272,15 +271,23 @@ extension Runner {
             .addEvent(await replica.makeEventID(), timeline: timeline, title: title, dates: dates)
         case .command(let given): given
         }
+        return try await submit([command], on: replica, arguments,
+                                describing: displayText(confirmation(for: command, recorded: [])))
+    }
+
+    /// Saves `commands` as one submission on `replica` (checked against what it shows),
+    /// then, without `--offline`, syncs once; `done` says what was done.
+    func submit(_ commands: [Command], on replica: TimelineReplica, _ arguments: ParsedArguments,
+                describing done: String) async throws -> String {
+        let name = arguments.command.name
         let submission: Submission
-        do { submission = try await replica.send([command]) } catch {
+        do { submission = try await replica.send(commands) } catch {
             switch error {
             case .rejected(let rejection): throw CommandFailure("\(name) refused: \(rejection)")
             case .replica(let failure): throw CommandFailure(failure.description + "; nothing was queued")
             }
         }
         changes.note()
-        let done = displayText(confirmation(for: command, recorded: []))
         if arguments.flag("--offline") {
             context.warn("saved on this replica as \(submission.id), not synced (--offline): "
                 + "'timeline sync' sends it")
@@ -297,5 +304,28 @@ extension Runner {
                 + "kept as notice \(notice.id) ('timeline notices')")
         }
         return done + " (synced: position \(report.position))\n"
+    }
+
+    /// `import` on a replica: the file's facts, as the commands that record them, are one submission.
+    func importOnReplica(_ facts: [Fact], from file: String, _ arguments: ParsedArguments, path: String) async throws
+        -> String {
+        let replica = try openReplica(arguments)
+        let commands = facts.compactMap(Command.init(recording:))
+        guard !commands.isEmpty else { return "\(file): nothing to import\n" }
+        return try await submit(commands, on: replica, arguments,
+                                describing: "imported \(count(commands.count, "fact")) from \(file) as one submission")
+    }
+
+    /// `repair` on a replica: the mirror is fetched again from the shared log.
+    func repairReplica(_ arguments: ParsedArguments) async throws -> String {
+        let replica = try openReplica(arguments)
+        if arguments.flag("--dry-run") {
+            return "would fetch the mirror \(replica.path) again from \(replica.shared) (pending submissions kept)\n"
+        }
+        do {
+            let records = try await replica.fetchMirrorAgain(from: try openShared(replica.shared))
+            changes.note()
+            return "fetched the mirror \(replica.path) again from \(replica.shared): \(count(records, "record"))\n"
+        } catch { throw CommandFailure("\(error)") }
     }
 }

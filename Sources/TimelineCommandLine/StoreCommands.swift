@@ -303,6 +303,13 @@ extension Runner {
             gathering.add(contents)
         }
         let (facts, lines) = gathering.finish()
+        if TimelineReplica.isReplica(path), ending.tornTail == nil {
+            return try await importOnReplica(facts, from: file, arguments, path: path)
+        }
+        if arguments.flag("--offline") {
+            throw UsageError(message: "--offline is for a replica, and \(path) is not one (see 'timeline clone')",
+                             command: arguments.command.name)
+        }
         if let torn = ending.tornTail {
             throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
         }
@@ -343,8 +350,9 @@ extension Runner {
 
     // MARK: repair
 
-    func repair(_ arguments: ParsedArguments) throws -> String {
+    func repair(_ arguments: ParsedArguments) async throws -> String {
         let path = try logPath(arguments)
+        if TimelineReplica.isReplica(path) { return try await repairReplica(arguments) }
         if DatabaseLogs.isURL(path) { throw CommandFailure(DatabaseLogs.repairDoesNotApply(path)) }
         try requireLog(path)
         let dryRun = arguments.flag("--dry-run")

@@ -197,7 +197,7 @@ struct Runner {
         case Catalogue.timelines.name: try await timelines(arguments)
         case Catalogue.verify.name: try verify(arguments)
         case Catalogue.rebuild.name: try await rebuild(arguments)
-        case Catalogue.repair.name: try repair(arguments)
+        case Catalogue.repair.name: try await repair(arguments)
         case Catalogue.export.name: try export(arguments)
         case Catalogue.importLog.name: try await importLog(arguments)
         case Catalogue.clone.name: try await clone(arguments)

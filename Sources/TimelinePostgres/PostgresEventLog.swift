@@ -21,7 +21,7 @@ import TimelineCore
 ///   the log tells followers; ``watch(_:)`` listens to it.
 /// - Every libpq call runs on the calling thread with the connection's lock held: it
 ///   blocks that thread, as a file log's `fsync` does.
-public final class PostgresEventLog: EventLog {
+public final class PostgresEventLog: EventLog, RawLineReading {
     private struct State {
         var connection: PostgresConnection?
         /// The last position this object has seen committed.
@@ -371,6 +371,35 @@ public final class PostgresEventLog: EventLog {
             }
             last = end
             guard rows == Self.chunkRows else { return bytes }
+        }
+    }
+
+    /// The committed records after `position` and their lines as the database stores them,
+    /// each followed by a newline: what a replica's mirror copies byte for byte.
+    /// - Complexity: O(*k*) for the *k* records returned.
+    package func committedLines(after position: Int64) throws(EventLogError) -> (records: [Record], bytes: [UInt8]) {
+        var records: [Record] = []
+        var bytes: [UInt8] = []
+        var last = max(0, position)
+        while true {
+            let count: Int = try state.withLock { state throws(EventLogError) in
+                let connection = try self.connection(&state)
+                let result = try Self.again(connection) { () throws(EventLogError) in
+                    try connection.run(
+                        prepared: "timeline_after", sql: Self.afterSQL, types: [23, 20],
+                        values: [Array("\(id)".utf8), Array("\(last)".utf8)], binary: [false, false])
+                }
+                let chunk = try decode(result)
+                for row in 0..<result.rowCount {
+                    bytes.append(contentsOf: result.bytes(row: row, column: 1))
+                    bytes.append(0x0A)
+                }
+                records += chunk
+                if let end = chunk.last?.position { state.seen = max(state.seen, end) }
+                return chunk.count
+            }
+            guard let end = records.last?.position, count == Self.chunkRows else { return (records, bytes) }
+            last = end
         }
     }
 

@@ -1,7 +1,7 @@
 /// What to measure and at which sizes, from the command line.
 struct BenchOptions {
     enum Section: String, CaseIterable {
-        case command, replay, open, memory, append, processes, tool
+        case command, replay, open, memory, append, processes, tool, sync
     }
 
     var quick = false
@@ -72,12 +72,16 @@ struct BenchOptions {
                  of the hand-written log beside parsing its lines only, with python3's
                  json.loads (when python3 is on the PATH) and with JSONSerialization
                  in this process. Build the tool first: swift build -c release
+      9 sync     replicas of a shared file log: a send on a replica beside a send on a
+                 plain log; deciding 1,000 pending submissions again beside deciding
+                 them once; pushing 1,000 pending submissions in one sync beside 1,000
+                 durable appends; a fresh clone of the replay log beside reading it once
 
     OPTIONS:
       --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
                         samples; finishes in seconds
       --only LIST       comma-separated sections to run: command, replay, open, memory,
-                        append, processes, tool (default: all)
+                        append, processes, tool, sync (default: all)
       --sizes LIST      rows present for the one-command measurement
                         (default 10k,100k,1M; with --quick 10k); k and M suffixes allowed
       --records N       records in the replay and open log (default 1M; --quick 20k)

@@ -226,10 +226,36 @@ struct BenchmarkRun {
                     + "program; build it first (swift build -c release).")
             }
         }
+        // 9. Replicas of a shared log.
+        var sync: SyncBenchmark.Result?
+        if options.sections.contains(.sync) {
+            let big = quick ? directory.file("sync-big.jsonl") : storeLog
+            let records: Int
+            if quick {
+                // A small log of its own: the quick run measures that it works, not the figure.
+                records = GeneratedLog.history(records: 20_000, seed: options.seed, dates: dates, storePath: big,
+                                               handWrittenPath: directory.file("sync-big-hand.jsonl")).records
+            } else {
+                records = generateHistory().records
+            }
+            let result = try await SyncBenchmark(directory: directory, bigLog: big, bigLogRecords: records,
+                                                 sends: quick ? 40 : 300, pending: quick ? 100 : 1_000,
+                                                 log: progress).run()
+            sync = result
+            comparison.add("9", "a send on a replica (saved, not synced)", size: "—", result.replicaSend,
+                           baseline: "a send on a plain file log", result.plainSend)
+            comparison.add("9", "deciding pending submissions again", size: "\(result.pending)", result.rebase,
+                           baseline: "deciding the same commands once", result.rebaseBaseline)
+            comparison.add("9", "pushing pending submissions, one sync", size: "\(result.pending)", result.push,
+                           baseline: "as many durable appends", result.pushBaseline)
+            comparison.add("9", "a fresh clone", size: Formatting.size(records) + " records", result.clone,
+                           baseline: "reading the log once (open)", result.cloneBaseline)
+        }
         var targets = Self.commandTargets(commandResults, repetitions)
         targets.append(Self.laterTargets(replay: replay, withCheckpoints: withCheckpoints, later: later,
                                          memory: memory, records: options.records, events: options.events))
         if let processes { targets.append(Self.processTargets(processes)) }
+        if let sync { targets.append(SyncBenchmark.targets(sync)) }
 
         print(comparison.rendered)
         if !stages.rows.isEmpty { print(stages.rendered) }

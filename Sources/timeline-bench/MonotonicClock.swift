@@ -19,6 +19,13 @@ enum MonotonicClock {
 
     /// Runs `body` and returns how long it took, in nanoseconds, and its result.
     @inline(__always)
+    /// How long `body` took, in nanoseconds.
+    static func measureAsync(_ body: () async throws -> Void) async rethrows -> UInt64 {
+        let start = now()
+        try await body()
+        return now() - start
+    }
+
     static func measure<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> (nanoseconds: UInt64, value: T) {
         let start = now()
         let value = try body()

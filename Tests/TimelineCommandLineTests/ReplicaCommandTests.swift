@@ -146,6 +146,40 @@ struct ReplicaCommandTests {
     }
 }
 
+extension ReplicaCommandTests {
+    @Test func importOnAReplicaIsOneSubmissionAndRepairFetchesTheMirrorAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        let foreign = try directory.write("foreign.jsonl", #"""
+            {"type":"eventAdded","data":{"event":"x","timeline":"life","title":"X","date":"2001"}}
+            {"type":"rangeSet","data":{"event":"x","start":"2001","end":null}}
+            {"type":"eventRetitled","data":{"event":"born","title":"Born again"}}
+
+            """#)
+        let imported = try await timeline(["import", foreign, "--log", phone, "--offline"])
+        #expect(imported.status == 0, "\(imported)")
+        #expect(imported.output.contains("imported 3 facts from"))
+        let queued = try await timeline(["status", "--log", phone, "--json"])
+        #expect(queued.output.contains(#""pending":1,"#), "\(queued)")
+        let sync = try await timeline(["sync", "--log", phone, "--json"])
+        #expect(sync.output.hasPrefix(#"{"pushed":1,"accepted":1,"rejected":0,"pulled":3,"#), "\(sync)")
+        // One atomic batch in the shared log: the first two records carry "more".
+        let lines = try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n")
+        #expect(lines.suffix(3).map { $0.contains(#""more":"#) } == [true, true, false])
+        #expect(try await timeline(["import", foreign, "--log", shared, "--offline"]).status == 2)
+
+        // A mirror edited by hand: repair fetches it again; --dry-run changes nothing.
+        try (try String(contentsOfFile: phone, encoding: .utf8) + "garbage\n").write(toFile: phone, atomically: true,
+                                                                                   encoding: .utf8)
+        let dry = try await timeline(["repair", "--log", phone, "--dry-run"])
+        #expect(dry.status == 0 && dry.output.contains("would fetch the mirror"), "\(dry)")
+        let repaired = try await timeline(["repair", "--log", phone])
+        #expect(repaired.status == 0, "\(repaired)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == Data(contentsOf: URL(fileURLWithPath: shared)))
+    }
+}
+
 private func jsonString(_ text: String) -> String {
     "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }

@@ -8,8 +8,12 @@ import Darwin
 
 /// A replica's files (section 10): `LOCAL`, the mirror, a log any command reads; beside
 /// it `LOCAL.replica` (the device id and the shared log's location, written once by
-/// `clone`) and `LOCAL.queue` (the pending submissions, the notices and whether it
-/// pushes, replaced atomically on every change). `LOCAL.rejected` keeps its meaning.
+/// `clone`), `LOCAL.queue` (the pending submissions, the notices and whether it pushes,
+/// replaced atomically when submissions are decided or notices dismissed) and
+/// `LOCAL.pending` (the submissions sent since, one line appended and synced per send).
+/// Both begin with a generation `G<n>`: a `LOCAL.pending` of another generation than the
+/// queue's was already taken into it (a process stopped between the two writes) and is
+/// ignored. `LOCAL.rejected` keeps its meaning.
 package struct FileReplicaStorage: ReplicaStorage {
     /// The mirror's path.
     package let path: String
@@ -20,6 +24,7 @@ package struct FileReplicaStorage: ReplicaStorage {
     /// The file that says a path is a replica's mirror.
     package static func identityPath(of path: String) -> String { path + ".replica" }
     var queuePath: String { path + ".queue" }
+    var pendingPath: String { path + ".pending" }
 
     /// Whether `path` is a replica's mirror.
     package static func isReplica(_ path: String) -> Bool { SystemFile.exists(identityPath(of: path)) }
@@ -53,13 +58,13 @@ package struct FileReplicaStorage: ReplicaStorage {
         do {
             try DurableFile.write(Array(identity.utf8), to: identityPath(of: path), permissionsOf: path)
         } catch { throw .storage(path: identityPath(of: path), reason: error.description) }
-        try storage.replaceQueue(ReplicaQueue(device: device))
+        try storage.write(generation: 0, pending: [], notices: [], state: .pushing)
         return storage
     }
 
     /// Removes the replica's files (a clone that could not mirror its shared log).
     package func remove() {
-        for file in [path, Self.identityPath(of: path), queuePath] { DurableFile.remove(file) }
+        for file in [path, Self.identityPath(of: path), queuePath, pendingPath] { DurableFile.remove(file) }
     }
 
     package func load() throws(ReplicaError) -> ReplicaContents {
@@ -84,17 +89,47 @@ package struct FileReplicaStorage: ReplicaStorage {
                                notices: queue.notices, state: queue.state)
     }
 
+    /// The queue's generation, pending submissions, notices and push state, with the
+    /// submissions appended since (of the same generation).
     private func readQueue(device: DeviceID) throws(ReplicaError) -> ReplicaQueue {
+        let (generation, queue) = try readSnapshot(device: device)
+        var pending = queue.pending
+        let bytes: [UInt8]?
+        do { bytes = try DurableFile.read(pendingPath) } catch { throw .storage(path: pendingPath, reason: error.description) }
+        if let bytes, let header = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first,
+           String(decoding: header, as: UTF8.self) == "G\(generation)" {
+            let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).dropFirst()
+            for (index, line) in lines.enumerated() where !line.isEmpty {
+                do {
+                    let submission = try SyncCoding.submission(String(decoding: line.dropFirst(), as: UTF8.self))
+                    guard line.first == 0x50, !pending.contains(where: { $0.id == submission.id }) else { continue }
+                    pending.append(submission)
+                } catch {
+                    // The last line, cut short: a send that never returned. Anything else is damage.
+                    guard index == lines.count - 1 else {
+                        throw .damaged(path: pendingPath, reason: "line \(index + 2): \(error.description)")
+                    }
+                }
+            }
+        }
+        return ReplicaQueue(device: device, pending: pending, notices: queue.notices, state: queue.state)
+    }
+
+    /// The generation and contents of `LOCAL.queue`.
+    private func readSnapshot(device: DeviceID) throws(ReplicaError) -> (generation: Int64, queue: ReplicaQueue) {
         let bytes: [UInt8]?
         do { bytes = try DurableFile.read(queuePath) } catch { throw .storage(path: queuePath, reason: error.description) }
         guard let bytes else { throw .damaged(path: queuePath, reason: "it is missing") }
+        var generation: Int64 = 0
         var pending: [Submission] = []
         var notices: [Notice] = []
         var state = ReplicaQueue.State.pushing
         for (number, line) in bytes.split(separator: 0x0A).enumerated() {
             let text = String(decoding: line, as: UTF8.self)
             do throws(SyncCoding.Failure) {
-                if text.hasPrefix("P") {
+                if number == 0, text.hasPrefix("G"), let value = Int64(text.dropFirst()) {
+                    generation = value
+                } else if text.hasPrefix("P") {
                     pending.append(try SyncCoding.submission(String(text.dropFirst())))
                 } else if text.hasPrefix("N") {
                     notices.append(try SyncCoding.notice(String(text.dropFirst())))
@@ -107,7 +142,7 @@ package struct FileReplicaStorage: ReplicaStorage {
                 throw .damaged(path: queuePath, reason: "line \(number + 1): \(error.description)")
             }
         }
-        return ReplicaQueue(device: device, pending: pending, notices: notices, state: state)
+        return (generation, ReplicaQueue(device: device, pending: pending, notices: notices, state: state))
     }
 
     /// Holds the exclusive lock of `LOCAL.replica` (`flock`) while `body` runs: the kernel
@@ -123,13 +158,14 @@ package struct FileReplicaStorage: ReplicaStorage {
         return try body()
     }
 
-    /// The mirror's size and the queue file's inode and modification time (an atomic
-    /// replacement makes a new inode).
+    /// The mirror's size, the queue file's inode and modification time (an atomic
+    /// replacement makes a new inode), and the pending file's size.
     package func version() -> [Int64] {
-        var mirror = stat(), queue = stat()
+        var mirror = stat(), queue = stat(), appended = stat()
         guard stat(path, &mirror) == 0, stat(queuePath, &queue) == 0 else { return [-1] }
+        let pendingSize = stat(pendingPath, &appended) == 0 ? Int64(appended.st_size) : -1
         return [Int64(mirror.st_size), Int64(bitPattern: UInt64(queue.st_ino)), Int64(queue.st_mtim.tv_sec),
-                Int64(queue.st_mtim.tv_nsec)]
+                Int64(queue.st_mtim.tv_nsec), pendingSize]
     }
 
     package func appendToMirror(_ bytes: [UInt8]) throws(ReplicaError) {
@@ -146,21 +182,34 @@ package struct FileReplicaStorage: ReplicaStorage {
         }
     }
 
+    /// One line appended to `LOCAL.pending` and synced: O(1) whatever is pending. A file
+    /// of another generation is replaced by a fresh one first.
     package func appendPending(_ submission: Submission) throws(ReplicaError) {
-        var queue = try readQueue(device: try Self.identity(of: path).device)
-        _ = queue.submit(submission.commands, basePosition: submission.basePosition, nonce: submission.nonce,
-                         madeAt: submission.madeAt)
-        try write(pending: queue.pending.dropLast() + [submission], notices: queue.notices, state: queue.state)
+        let generation = try readSnapshot(device: try Self.identity(of: path).device).generation
+        let header = Array("G\(generation)\n".utf8)
+        do {
+            let current = try DurableFile.read(pendingPath)
+            if current.map({ !$0.starts(with: header) }) ?? true {
+                try DurableFile.write(header, to: pendingPath, permissionsOf: path)
+            }
+            let file = try SystemFile(path: pendingPath, flags: O_WRONLY | O_APPEND)
+            try file.write(Array(("P" + SyncCoding.json(submission) + "\n").utf8), at: nil)
+            try file.sync()
+        } catch { throw .storage(path: pendingPath, reason: error.description) }
     }
 
+    /// A new generation of `LOCAL.queue`, then `LOCAL.pending` removed (it is in the queue).
     package func replaceQueue(_ queue: ReplicaQueue) throws(ReplicaError) {
-        try write(pending: queue.pending, notices: queue.notices, state: queue.state)
+        let generation = ((try? readSnapshot(device: queue.device).generation) ?? 0) + 1
+        try write(generation: generation, pending: queue.pending, notices: queue.notices, state: queue.state)
+        DurableFile.remove(pendingPath)
     }
 
     /// One line a submission (`P`), a notice (`N`), and `S` with the conflicting command id
     /// once the replica stopped pushing; replaced in one atomic, durable write.
-    private func write(pending: [Submission], notices: [Notice], state: ReplicaQueue.State) throws(ReplicaError) {
-        var text = ""
+    private func write(generation: Int64, pending: [Submission], notices: [Notice],
+                       state: ReplicaQueue.State) throws(ReplicaError) {
+        var text = "G\(generation)\n"
         if case .stopped(let id) = state { text += "S\(id)\n" }
         for submission in pending { text += "P" + SyncCoding.json(submission) + "\n" }
         for notice in notices { text += "N" + SyncCoding.json(notice) + "\n" }

@@ -117,27 +117,38 @@ package struct ReplicaQueue: Hashable, Sendable {
     ///
     /// - Complexity: O(*k*) for the pending submissions' *k* facts; `base` is not copied.
     package func tentativeFacts(on base: some DomainLookup) -> (facts: [Fact], passing: [SubmissionID]) {
+        let (facts, passing, _) = tentative(on: base)
+        return (facts, passing)
+    }
+
+    /// ``tentativeFacts(on:)``, with the state they make: `base` seen through them, not copied.
+    package func tentative<Base: DomainLookup>(on base: Base)
+        -> (facts: [Fact], passing: [SubmissionID], shown: some DomainLookup) {
         var overlay = PendingState(base: base)
         var facts: [Fact] = []
         var passing: [SubmissionID] = []
         for submission in pending {
-            var trial = overlay
-            var added: [Fact] = []
-            do throws(Rejection) {
-                for command in submission.commands {
-                    for fact in Decider.proposedFacts(for: command) {
+            let proposed = submission.commands.flatMap(Decider.proposedFacts(for:))
+            if proposed.count == 1 {
+                // One fact (most submissions): checked on the overlay itself, no copy of it.
+                guard (try? Decider.check(proposed[0], lookup: overlay)) != nil else { continue }
+                overlay.apply(proposed[0])
+            } else {
+                // All or nothing: tried on a copy, kept only when every fact passes.
+                var trial = overlay
+                do throws(Rejection) {
+                    for fact in proposed {
                         try Decider.check(fact, lookup: trial)
                         trial.apply(fact)
-                        added.append(fact)
                     }
+                } catch {
+                    continue
                 }
-            } catch {
-                continue
+                overlay = trial
             }
-            overlay = trial
-            facts += added
+            facts += proposed
             passing.append(submission.id)
         }
-        return (facts, passing)
+        return (facts, passing, overlay)
     }
 }

@@ -216,6 +216,14 @@ package struct ReplicaSync {
         if !learned.isEmpty { try storage.replaceQueue(queue) }
     }
 
+    /// Fetches the whole mirror again from `log` (`timeline repair` on a replica); the
+    /// pending submissions and notices stay. Returns how many records it holds.
+    package mutating func fetchMirrorAgain(from log: any EventLog) throws(ReplicaError) -> Int {
+        var report = Report()
+        try fetchAgain(log, because: "asked for", into: &report)
+        return report.pulled
+    }
+
     /// Fetches the whole mirror again (it was damaged); the pending submissions stay.
     private mutating func fetchAgain(_ log: any EventLog, because problem: String,
                                      into report: inout Report) throws(ReplicaError) {

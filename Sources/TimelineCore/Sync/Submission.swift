@@ -53,3 +53,25 @@ public struct Notice: Hashable, Sendable {
         self.position = position
     }
 }
+
+extension Command {
+    /// The command that records `fact` again, or `nil` for a fact no command records (a
+    /// rejection): how an import on a replica becomes one submission.
+    package init?(recording fact: Fact) {
+        switch fact {
+        case .timelineCreated(let id, let name): self = .createTimeline(id, name: name)
+        case .timelineRenamed(let id, let name): self = .renameTimeline(id, name: name)
+        case .timelineRemoved(let id): self = .removeTimeline(id)
+        case .eventAdded(let id, let timeline, let title, let date):
+            self = .addEvent(id, timeline: timeline, title: title, dates: .single(date))
+        case .eventRetitled(let id, let title): self = .retitleEvent(id, title: title)
+        case .dateSet(let id, let date): self = .setDate(id, date)
+        case .rangeSet(let id, let start, let end): self = .setRange(id, start: start, end: end)
+        case .rangeClosed(let id, let end): self = .closeRange(id, end: end)
+        case .rangeReopened(let id): self = .reopenRange(id)
+        case .eventMoved(let id, let timeline): self = .moveEvent(id, to: timeline)
+        case .eventRemoved(let id): self = .removeEvent(id)
+        case .commandRejected: return nil
+        }
+    }
+}

@@ -96,7 +96,8 @@ public actor TimelineReplica {
     /// replica shows (a refused command is not queued: ``ReplicaSendError/rejected(_:)``).
     public func send(_ commands: [Command]) throws(ReplicaSendError) -> Submission {
         do { try refresh() } catch { throw .replica(error) }
-        let shown = shownState
+        // What the replica shows, as an overlay: O(pending) per send, never a copy of the state.
+        let shown = engine.queue.tentative(on: engine.shared.domain).shown
         do { _ = try Decider.decide(commands, shown) } catch { throw .rejected(error) }
         let nonce = Submission.makeNonce(using: &random)
         let madeAt = DateValue(utc: clock.now())
@@ -120,7 +121,7 @@ public actor TimelineReplica {
 
     /// Syncs now and then whenever either side changes, until the task is cancelled:
     /// the shared log's notifications (inotify for a file, `LISTEN` for PostgreSQL) and
-    /// the replica's own queue file (a send from another process) wake it; nothing polls.
+    /// the replica's own files (a send from another process) wake it; nothing polls.
     /// While the shared log cannot be reached it tries again after 1 s, doubling up to
     /// a minute. `connect` opens the shared log; `onSync` hears every sync's result.
     public func syncContinuously(
@@ -129,8 +130,9 @@ public actor TimelineReplica {
     ) async {
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         defer { wake.finish() }
-        let local = try? FileWatch.start(path: path + ".queue") { wake.yield() }
-        defer { local?.cancel() }
+        // A send from another process appends to LOCAL.pending; a dismissal or a sync replaces LOCAL.queue.
+        let local = [path + ".pending", path + ".queue"].compactMap { try? FileWatch.start(path: $0) { wake.yield() } }
+        defer { for watch in local { watch.cancel() } }
         var connection: (log: any EventLog, watch: LogWatch?)?
         var delay = Duration.seconds(1)
         var iterator = wakes.makeAsyncIterator()
@@ -159,6 +161,12 @@ public actor TimelineReplica {
         connection?.watch?.cancel()
     }
 
+    /// Fetches the whole mirror again from the shared log (a mirror damaged or edited by
+    /// hand); the pending submissions and notices stay. Returns how many records it holds.
+    public func fetchMirrorAgain(from log: any EventLog) throws(ReplicaError) -> Int {
+        try exclusively { engine throws(ReplicaError) in try engine.fetchMirrorAgain(from: log) }
+    }
+
     /// Dismisses the notice of `id`; whether there was one.
     public func dismissNotice(_ id: SubmissionID) throws(ReplicaError) -> Bool {
         try exclusively { engine throws(ReplicaError) in try engine.dismissNotice(id) }
@@ -171,16 +179,16 @@ public actor TimelineReplica {
 
     /// An event id made on this device: never one another device makes (`e<n>.TAG`).
     public func makeEventID() -> EventID {
-        let shown = shownState
-        return IdentifierMaker.eventID(count: shown.events.count, tag: IdentifierMaker.tag(of: device)) {
-            shown.events[$0] != nil
+        let shown = engine.queue.tentative(on: engine.shared.domain).shown
+        return IdentifierMaker.eventID(count: engine.shared.domain.events.count, tag: IdentifierMaker.tag(of: device)) {
+            shown.eventTimeline($0) != nil
         }
     }
 
     /// A timeline id made from `name` on this device: never one another device makes (`my-life.TAG`).
     public func makeTimelineID(name: String) -> TimelineID {
-        let shown = shownState
-        return IdentifierMaker.timelineID(name: name, tag: IdentifierMaker.tag(of: device)) { shown.timelines[$0] != nil }
+        let shown = engine.queue.tentative(on: engine.shared.domain).shown
+        return IdentifierMaker.timelineID(name: name, tag: IdentifierMaker.tag(of: device)) { shown.timeline($0) != nil }
     }
 
     /// The projection of what the replica shows, maintaining `views` at `now`, and the

@@ -1,0 +1,139 @@
+import TimelineCore
+import TimelineKit
+
+/// Measurement 9: replicas of a shared file log (section 10), each beside a baseline in
+/// the same run, samples alternated where they are taken one by one:
+///
+/// - a send on a replica (checked against what it shows, saved durably) against a send on
+///   a plain file log (decided, appended durably);
+/// - deciding 1,000 pending submissions again on top of the mirror (the rebase when new
+///   records arrive) against deciding the same commands on a plain state;
+/// - pushing 1,000 pending submissions in one sync against 1,000 durable sends;
+/// - a fresh clone of the shared log against reading it once (`FileEventLog`'s open).
+struct SyncBenchmark {
+    struct Result {
+        let replicaSend: Figure
+        let plainSend: Figure
+        let rebase: Figure
+        let rebaseBaseline: Figure
+        let push: Figure
+        let pushBaseline: Figure
+        let clone: Figure
+        let cloneBaseline: Figure
+        let cloneRecords: Int
+        let pending: Int
+    }
+
+    let directory: TemporaryDirectory
+    /// A log of many records to clone (the replay section's, in the store's layout).
+    let bigLog: String
+    let bigLogRecords: Int
+    let sends: Int
+    let pending: Int
+    let log: @Sendable (String) -> Void
+
+    func run() async throws -> Result {
+        let shared = directory.file("sync-shared.jsonl"), plain = directory.file("sync-plain.jsonl")
+        let clock = ManualClock(BenchViews.now)
+        // The same start on both: a timeline and 1,000 events.
+        let setup: [Command] = [.createTimeline("life", name: "Life")] + (0..<1_000).map { k in
+            .addEvent(EventID("e\(k)"), timeline: "life", title: "Event \(k)", dates: .single(try! DateValue(parsing: "2000")))
+        }
+        for path in [shared, plain] {
+            let store = try TimelineStore(path: path, clock: clock)
+            try await store.send(setup)
+            try await store.close()
+        }
+        let plainStore = try TimelineStore(path: plain, clock: clock)
+        let replica = try await TimelineReplica.clone(try FileEventLog(path: shared), shared: shared,
+                                                      to: directory.file("sync-replica.jsonl"), clock: clock)
+
+        log("sync: a send on a replica beside a send on a plain log")
+        var replicaSend = Samples(), plainSend = Samples()
+        for index in 0..<sends {
+            let command = Command.retitleEvent(EventID("e\(index % 1_000)"), title: "Title \(index)")
+            let start = MonotonicClock.now()
+            if index % 2 == 0 {
+                _ = try await replica.send([command])
+                replicaSend.append(nanoseconds: MonotonicClock.now() - start)
+                let other = MonotonicClock.now()
+                try await plainStore.send(command)
+                plainSend.append(nanoseconds: MonotonicClock.now() - other)
+            } else {
+                try await plainStore.send(command)
+                plainSend.append(nanoseconds: MonotonicClock.now() - start)
+                let other = MonotonicClock.now()
+                _ = try await replica.send([command])
+                replicaSend.append(nanoseconds: MonotonicClock.now() - other)
+            }
+        }
+        try await plainStore.close()
+
+        log("sync: deciding \(pending) pending submissions again on top of the mirror")
+        let device = await replica.device
+        var queue = ReplicaQueue(device: device)
+        var state = DomainState()
+        for fact in try Decider.decide(setup, DomainState()) { state.apply(fact) }
+        let commands = (0..<pending).map { k in Command.retitleEvent(EventID("e\(k % 1_000)"), title: "Pending \(k)") }
+        for command in commands { _ = queue.submit([command], basePosition: 0, nonce: "n", madeAt: nil) }
+        var rebase = Samples(), rebaseBaseline = Samples()
+        for _ in 0..<(sends > 100 ? 30 : 8) {
+            rebase.append(nanoseconds: MonotonicClock.measure { queue.tentativeFacts(on: state) }.nanoseconds)
+            rebaseBaseline.append(nanoseconds: MonotonicClock.measure {
+                var facts: [Fact] = []
+                for command in commands { facts += (try? Decider.decide(command, state)) ?? [] }
+                return facts
+            }.nanoseconds)
+        }
+
+        log("sync: pushing \(pending) pending submissions in one sync")
+        let pusher = try await TimelineReplica.clone(try FileEventLog(path: shared), shared: shared,
+                                                     to: directory.file("sync-pusher.jsonl"), clock: clock)
+        for command in commands { _ = try await pusher.send([command]) }
+        let sharedLog = try FileEventLog(path: shared)
+        let pushTime = try await MonotonicClock.measureAsync { _ = try await pusher.sync(with: sharedLog) }
+        let push = Samples([Double(pending) / (Double(pushTime) / 1e9)])
+        let appendTime = try MonotonicClock.measure { () throws(EventLogError) in
+            for command in commands {
+                _ = try sharedLog.append(CommandFacts.facts(of: command), options: AppendOptions())
+            }
+        }.nanoseconds
+        let pushBaseline = Samples([Double(pending) / (Double(appendTime) / 1e9)])
+        sharedLog.close()
+
+        log("sync: a fresh clone of \(Formatting.count(bigLogRecords)) records")
+        var clone = Samples(), cloneBaseline = Samples()
+        for run in 0..<2 {
+            let target = directory.file("sync-clone-\(run).jsonl")
+            let time = try await MonotonicClock.measureAsync {
+                _ = try await TimelineReplica.clone(try FileEventLog(path: bigLog), shared: bigLog, to: target, clock: clock)
+            }
+            clone.append(Double(bigLogRecords) / (Double(time) / 1e9))
+            let read = try MonotonicClock.measure { () throws(EventLogError) in try FileEventLog(path: bigLog).close() }
+            cloneBaseline.append(Double(bigLogRecords) / (Double(read.nanoseconds) / 1e9))
+            for suffix in ["", ".replica", ".queue"] { DurableFile.remove(target + suffix) }
+        }
+        return Result(replicaSend: Figure(.duration, replicaSend), plainSend: Figure(.duration, plainSend),
+                      rebase: Figure(.duration, rebase), rebaseBaseline: Figure(.duration, rebaseBaseline),
+                      push: Figure(.rate, push), pushBaseline: Figure(.rate, pushBaseline),
+                      clone: Figure(.rate, clone), cloneBaseline: Figure(.rate, cloneBaseline),
+                      cloneRecords: bigLogRecords, pending: pending)
+    }
+
+    /// The targets of measurement 9.
+    static func targets(_ result: Result) -> TargetSummary {
+        var targets = TargetSummary()
+        let factor = result.replicaSend.median / result.plainSend.median
+        targets.add("a send on a replica: ≤ 1.2× a send on a plain file log",
+                    measured: String(format: "%.2f×", factor) + " (" + result.replicaSend.medianText + " vs "
+                        + result.plainSend.medianText + ")", met: factor.isFinite ? factor <= 1.2 : nil)
+        let thousand = result.pending >= 1_000
+        targets.add("deciding 1,000 pending submissions again: ≤ 20 ms", measured: result.rebase.medianText
+            + (thousand ? "" : " (\(result.pending) pending)"), met: thousand ? result.rebase.median <= 20_000_000 : nil)
+        targets.add("pushing 1,000 pending submissions to a file log: ≥ 20k/s", measured: result.push.medianText
+            + (thousand ? "" : " (\(result.pending) pending)"), met: thousand ? result.push.median >= 20_000 : nil)
+        targets.add("a fresh clone: ≥ 300k records/s", measured: result.clone.medianText
+            + " (\(Formatting.size(result.cloneRecords)) records)", met: result.clone.median >= 300_000)
+        return targets
+    }
+}
