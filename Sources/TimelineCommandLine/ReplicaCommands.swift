@@ -329,3 +329,34 @@ extension Runner {
         } catch { throw CommandFailure("\(error)") }
     }
 }
+
+extension Runner {
+    /// `watch` on a replica: what it shows (the mirror with its pending submissions on
+    /// top), first as a reset, then as a reset whenever it changes, each row saying whether
+    /// it is pending; until SIGINT (exit 0).
+    func watchReplica(_ arguments: ParsedArguments, path: String) async throws -> String {
+        let replica = try openReplica(arguments)
+        let view = try view(arguments)
+        let fixedNow = try arguments.date("--now")?.instant
+        let clock = context.clock
+        let json = arguments.flag("--json")
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { exit(TimelineTool.success) }
+        interrupt.resume()
+        var from: Int64?
+        for await shown in await replica.shownChanges(view, now: { fixedNow ?? clock() }) {
+            let printer = RowPrinter(rows: shown.rows, sections: Array(shown.sections), pending: shown.pending)
+            if json {
+                let rows = printer.json().split(separator: "\n").joined(separator: ",")
+                try writeAsItGoes("{\"type\":\"reset\",\"from\":\(from ?? shown.position),\"to\":\(shown.position),"
+                    + "\"rows\":[\(rows)]}\n")
+            } else {
+                try writeAsItGoes("── rows at \(shown.position) (* pending) ──\n"
+                    + printer.table(width: context.tableWidth, colour: context.usesColour))
+            }
+            from = shown.position
+        }
+        return ""
+    }
+}

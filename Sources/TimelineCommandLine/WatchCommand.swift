@@ -27,6 +27,7 @@ extension Runner {
     /// `--now`, "now" follows the system clock, so ongoing rows that pass a date move.
     func watch(_ arguments: ParsedArguments) async throws -> String {
         let path = try logPath(arguments)
+        if TimelineReplica.isReplica(path) { return try await watchReplica(arguments, path: path) }
         let view = try view(arguments)
         let fixedNow = try arguments.date("--now")?.instant
         let json = arguments.flag("--json")

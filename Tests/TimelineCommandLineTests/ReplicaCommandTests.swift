@@ -180,6 +180,28 @@ extension ReplicaCommandTests {
     }
 }
 
+extension ReplicaCommandTests {
+    /// `watch` on a replica shows what it shows: a pending edit at once, its confirmation
+    /// when a sync (in another process) mirrors it, each row saying whether it is pending.
+    @Test func watchOnAReplicaShowsPendingRowsAndTheirConfirmation() async throws {
+        guard let toolURL else { throw ToolNotFound() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, _) = try await twoDevices(directory)
+        let watcher = try await startedWatch(toolURL, log: phone, in: directory)
+        defer { watcher.killNow() }
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Mine",
+                                    "--offline"]).status == 0)
+        #expect(await eventually(until: .now + .seconds(30)) { watcher.outputLines.count >= 2 }, "\(watcher.errors)")
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        #expect(await eventually(until: .now + .seconds(30)) { watcher.outputLines.count >= 3 }, "\(watcher.errors)")
+        let lines = watcher.outputLines
+        #expect(lines[0] == #"{"type":"reset","from":2,"to":2,"rows":[{"event":"born","timeline":"life","title":"Born","kind":"single","date":"1990-04-12","pending":false}]}"#)
+        #expect(lines[1] == #"{"type":"reset","from":2,"to":2,"rows":[{"event":"born","timeline":"life","title":"Mine","kind":"single","date":"1990-04-12","pending":true}]}"#)
+        #expect(lines[2] == #"{"type":"reset","from":2,"to":3,"rows":[{"event":"born","timeline":"life","title":"Mine","kind":"single","date":"1990-04-12","pending":false}]}"#)
+    }
+}
+
 private func jsonString(_ text: String) -> String {
     "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }

@@ -212,6 +212,57 @@ public actor TimelineReplica {
     }
 }
 
+extension TimelineReplica {
+    /// What a replica shows of a view at one moment: its rows and sections, the events
+    /// whose shown value rests on a pending submission, and the mirror's position.
+    public struct Shown: Sendable {
+        /// The mirror's position.
+        public var position: Int64
+        /// The view's rows, the mirror's state with the pending submissions on top.
+        public var rows: RowList
+        /// The view's sections (empty without sections).
+        public var sections: SectionList
+        /// The events whose shown value differs from the mirror's because of a pending
+        /// submission, or that exist only because of one.
+        public var pending: Set<EventID>
+    }
+
+    /// What the replica shows of `view` now, then again whenever it changes (a send, a
+    /// sync, by this process or another: the replica's files are followed with the
+    /// operating system's notifications), until the task iterating it is cancelled.
+    ///
+    /// Each element is the whole view: a front end animates it as a reset, or diffs it.
+    /// - Complexity: O(*r* + *n* log *n*) per change for the mirror's *r* records and *n* rows.
+    public func shownChanges(_ view: ViewDefinition, now: @escaping @Sendable () -> Instant) -> AsyncStream<Shown> {
+        let (stream, continuation) = AsyncStream<Shown>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let watches = [path, path + ".pending", path + ".queue"].compactMap {
+            try? FileWatch.start(path: $0) { wake.yield() }
+        }
+        let task = Task {
+            var last: (position: Int64, rows: [Row], pending: Set<EventID>)?
+            var iterator = wakes.makeAsyncIterator()
+            repeat {
+                guard let shown = try? self.shownProjection(views: [view], now: now()) else { continue }
+                let rows = shown.projection.rows(view) ?? RowList()
+                let position = self.position
+                let state = (position, Array(rows), shown.pending)
+                if let last, last.position == state.0, last.rows == state.1, last.pending == state.2 { continue }
+                last = state
+                continuation.yield(Shown(position: position, rows: rows, sections: shown.projection.sections(view),
+                                         pending: shown.pending))
+            } while await iterator.next() != nil && !Task.isCancelled
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in
+            task.cancel()
+            wake.finish()
+            for watch in watches { watch.cancel() }
+        }
+        return stream
+    }
+}
+
 /// What one sync did.
 public struct SyncReport: Hashable, Sendable {
     /// This device's submissions whose outcomes this sync learned.
