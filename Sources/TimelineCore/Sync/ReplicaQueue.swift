@@ -92,6 +92,21 @@ package struct ReplicaQueue: Hashable, Sendable {
         return learned
     }
 
+    /// Makes the next submission's number at least `number`: after the mirror shows that
+    /// this device (another copy of it, restored from a backup) used numbers up to
+    /// `number - 1`, a new submission never takes one of them.
+    package mutating func numberAtLeast(_ number: Int64) {
+        nextNumber = max(nextNumber, number)
+    }
+
+    /// Stops pushing: the shared log holds an outcome for `id` with another nonce.
+    /// Returns whether it was pushing until now.
+    package mutating func stop(conflict id: SubmissionID) -> Bool {
+        guard case .pushing = state else { return false }
+        state = .stopped(conflict: id)
+        return true
+    }
+
     /// The pending submissions that may be pushed now: all of them while pushing, none once stopped.
     package var pushable: [Submission] {
         if case .pushing = state { return pending }

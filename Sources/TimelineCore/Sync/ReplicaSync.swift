@@ -139,6 +139,7 @@ package struct ReplicaSync {
             let options = AppendOptions(commandID: submission.id.description, recordedAt: now(),
                                         submission: submission.nonce)
             var waits = false
+            var conflict = false
             do {
                 // The state is changed in place (a copy would copy every event once changed).
                 _ = try log.append(after: shared.position, options: options, catchingUp: { (records) throws(FactRefusal) in
@@ -146,7 +147,9 @@ package struct ReplicaSync {
                 }, deciding: { () throws(FactRefusal) -> [Fact] in
                     switch self.shared.decide(submission, recordedAt: options.recordedAt) {
                     case .append(let facts, _): return facts
-                    case .alreadyDecided: return []
+                    case .alreadyDecided(_, let sameSubmission):
+                        conflict = !sameSubmission
+                        return []
                     case .outOfOrder:
                         waits = true
                         return []
@@ -161,6 +164,10 @@ package struct ReplicaSync {
                 }
             }
             if fault?(.afterAppend) == true { throw .interrupted(step: Step.afterAppend.rawValue) }
+            if conflict, queue.stop(conflict: submission.id) {
+                try storage.replaceQueue(queue)
+                break
+            }
             // An earlier submission of this device has no outcome yet (another copy's
             // numbering): nothing after it is decided before it.
             if waits { break }
@@ -206,7 +213,17 @@ package struct ReplicaSync {
             throw .damaged(path: sharedName, reason: "the shared log's record at \(error.place) breaks the rules: "
                 + error.rejection.description)
         }
-        let learned = queue.learn(from: records)
+        var learned = queue.learn(from: records)
+        queue.numberAtLeast((shared.lastNumbers[queue.device] ?? 0) + 1)
+        // A pending number the mirror already holds another outcome for (read before this
+        // submission was made, so not among these records): another copy of this device.
+        for submission in queue.pending {
+            guard let outcome = shared.outcomes[submission.id.description], outcome.nonce != submission.nonce else {
+                continue
+            }
+            if queue.stop(conflict: submission.id) { learned.conflict = submission.id }
+            break
+        }
         report.pulled += records.count
         report.accepted += learned.accepted.count
         report.rejected += learned.rejected.count
