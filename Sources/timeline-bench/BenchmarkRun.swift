@@ -248,6 +248,8 @@ struct BenchmarkRun {
                            baseline: "deciding the same commands once", result.rebaseBaseline)
             comparison.add("9", "pushing pending submissions, one sync", size: "\(result.pending)", result.push,
                            baseline: "as many durable appends", result.pushBaseline)
+            comparison.add("9", "a sync → change set on a follower", size: "—", result.syncToChange,
+                           baseline: "a plain send → change set", result.sendToChange)
             comparison.add("9", "a fresh clone", size: Formatting.size(records) + " records", result.clone,
                            baseline: "reading the log once (open)", result.cloneBaseline)
         }

@@ -22,6 +22,8 @@ struct SyncBenchmark {
         let cloneBaseline: Figure
         let cloneRecords: Int
         let pending: Int
+        let syncToChange: Figure
+        let sendToChange: Figure
     }
 
     let directory: TemporaryDirectory
@@ -101,6 +103,36 @@ struct SyncBenchmark {
         let pushBaseline = Samples([Double(pending) / (Double(appendTime) / 1e9)])
         sharedLog.close()
 
+        log("sync: a sync on one device → the change set on a store that follows the shared log")
+        var syncToChange = Samples(), sendToChange = Samples()
+        do {
+            let follower = try TimelineStore(path: shared, clock: clock)
+            let writer = try TimelineStore(path: shared, clock: clock)
+            let device = try await TimelineReplica.clone(try FileEventLog(path: shared), shared: shared,
+                                                         to: directory.file("sync-device.jsonl"), clock: clock)
+            let connection = try FileEventLog(path: shared)
+            var changes = await follower.changes(ViewDefinition()).makeAsyncIterator()
+            _ = await changes.next()  // the first reset
+            for index in 0..<(sends > 100 ? 40 : 8) {
+                let command = Command.retitleEvent(EventID("e\(index)"), title: "Followed \(index)")
+                if index % 2 == 0 {
+                    _ = try await device.send([command])
+                    let start = MonotonicClock.now()
+                    _ = try await device.sync(with: connection)
+                    _ = await changes.next()
+                    syncToChange.append(nanoseconds: MonotonicClock.now() - start)
+                } else {
+                    let start = MonotonicClock.now()
+                    try await writer.send(command)
+                    _ = await changes.next()
+                    sendToChange.append(nanoseconds: MonotonicClock.now() - start)
+                }
+            }
+            connection.close()
+            await writer.release()
+            await follower.release()
+        }
+
         log("sync: a fresh clone of \(Formatting.count(bigLogRecords)) records")
         var clone = Samples(), cloneBaseline = Samples()
         for run in 0..<2 {
@@ -117,7 +149,8 @@ struct SyncBenchmark {
                       rebase: Figure(.duration, rebase), rebaseBaseline: Figure(.duration, rebaseBaseline),
                       push: Figure(.rate, push), pushBaseline: Figure(.rate, pushBaseline),
                       clone: Figure(.rate, clone), cloneBaseline: Figure(.rate, cloneBaseline),
-                      cloneRecords: bigLogRecords, pending: pending)
+                      cloneRecords: bigLogRecords, pending: pending,
+                      syncToChange: Figure(.duration, syncToChange), sendToChange: Figure(.duration, sendToChange))
     }
 
     /// The targets of measurement 9.
@@ -132,6 +165,9 @@ struct SyncBenchmark {
             + (thousand ? "" : " (\(result.pending) pending)"), met: thousand ? result.rebase.median <= 20_000_000 : nil)
         targets.add("pushing 1,000 pending submissions to a file log: ≥ 20k/s", measured: result.push.medianText
             + (thousand ? "" : " (\(result.pending) pending)"), met: thousand ? result.push.median >= 20_000 : nil)
+        let p99 = result.syncToChange.samples.isEmpty ? Double.nan : result.syncToChange.samples.percentile(99)
+        targets.add("a sync → the change set on a follower (median, p99)", measured: result.syncToChange.medianText
+            + ", p99 " + result.syncToChange.format(p99), met: nil)
         targets.add("a fresh clone: ≥ 300k records/s", measured: result.clone.medianText
             + " (\(Formatting.size(result.cloneRecords)) records)", met: result.clone.median >= 300_000)
         return targets
