@@ -24,7 +24,7 @@ import Darwin
 ///   line anywhere else refuses to open, naming the line, until ``repair(path:)`` moves
 ///   bad lines to the side file.
 /// - Records carry a CRC-32C, so a flipped bit is found on the next read.
-package final class FileEventLog: EventLog, RawLineReading {
+package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
     private struct State {
         var file: SystemFile?
         /// The open file's device and inode: when the path names another file, the log was replaced.
@@ -510,6 +510,86 @@ package final class FileEventLog: EventLog, RawLineReading {
                     do throws(Failure) { facts = try deciding() } catch { return .failure(.refused(error)) }
                     guard !facts.isEmpty else { return .success(AppendResult(records: [], wasDuplicate: false)) }
                     return .success(try write(facts, options: options, file: file, state: &state))
+                }
+            } catch {
+                return .failure(.log(error))
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Appends several batches in one hold of the lock, with one write and one sync; see
+    /// ``BatchAppending/appendEach(after:count:catchingUp:deciding:)``. Meant for batches
+    /// of a command's size (a replica's submissions), encoded in one buffer.
+    package func appendEach<Failure: Error>(
+        after known: Int64, count: Int,
+        catchingUp: ([Record]) throws(Failure) -> Void,
+        deciding: (Int) throws(Failure) -> PlannedBatch?
+    ) throws(AppendFailure<Failure>) -> [Record] {
+        let outcome: Result<[Record], AppendFailure<Failure>> = state.withLock { state in
+            do throws(EventLogError) {
+                return try withCaughtUp(&state, exclusive: true) { (state, file, newer) throws(EventLogError) in
+                    try file.requireWritable()
+                    if known < Int64(state.count) {
+                        let start = Int(max(0, known))
+                        var records = newer
+                        if start != state.count - newer.count {
+                            if start < state.base { try Self.readPrefix(&state, file: file) }
+                            records = try Self.records(in: start..<state.count, file: file, state: state)
+                        }
+                        do throws(Failure) { try catchingUp(records) } catch { return .failure(.refused(error)) }
+                    }
+                    var planned: [[Record]] = []
+                    var position = Int64(state.count)
+                    var ids = Set<CommandKey>()
+                    for index in 0..<count {
+                        let plan: PlannedBatch?
+                        do throws(Failure) { plan = try deciding(index) } catch { return .failure(.refused(error)) }
+                        guard let plan else { break }
+                        if let id = plan.options.commandID {
+                            guard try Self.records(forCommandID: id, file: file, state: &state) == nil,
+                                  ids.insert(CommandKey(id)).inserted else { continue }
+                        }
+                        guard !plan.facts.isEmpty else { continue }
+                        try encoder.refuseLinesTooLong(in: RecordBatch(facts: plan.facts, after: position,
+                                                                       options: plan.options))
+                        let records = Record.batch(of: plan.facts, after: position, options: plan.options)
+                        do throws(Failure) { try catchingUp(records) } catch { return .failure(.refused(error)) }
+                        planned.append(records)
+                        position += Int64(records.count)
+                    }
+                    guard !planned.isEmpty else { return .success([]) }
+                    var bytes: [UInt8] = []
+                    var lineStarts: [Int] = []
+                    for records in planned {
+                        for record in records {
+                            lineStarts.append(state.size + bytes.count)
+                            encoder.encode(record, into: &bytes)
+                        }
+                    }
+                    do throws(EventLogError) {
+                        try file.write(bytes, at: state.size)
+                        try file.sync()
+                    } catch {
+                        let undone = Result { () throws(EventLogError) in
+                            try file.truncate(to: state.size)
+                            try file.sync()
+                        }
+                        if case .failure = undone, case .io(_, let operation, let code) = error {
+                            throw .appendMayHaveLanded(path: path, operation: operation, code: code)
+                        }
+                        throw error
+                    }
+                    var first = 0
+                    for records in planned {
+                        if let id = records[0].commandID {
+                            state.commands[CommandKey(id)] = state.count..<(state.count + records.count)
+                        }
+                        state.offsets.append(contentsOf: Array(lineStarts[first..<(first + records.count)]))
+                        first += records.count
+                    }
+                    state.size += bytes.count
+                    return .success(planned.flatMap { $0 })
                 }
             } catch {
                 return .failure(.log(error))

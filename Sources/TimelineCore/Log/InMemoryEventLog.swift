@@ -1,7 +1,7 @@
 import Synchronization
 
 /// An event log kept in memory: for tests, previews and front ends that persist elsewhere.
-public final class InMemoryEventLog: EventLog {
+public final class InMemoryEventLog: EventLog, BatchAppending {
     private struct State {
         /// The records, batch by batch: each appended batch is kept as the array returned
         /// for it, so that an append copies no record and no array of every record grows.
@@ -87,6 +87,47 @@ public final class InMemoryEventLog: EventLog {
             }
             state.add(records)
             return .success(AppendResult(records: records, wasDuplicate: false))
+        }
+        return try result.get()
+    }
+
+    /// Appends several batches in one hold of the lock; see
+    /// ``BatchAppending/appendEach(after:count:catchingUp:deciding:)``.
+    /// - Complexity: O(*k*) for the *k* facts appended, plus the records caught up.
+    package func appendEach<Failure: Error>(
+        after known: Int64, count: Int,
+        catchingUp: ([Record]) throws(Failure) -> Void,
+        deciding: (Int) throws(Failure) -> PlannedBatch?
+    ) throws(AppendFailure<Failure>) -> [Record] {
+        let result: Result<[Record], AppendFailure<Failure>> = state.withLock { state in
+            if known < Int64(state.count) {
+                let newer = state.records(Int(max(0, known))..<state.count)
+                do throws(Failure) { try catchingUp(newer) } catch { return .failure(.refused(error)) }
+            }
+            // Planned first, added at the end: all or nothing.
+            var planned: [[Record]] = []
+            var position = Int64(state.count)
+            var ids = Set<CommandKey>()
+            for index in 0..<count {
+                let plan: PlannedBatch?
+                do throws(Failure) { plan = try deciding(index) } catch { return .failure(.refused(error)) }
+                guard let plan else { break }
+                if let id = plan.options.commandID {
+                    guard state.commands[CommandKey(id)] == nil, ids.insert(CommandKey(id)).inserted else { continue }
+                }
+                guard !plan.facts.isEmpty else { continue }
+                let records = Record.batch(of: plan.facts, after: position, options: plan.options)
+                do throws(Failure) { try catchingUp(records) } catch { return .failure(.refused(error)) }
+                planned.append(records)
+                position += Int64(records.count)
+            }
+            for records in planned {
+                if let id = records[0].commandID {
+                    state.commands[CommandKey(id)] = state.count..<(state.count + records.count)
+                }
+                state.add(records)
+            }
+            return .success(planned.flatMap { $0 })
         }
         return try result.get()
     }

@@ -134,6 +134,61 @@ package struct ReplicaSync {
     package mutating func sync(with log: any EventLog, now: () -> DateValue?) throws(ReplicaError) -> Report {
         var report = Report()
         try pull(log, into: &report)
+        if let batching = log as? any BatchAppending {
+            try push(to: batching, now: now)
+        } else {
+            try pushOneByOne(to: log, now: now)
+        }
+        try pull(log, into: &report)
+        report.position = mirrorPosition
+        report.pending = queue.pending.count
+        if case .stopped(let conflict) = queue.state { throw .stopped(conflict: conflict) }
+        return report
+    }
+
+    /// Pushes every pending submission in one hold of the shared log's lock: each decided
+    /// against the log and the ones before it, all made durable at once.
+    private mutating func push(to log: any BatchAppending, now: () -> DateValue?) throws(ReplicaError) {
+        let pushable = queue.pushable
+        guard !pushable.isEmpty else { return }
+        if fault?(.beforeLock) == true { throw .interrupted(step: Step.beforeLock.rawValue) }
+        let recordedAt = now()
+        var conflict: SubmissionID?
+        do {
+            _ = try log.appendEach(after: shared.position, count: pushable.count, catchingUp: { (records) throws(FactRefusal) in
+                try self.shared.apply(records)
+            }, deciding: { (index) throws(FactRefusal) -> PlannedBatch? in
+                let submission = pushable[index]
+                let options = AppendOptions(commandID: submission.id.description, recordedAt: recordedAt,
+                                            submission: submission.nonce)
+                switch self.shared.decide(submission, recordedAt: recordedAt) {
+                case .append(let facts, let options): return PlannedBatch(facts: facts, options: options)
+                case .alreadyDecided(_, let sameSubmission):
+                    guard sameSubmission else {
+                        conflict = submission.id
+                        return nil
+                    }
+                    return PlannedBatch(facts: [], options: options)
+                case .outOfOrder:
+                    // An earlier submission of this device has no outcome yet (another
+                    // copy's numbering): nothing after it is decided before it.
+                    return nil
+                }
+            })
+        } catch {
+            switch error {
+            case .log(let failure): throw .unreachable(shared: sharedName, reason: failure.description)
+            case .refused(let refusal):
+                throw .unreachable(shared: sharedName, reason: "its record at \(refusal.place) breaks the rules: "
+                    + refusal.rejection.description + "; run `timeline verify` on it")
+            }
+        }
+        if fault?(.afterAppend) == true { throw .interrupted(step: Step.afterAppend.rawValue) }
+        if let conflict, queue.stop(conflict: conflict) { try storage.replaceQueue(queue) }
+    }
+
+    /// Pushes every pending submission, one append (one hold of the lock) each.
+    private mutating func pushOneByOne(to log: any EventLog, now: () -> DateValue?) throws(ReplicaError) {
         for submission in queue.pushable {
             if fault?(.beforeLock) == true { throw .interrupted(step: Step.beforeLock.rawValue) }
             let options = AppendOptions(commandID: submission.id.description, recordedAt: now(),
@@ -172,11 +227,6 @@ package struct ReplicaSync {
             // numbering): nothing after it is decided before it.
             if waits { break }
         }
-        try pull(log, into: &report)
-        report.position = mirrorPosition
-        report.pending = queue.pending.count
-        if case .stopped(let conflict) = queue.state { throw .stopped(conflict: conflict) }
-        return report
     }
 
     /// Mirrors what the shared log committed after the mirror, folds it, and learns this
