@@ -29,8 +29,8 @@ public struct ChangeSet: Sendable, Equatable {
         }
     }
 
-    /// The view that changed.
-    package let view: ViewDefinition
+    /// The view that changed: one handler that follows several views tells them apart by it.
+    public let view: ViewDefinition
     /// The log position of the old rows.
     public let from: Int64
     /// The log position of the new rows.
@@ -165,8 +165,10 @@ public struct ChangeSet: Sendable, Equatable {
             && a.sectioned == b.sectioned
     }
 
-    /// Whether the change set changes nothing (never true of a change set a view emits).
-    package var isEmpty: Bool {
+    /// Whether the change set changes nothing: no reset, no index, no update, and no
+    /// section that came, went or changed its count. Never true of a change set a store
+    /// sends (a change that moves no row of a view sends that view nothing).
+    public var isEmpty: Bool {
         !isReset && removals.isEmpty && insertions.isEmpty && moves.isEmpty && updates.isEmpty
             && sectionRemovals.isEmpty && sectionInsertions.isEmpty && !sectionsChanged
     }

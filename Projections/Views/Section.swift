@@ -243,8 +243,9 @@ public struct SectionList: RandomAccessCollection, Sendable, Equatable {
         self.descending = descending
     }
 
-    /// No sections.
-    package init() { self.init(keyed: KeyedSections(), sectioning: .none, descending: false) }
+    /// No sections: those of a view without sections, or before its store has any rows.
+    /// - Complexity: O(1).
+    public init() { self.init(keyed: KeyedSections(), sectioning: .none, descending: false) }
 
     /// The position of the first section: 0.
     public var startIndex: Int { 0 }
