@@ -78,6 +78,20 @@ struct TableAdapterTests {
         }
     }
 
+    /// The test double refuses what UIKit refuses: a change applied twice inserts a row
+    /// the data source does not have ("invalid number of rows").
+    @Test(arguments: [Sectioning.none, .year])
+    func theFakeTableRefusesACountUIKitRefuses(sections: Sectioning) throws {
+        let view = ViewDefinition(sections: sections)
+        let adapter = TimelineTableAdapter(try ViewSnapshot(view: view, after: Self.life, now: Self.now))
+        let table = FakeTable(adapter)
+        let change = try #require(try ChangeSet(view: view, sending: Self.batches[0], after: Self.life, now: Self.now))
+        adapter.apply(change, to: table)
+        #expect(table.violations.isEmpty)
+        adapter.apply(change, to: table)
+        #expect(!table.violations.isEmpty, "the same insertion twice")
+    }
+
     /// Empty lists for a placeholder, before the store has any rows.
     @Test func placeholdersAreEmpty() {
         #expect(RowList().isEmpty && SectionList().isEmpty)
