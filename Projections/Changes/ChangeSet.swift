@@ -59,13 +59,14 @@ public struct ChangeSet: Sendable, Equatable {
     /// Where ``sectioned`` comes from.
     let sectionedSource: SectionedSource
 
-    /// What a change set makes its sectioned form of (boxed: it costs the change set one word).
+    /// What a change set makes its sectioned form of (one word: the sectioned cases are
+    /// boxed, and the flat case's array allocates nothing without updates).
     enum SectionedSource: Sendable {
         /// No sectioned form: a reset.
         case none
         /// The one section of a view without sections, and the new indices of the updated
         /// rows: every position is in section 0.
-        indirect case flat(updated: [UpdatedIndex])
+        case flat(updated: [UpdatedIndex])
         /// The sectioned form itself, as given to the public initialiser.
         indirect case given(SectionedChangeSet)
         /// The sections before the change, and the new indices of the updated rows: the
