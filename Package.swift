@@ -88,6 +88,11 @@ let package = Package(
         .testTarget(
             name: "TimelineKitTests", dependencies: ["TimelineKit", "TimelineTestSupport", "timeline-stress"],
             path: "Tests/TimelineKitTests", swiftSettings: shared),
+        // A front end's tests: they import the library as an app does, without `@testable`,
+        // so everything they use is public API.
+        .testTarget(
+            name: "TimelineFrontEndTests", dependencies: ["TimelineKit"], path: "Tests/TimelineFrontEndTests",
+            swiftSettings: shared),
         .testTarget(
             name: "TimelineRenderTests",
             dependencies: ["TimelineRender", "TimelineCore", "TimelineProjections", "TimelineKit", "TimelineTestSupport"],

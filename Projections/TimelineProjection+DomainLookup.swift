@@ -19,4 +19,15 @@ extension TimelineProjection: DomainLookup {
     /// The dates of the event with this id, if it exists, without making its title.
     /// - Complexity: O(1) on average.
     package func eventDates(_ id: EventID) -> EventDates? { events[id]?.dates }
+
+    /// The events of `timeline` (every event for `nil`), ordered by id as UTF-8 bytes.
+    /// - Complexity: O(*n* + *k* log *k*) for *n* events, *k* of them returned.
+    package func events(in timeline: TimelineID?) -> [Event] {
+        var found: [Event] = []
+        events.forEachSnapshot { _, snapshot in
+            if timeline == nil || snapshot.timeline == timeline! { found.append(snapshot.event) }
+        }
+        found.sort { $0.id.precedesInUTF8($1.id) }
+        return found
+    }
 }

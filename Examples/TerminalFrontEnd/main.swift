@@ -21,7 +21,9 @@ func show(_ changeSet: ChangeSet) {
         if !changeSet.moves.isEmpty { parts.append("moved " + changeSet.moves.map { "\($0.from)→\($0.to)" }.joined(separator: ", ")) }
         if !changeSet.updates.isEmpty { parts.append("updated " + changeSet.updates.map(\.description).joined(separator: ", ")) }
         print("── \(changeSet.from) → \(changeSet.to): " + (parts.isEmpty ? "no row moved" : parts.joined(separator: "; ")))
-        if let sectioned = changeSet.sectioned { print("   in sections: " + describe(sectioned)) }
+        if changeSet.view.sections != .none, let sectioned = changeSet.sectioned {
+            print("   in sections: " + describe(sectioned))
+        }
     }
     show(rows: changeSet.rows, sections: changeSet.sections)
 }

@@ -9,8 +9,9 @@ import TimelineCore
 /// order in which they apply. A ``isReset`` change set carries no indices: the new rows
 /// replace the old ones.
 ///
-/// A view with sections also gives its changes as (section, item) positions,
-/// ``sectioned``, the form a sectioned `UITableView` takes.
+/// Every view also gives its changes as (section, item) positions, ``sectioned``, the form
+/// a `UITableView` takes: in the view's sections, or all in section 0 for a view without
+/// sections.
 ///
 /// Change sets chain: one's ``to`` is the next one's ``from``.
 public struct ChangeSet: Sendable, Equatable {
@@ -28,8 +29,8 @@ public struct ChangeSet: Sendable, Equatable {
         }
     }
 
-    /// The view that changed.
-    package let view: ViewDefinition
+    /// The view that changed: one handler that follows several views tells them apart by it.
+    public let view: ViewDefinition
     /// The log position of the old rows.
     public let from: Int64
     /// The log position of the new rows.
@@ -58,11 +59,14 @@ public struct ChangeSet: Sendable, Equatable {
     /// Where ``sectioned`` comes from.
     let sectionedSource: SectionedSource
 
-    /// What a change set makes its sectioned form of (boxed: a view without sections
-    /// pays one word for it).
+    /// What a change set makes its sectioned form of (one word: the sectioned cases are
+    /// boxed, and the flat case's array allocates nothing without updates).
     enum SectionedSource: Sendable {
-        /// No sectioned form: a view without sections, or a reset.
+        /// No sectioned form: a reset.
         case none
+        /// The one section of a view without sections, and the new indices of the updated
+        /// rows: every position is in section 0.
+        case flat(updated: [UpdatedIndex])
         /// The sectioned form itself, as given to the public initialiser.
         indirect case given(SectionedChangeSet)
         /// The sections before the change, and the new indices of the updated rows: the
@@ -71,9 +75,9 @@ public struct ChangeSet: Sendable, Equatable {
         indirect case past(PastSections, updated: [UpdatedIndex])
     }
 
-    /// Creates a change set (to test a table adapter, for example); see the properties
-    /// for what each list holds. `sectioned` is the sectioned form, `nil` for a view
-    /// without sections and for a reset.
+    /// Creates a change set (to test the package's readers of change sets); see the
+    /// properties for what each list holds. `sectioned` is the sectioned form of a view with
+    /// sections; a view without sections makes its own (the updated rows found in `rows`).
     package init(
         view: ViewDefinition, from: Int64, to: Int64, isReset: Bool = false,
         removals: [Int] = [], insertions: [Int] = [], moves: [Move] = [], updates: [RowID] = [],
@@ -83,7 +87,9 @@ public struct ChangeSet: Sendable, Equatable {
         self.init(view: view, from: from, to: to, isReset: isReset, removals: removals, insertions: insertions,
                   moves: moves, updates: updates, sectionRemovals: sectionRemovals,
                   sectionInsertions: sectionInsertions, sectionsChanged: sectionsChanged, rows: rows,
-                  sections: sections, sectionedSource: sectioned.map { .given($0) } ?? .none)
+                  sections: sections,
+                  sectionedSource: sectioned.map { .given($0) }
+                    ?? (view.sections == .none ? .flat(updated: Self.indices(of: updates, in: rows)) : .none))
     }
 
     init(
@@ -108,16 +114,35 @@ public struct ChangeSet: Sendable, Equatable {
         self.sections = sections
     }
 
-    /// The change as (section, item) positions, for a view with sections; `nil` for a view
-    /// without sections and for a reset (which has no positions: reload).
+    /// The indices in `rows` of the rows `ids` names (those it holds).
+    /// - Complexity: O(*n*) for *n* rows, O(1) without ids.
+    private static func indices(of ids: [RowID], in rows: RowList) -> [UpdatedIndex] {
+        guard !ids.isEmpty else { return [] }
+        let wanted = Set(ids)
+        return rows.enumerated().compactMap { wanted.contains($1.id) ? UpdatedIndex(id: $1.id, index: $0) : nil }
+    }
+
+    /// The change as (section, item) positions, for every view: in the view's sections, or,
+    /// for a view without sections, all in section 0 (the one section of a plain table);
+    /// `nil` only for a reset (which has no positions: reload).
     ///
-    /// Apply it in one batch (`performBatchUpdates`), then reconfigure its updates.
+    /// Apply it in one batch (`performBatchUpdates`), then reconfigure its updates. A
+    /// table of a view without sections has one section (``sections`` is empty), of a view
+    /// with sections one per section: `view.sections == .none ? 1 : sections.count`.
     /// - Complexity: O(*s* + *k* log(*k* + *s*)) for *s* sections and *k* rows listed, made
     ///   each time it is read.
     public var sectioned: SectionedChangeSet? {
         switch sectionedSource {
         case .none: return nil
         case .given(let sectioned): return sectioned
+        case .flat(let updated):
+            // One section, that no change adds or takes away: the flat indices are the items.
+            func path(_ item: Int) -> RowPath { RowPath(section: 0, item: item) }
+            return SectionedChangeSet(
+                deletions: removals.map(path), insertions: insertions.map(path),
+                moves: moves.map { SectionedChangeSet.Move(from: path($0.from), to: path($0.to)) },
+                updates: updated.map { SectionedChangeSet.Update(id: $0.id, path: path($0.index)) }
+                    .sorted { $0.path < $1.path })
         case .past(let past, let updated):
             var old = (keys: past.keyed.keys, counts: (0..<past.keyed.count).map(past.count(at:)))
             var new = (keys: sections.keyed.keys, counts: (0..<sections.keyed.count).map(sections.keyed.count(at:)))
@@ -141,8 +166,10 @@ public struct ChangeSet: Sendable, Equatable {
             && a.sectioned == b.sectioned
     }
 
-    /// Whether the change set changes nothing (never true of a change set a view emits).
-    package var isEmpty: Bool {
+    /// Whether the change set changes nothing: no reset, no index, no update, and no
+    /// section that came, went or changed its count. Never true of a change set a store
+    /// sends (a change that moves no row of a view sends that view nothing).
+    public var isEmpty: Bool {
         !isReset && removals.isEmpty && insertions.isEmpty && moves.isEmpty && updates.isEmpty
             && sectionRemovals.isEmpty && sectionInsertions.isEmpty && !sectionsChanged
     }

@@ -5,8 +5,10 @@ public struct RowPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The row's index within its section.
     public var item: Int
 
-    /// Creates a path.
-    package init(section: Int, item: Int) {
+    /// Creates a path (from a table's `IndexPath`, for example).
+    /// - Precondition: `section` and `item` are not negative.
+    public init(section: Int, item: Int) {
+        precondition(section >= 0 && item >= 0, "a section and an item are not negative")
         self.section = section
         self.item = item
     }

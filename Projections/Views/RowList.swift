@@ -13,8 +13,9 @@ public struct RowList: RandomAccessCollection, Sendable {
         self.descending = descending
     }
 
-    /// An empty list.
-    package init() {
+    /// An empty list: the rows of a view before its store has any (a placeholder).
+    /// - Complexity: O(1).
+    public init() {
         self.init(index: OrderedIndex(), descending: false)
     }
 

@@ -21,7 +21,10 @@ public struct RowSection: Hashable, Sendable, Identifiable {
     /// Which rows a section holds: those of a year, a month, a decade, or the ongoing rows.
     ///
     /// Ordered as the sections of an ascending view that places ongoing rows last: by
-    /// time, the ongoing section after every dated one.
+    /// time, the ongoing section after every dated one. That is not the list order of every
+    /// view (a descending view lists the latest first, and a view that places ongoing rows
+    /// first lists their section first): find a section's place in a list with
+    /// ``SectionList/index(id:)``, not with a binary search by `<`.
     public struct ID: Hashable, Comparable, Sendable, CustomStringConvertible {
         /// How the view is sectioned (``Sectioning/none`` for the ongoing section).
         let sectioning: Sectioning
@@ -243,8 +246,9 @@ public struct SectionList: RandomAccessCollection, Sendable, Equatable {
         self.descending = descending
     }
 
-    /// No sections.
-    package init() { self.init(keyed: KeyedSections(), sectioning: .none, descending: false) }
+    /// No sections: those of a view without sections, or before its store has any rows.
+    /// - Complexity: O(1).
+    public init() { self.init(keyed: KeyedSections(), sectioning: .none, descending: false) }
 
     /// The position of the first section: 0.
     public var startIndex: Int { 0 }
@@ -257,6 +261,28 @@ public struct SectionList: RandomAccessCollection, Sendable, Equatable {
         let index = descending ? keyed.count - 1 - position : position
         return RowSection(id: RowSection.ID(sectioning: sectioning, bucket: keyed.key(at: index).bucket),
                           count: keyed.count(at: index))
+    }
+
+    /// The index in list order of the section with `id`, or `nil` if the list has none:
+    /// a lookup that holds in every view, whatever its order and its ongoing placement.
+    /// - Complexity: O(log *s*) for *s* sections.
+    public func index(id: RowSection.ID) -> Int? {
+        let count = keyed.count, ongoing = SectionKey.ongoingBucket
+        guard count > 0 else { return nil }
+        // Ascending by key, an ongoing section is first (placed first: group 0 before the
+        // dated rows' group 1) or last (placed last); the dated sections between share one
+        // group, so they are ascending by bucket.
+        var found: Int?
+        if id.isOngoing {
+            if keyed.key(at: 0).bucket == ongoing { found = 0 }
+            else if keyed.key(at: count - 1).bucket == ongoing { found = count - 1 }
+        } else if id.sectioning == sectioning {
+            let low = keyed.key(at: 0).bucket == ongoing ? 1 : 0
+            let high = low < count && keyed.key(at: count - 1).bucket == ongoing ? count - 1 : count
+            let index = (low..<high).partitioningIndex { keyed.key(at: $0).bucket >= id.bucket }
+            if index < high && keyed.key(at: index).bucket == id.bucket { found = index }
+        }
+        return found.map { descending ? count - 1 - $0 : $0 }
     }
 
     /// The index of the section that holds the row at `row` (a row index in list order).

@@ -2,8 +2,8 @@ import TimelineCore
 
 /// A view's rows and sections at one log position, taken together.
 public struct ViewSnapshot: Sendable {
-    /// The view.
-    package let view: ViewDefinition
+    /// The view the rows are of: one handler that follows several views tells them apart by it.
+    public let view: ViewDefinition
     /// The log position the rows reflect: the `from` of the view's next change set.
     public let position: Int64
     /// The rows in list order: an O(1) snapshot that shares structure with the view.

@@ -172,7 +172,8 @@ struct ViewState: Sendable {
     /// A method of the view, so that its row set does not copy it.
     ///
     /// `updated` gives the new index (in the view's order) of each row whose content
-    /// changed, for the sectioned form of a view with sections.
+    /// changed, for the (section, item) form: in the view's sections, or in the one
+    /// section of a view without sections.
     mutating func endBatch(from batchNow: Int64, to: Int64, now: Int64, marked: Int,
                            built: ChangeSetBuilder<RowID>.Result, updated: () -> [UpdatedIndex],
                            rows: RowList) -> ChangeSet? {
@@ -189,7 +190,8 @@ struct ViewState: Sendable {
             removals: built.removals, insertions: built.insertions, moves: built.moves, updates: built.updates,
             sectionRemovals: sections.removals, sectionInsertions: sections.insertions,
             sectionsChanged: sections.changed, rows: rows, sections: sectionList(newSections),
-            sectionedSource: sections.old.map { .past($0, updated: built.updates.isEmpty ? [] : updated()) } ?? .none)
+            sectionedSource: sections.old.map { .past($0, updated: built.updates.isEmpty ? [] : updated()) }
+                ?? .flat(updated: built.updates.isEmpty ? [] : updated()))
         if changeSet.isEmpty { return nil }
         position = to
         return changeSet

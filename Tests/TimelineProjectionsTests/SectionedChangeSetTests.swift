@@ -17,7 +17,18 @@ func simulate(_ changeSet: ChangeSet, old: [Row], oldSections: [RowSection], new
         Issue.record("flat, \(changeSet.view): \(error)", sourceLocation: sourceLocation)
     }
     guard changeSet.view.sections != .none else {
-        #expect(changeSet.sectioned == nil, "no sectioned form without sections", sourceLocation: sourceLocation)
+        // A list without sections animates too: its positions are all in section 0, the one
+        // section of a plain table.
+        guard let sectioned = changeSet.sectioned else {
+            Issue.record("no index paths for a list without sections", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(sectioned.sectionDeletions.isEmpty && sectioned.sectionInsertions.isEmpty, sourceLocation: sourceLocation)
+        do {
+            #expect(try BatchUpdateSimulator.apply(sectioned, old: [old], new: [new]) == [new], sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("one section, \(changeSet.view): \(error)\n\(sectioned)", sourceLocation: sourceLocation)
+        }
         return
     }
     guard let sectioned = changeSet.sectioned else {
@@ -212,5 +223,46 @@ struct ChangeSetValueTests {
                                   sectioned: SectionedChangeSet(insertions: [RowPath(section: 0, item: 1)])),
                 "other rows")
         #expect(ChangeSet(view: view, from: 0, to: 1, isReset: true).sectioned == nil)
+    }
+
+    /// A list without sections gives its change as index paths in section 0: an insertion,
+    /// a removal, a move and an update at once, applied as one batch by the strict
+    /// simulator of UIKit's rules, give the new rows.
+    @Test func aListWithoutSectionsGivesIndexPathsInSectionZero() throws {
+        let view = ViewDefinition(placement: .now, order: .ascending, sections: .none)
+        var projection = TimelineProjection(views: [view], now: date("2026-06-01").instant)
+        projection.apply(Record(position: 1, facts: [
+            .timelineCreated(timeline: "t", name: "T"),
+            .eventAdded(event: "a", timeline: "t", title: "A", date: date("2001")),
+            .eventAdded(event: "b", timeline: "t", title: "B", date: date("2002")),
+            .eventAdded(event: "c", timeline: "t", title: "C", date: date("2003")),
+            .eventAdded(event: "d", timeline: "t", title: "D", date: date("2004")),
+        ]))
+        let old = Array(projection.rows(view)!)
+        // a goes; c moves after d and is retitled; e comes first; b is retitled in place.
+        let changes = projection.apply(Record(position: 2, facts: [
+            .eventRemoved(event: "a"),
+            .dateSet(event: "c", date: date("2005")),
+            .eventRetitled(event: "c", title: "C, later"),
+            .eventRetitled(event: "b", title: "B, renamed"),
+            .eventAdded(event: "e", timeline: "t", title: "E", date: date("2000")),
+        ]))
+        let changeSet = try #require(changes.changeSet(for: view))
+        let new = Array(projection.rows(view)!)
+        #expect(new.map(\.id.event) == ["e", "b", "d", "c"])
+        let sectioned = try #require(changeSet.sectioned, "a flat list has index paths")
+        func path(_ item: Int) -> RowPath { RowPath(section: 0, item: item) }
+        #expect(sectioned.sectionDeletions.isEmpty && sectioned.sectionInsertions.isEmpty)
+        #expect(sectioned.deletions == changeSet.removals.map(path))
+        #expect(sectioned.insertions == changeSet.insertions.map(path))
+        #expect(sectioned.moves == changeSet.moves.map { .init(from: path($0.from), to: path($0.to)) })
+        #expect(Set(sectioned.updates.map(\.id)) == Set(changeSet.updates))
+        #expect(sectioned.updates.map(\.path) == [path(1), path(3)], "updates at their new positions, in order")
+        #expect(try BatchUpdateSimulator.apply(sectioned, old: [old], new: [new]) == [new])
+        // The same from a change set made by hand for a view without sections.
+        let byHand = ChangeSet(view: view, from: 1, to: 2, removals: changeSet.removals, insertions: changeSet.insertions,
+                               moves: changeSet.moves, updates: changeSet.updates, rows: projection.rows(view)!)
+        #expect(byHand.sectioned == sectioned)
+        #expect(byHand == changeSet)
     }
 }

@@ -6,21 +6,22 @@ public enum EventDates: Hashable, Sendable {
     case range(start: DateValue, end: DateValue?)
 
     /// The first date: the single date, or the range's start.
-    package var start: DateValue {
+    /// - Complexity: O(1).
+    public var start: DateValue {
         switch self {
         case .single(let date): date
         case .range(let start, _): start
         }
     }
 
-    /// Whether this is a range without an end.
-    package var isOpenRange: Bool {
+    /// Whether this is a range without an end (an ongoing event).
+    public var isOpenRange: Bool {
         if case .range(_, nil) = self { return true }
         return false
     }
 
     /// Whether this is a range with an end.
-    package var isClosedRange: Bool {
+    public var isClosedRange: Bool {
         if case .range(_, .some) = self { return true }
         return false
     }

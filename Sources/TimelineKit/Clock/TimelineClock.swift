@@ -26,6 +26,10 @@ public final class ManualClock: TimelineClock {
     /// The instant last set.
     public func now() -> Instant { instant.withLock { $0 } }
 
-    /// Sets the clock.
-    package func set(_ newValue: Instant) { instant.withLock { $0 = newValue } }
+    /// Moves the clock to `newValue` (forward or back): ``now()`` says it from then on,
+    /// for the store's record stamps and for `startClock(every:)`'s ticks.
+    ///
+    /// A store's views are not told by the clock itself: they move to it at the store's
+    /// next tick, or at once with `advanceClock(to:)`.
+    public func set(_ newValue: Instant) { instant.withLock { $0 = newValue } }
 }

@@ -60,9 +60,14 @@ public final class TimelineViewModel {
         self.init(subscription: await store.subscribe(view, bufferLimit: bufferLimit), onChange: onChange)
     }
 
-    /// Follows a subscription taken already, from its snapshot (synchronously, for a view
-    /// controller made on the main actor after the subscription was taken).
-    package init(subscription: ViewSubscription, onChange: (@MainActor (ChangeSet) -> Void)? = nil) {
+    /// Follows a subscription taken already, from its snapshot: synchronously, for a view
+    /// controller or a SwiftUI view made on the main actor after the subscription was taken
+    /// (`await store.subscribe(view)`).
+    ///
+    /// The model takes the subscription over: iterate its `changes` nowhere else (a
+    /// stream has one reader). `onChange` is called with every change set, after the
+    /// model's rows are its new ones.
+    public init(subscription: ViewSubscription, onChange: (@MainActor (ChangeSet) -> Void)? = nil) {
         view = subscription.snapshot.view
         rows = subscription.snapshot.rows
         sections = subscription.snapshot.sections

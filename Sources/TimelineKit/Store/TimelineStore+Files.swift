@@ -17,13 +17,13 @@ extension TimelineStore {
 
     /// Opens a store on the durable log at `path`, taking the log's writer lock.
     ///
-    /// The projections come from the checkpoint beside the log when it is usable, and only
+    /// The projections come from the checkpoint beside the log (`path` + `.checkpoint`) when it is usable, and only
     /// the records after it are read and replayed: the log reopens at the byte offset the
     /// checkpoint saved, after checking that the record ending there is the one the
     /// checkpoint saw. The records before it are not read again (`timeline verify` and a
     /// full replay check them). A missing, stale, damaged or other-version checkpoint, or
     /// one that does not match the log (changed, truncated or replaced behind its back),
-    /// means a full replay, never a wrong row; `openingReport` says why.
+    /// means a full replay (slower to open), never a wrong row.
     /// `close()` writes a fresh checkpoint; so does every `checkpointInterval` records, if given.
     public init(
         path: String, clock: any TimelineClock = SystemClock(), views: [ViewDefinition] = [ViewDefinition()],
@@ -83,7 +83,7 @@ extension TimelineStore {
     /// Opens a store on any log, its projections from the checkpoint at `checkpointPath`
     /// when the log says the checkpoint's resume point still fits it
     /// (``EventLog/resumeProblem(at:)``), replaying only the records after it; otherwise
-    /// from the whole log, with the reason in `openingReport`. For a log on a server, the
+    /// from the whole log (slower to open, never a wrong row). For a log on a server, the
     /// checkpoint is a local file (the tool keeps one in the user's cache directory).
     /// `close()` writes a fresh checkpoint; so does every `checkpointInterval` records, if given.
     public init(

@@ -21,7 +21,8 @@ public actor TimelineStore {
     /// the main actor. Mutual exclusion is the executor's, so isolation is unchanged.
     private nonisolated let executorOwner: any Actor
 
-    /// The store runs its jobs on ``executorOwner``'s executor.
+    /// The serial executor the store runs its jobs on: one of its own, or the main actor's
+    /// (chosen when it is opened, with ``ExecutorChoice``).
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executorOwner.unownedExecutor }
 
     /// The log the store appends to (read it for catch-up or export; append only through `send` or `importFacts`).
