@@ -51,7 +51,9 @@ struct ArgumentParserTests {
         #expect(Suggestion.nearest(to: "replya", among: names) == "replay")
         #expect(Suggestion.nearest(to: "add-evnet", among: names) == "add-event")
         #expect(Suggestion.nearest(to: "timline", among: names) == "timelines")
-        #expect(Suggestion.nearest(to: "close", among: names) == "close-range")
+        #expect(Suggestion.nearest(to: "close-rang", among: names) == "close-range")
+        #expect(Suggestion.nearest(to: "clone", among: names) == "clone")
+        #expect(Suggestion.nearest(to: "notice", among: names) == "notices")
         #expect(Suggestion.nearest(to: "launch", among: names) == nil)
     }
 
@@ -333,7 +335,7 @@ struct InProcessToolTests {
 
     @Test func aUsageErrorShowsTheCommandsUsageLine() async {
         let (_, _, errors) = await run(["close-range", "--event", "e1", "--ende", "2020"])
-        #expect(errors.contains("timeline: usage: timeline close-range --event ID --end DATE [--log PATH] [--json]\n"))
+        #expect(errors.contains("timeline: usage: timeline close-range --event ID --end DATE [--log PATH] [--json] [--offline]\n"))
         let (_, _, overall) = await run(["frobnicate"])
         #expect(overall.contains("timeline: usage: timeline COMMAND [ARGUMENTS] [OPTIONS]\n"))
     }
