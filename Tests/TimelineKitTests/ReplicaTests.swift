@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import TimelineCore
+@testable import TimelineKit
+
+/// A replica through the library, as a front end uses it: sends shown at once as pending,
+/// a sync that confirms or rejects them, notices, and a view model that follows it all.
+@Suite("TimelineReplica and its view model")
+struct ReplicaTests {
+    let directory: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-replica-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    /// A shared log with timeline `life` and event `born`, and a replica of it.
+    func sharedAndReplica(_ name: String = "phone") async throws -> (shared: String, replica: TimelineReplica) {
+        let shared = directory + "/shared.jsonl"
+        if !FileManager.default.fileExists(atPath: shared) {
+            let store = try TimelineStore(path: shared)
+            try await store.send([.createTimeline("life", name: "Life"),
+                                  .addEvent("born", timeline: "life", title: "Born", dates: .single(try DateValue(parsing: "1990")))])
+            try await store.close()
+        }
+        let replica = try await TimelineReplica.clone(try FileEventLog(path: shared), shared: shared,
+                                                      to: directory + "/\(name).jsonl")
+        return (shared, replica)
+    }
+
+    @Test func sendsArePendingUntilTheSharedLogDecidesThem() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, phone) = try await sharedAndReplica()
+        let (_, laptop) = try await sharedAndReplica("laptop")
+        _ = try await phone.send([.retitleEvent("born", title: "Mine")])
+        // What the phone shows: its edit, pending; the laptop removes the event first.
+        let shown = try await phone.shownProjection(views: [ViewDefinition()], now: Instant(microsecondsSinceEpoch: 0))
+        #expect(shown.pending == ["born"])
+        #expect(shown.projection.event("born")?.title == "Mine")
+        _ = try await laptop.send([.removeEvent("born")])
+        _ = try await laptop.sync(with: try FileEventLog(path: shared))
+        let report = try await phone.sync(with: try FileEventLog(path: shared))
+        #expect(report.rejected == 1 && report.pending == 0)
+        let notice = try #require(await phone.notices.first)
+        #expect(notice.rule == "unknownEvent" && notice.commands == [.retitleEvent("born", title: "Mine")])
+        // A command the replica's own view refuses is not queued.
+        await #expect(throws: ReplicaSendError.rejected(.unknownEvent("born"))) {
+            try await phone.send([.retitleEvent("born", title: "Again")])
+        }
+        #expect(await phone.pending.isEmpty)
+        #expect(try await phone.dismissAllNotices() == 1)
+    }
+
+    @MainActor
+    @Test func theViewModelShowsPendingRowsAndTheirConfirmation() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, phone) = try await sharedAndReplica()
+        let model = ReplicaViewModel(replica: phone)
+        defer { model.stop() }
+        #expect(await eventually { model.rows.count == 1 })
+        _ = try await phone.send([.retitleEvent("born", title: "Mine")])
+        #expect(await eventually { model.pending == ["born"] && model.pendingCount == 1 })
+        #expect(model.rows.first?.title == "Mine" && model.isPending(model.rows[0]))
+        _ = try await phone.sync(with: try FileEventLog(path: shared))
+        #expect(await eventually { model.pending.isEmpty && model.position == 3 })
+        #expect(model.rows.first?.title == "Mine" && model.pendingCount == 0)
+    }
+}
+
+/// Waits (up to 30 s) until `condition` holds; whether it did.
+@MainActor
+private func eventually(_ condition: @MainActor () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}
