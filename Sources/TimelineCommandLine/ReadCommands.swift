@@ -138,6 +138,11 @@ extension Runner {
         if let upTo = try arguments.nonNegativeInteger("--upto") {
             summaries = try foldLog(path, input: false, views: [], now: context.clock(), upTo: upTo)
                 .projection.timelineSummaries
+        } else if TimelineReplica.isReplica(path) {
+            // What the replica shows: the mirror with its pending submissions on top.
+            let replica = try openReplica(arguments)
+            do { summaries = try await replica.shownProjection(views: [], now: context.clock()).projection.timelineSummaries }
+            catch { throw CommandFailure(error.description) }
         } else {
             if !DatabaseLogs.isURL(path) { try requireLog(path) }
             let store = try openStore(path, command: arguments.command.name)

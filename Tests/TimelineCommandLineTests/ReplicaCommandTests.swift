@@ -28,6 +28,10 @@ struct ReplicaCommandTests {
                                           "--offline"])
         #expect(offline.status == 0, "\(offline)")
         #expect(offline.errors.contains("not synced (--offline)"))
+        let named = try await timeline(["rename-timeline", "--log", phone, "--timeline", "life", "--name", "Mine",
+                                        "--offline"])
+        #expect(named.status == 0)
+        #expect(try await timeline(["timelines", "--log", phone, "--json"]).output.contains(#""name":"Mine""#))
         let shown = try await timeline(["rows", "--log", phone, "--json", "--now", "2026-12-01"])
         #expect(shown.output == #"{"event":"born","timeline":"life","title":"Born here","kind":"single","date":"1990-04-12","pending":true}"# + "\n")
 
@@ -37,7 +41,7 @@ struct ReplicaCommandTests {
 
         let sync = try await timeline(["sync", "--log", phone, "--json"])
         #expect(sync.status == 0, "\(sync)")
-        #expect(sync.output == #"{"pushed":1,"accepted":0,"rejected":1,"pulled":2,"position":4,"pending":0}"# + "\n")
+        #expect(sync.output == #"{"pushed":2,"accepted":1,"rejected":1,"pulled":3,"position":5,"pending":0}"# + "\n")
         #expect(sync.errors.contains("unknown event \"born\""))
 
         let notices = try await timeline(["notices", "--log", phone, "--json"])
@@ -49,8 +53,8 @@ struct ReplicaCommandTests {
         #expect(try await timeline(["verify", "--log", phone]).status == 0)
 
         let status = try await timeline(["status", "--log", phone, "--json"])
-        #expect(status.output == "{\"device\":\"\(device)\",\"shared\":\(jsonString(shared)),\"position\":4,\"pending\":0,"
-            + "\"notices\":1,\"reachable\":true,\"head\":4}\n")
+        #expect(status.output == "{\"device\":\"\(device)\",\"shared\":\(jsonString(shared)),\"position\":5,\"pending\":0,"
+            + "\"notices\":1,\"reachable\":true,\"head\":5}\n")
         #expect(try await timeline(["notices", "--log", phone, "--dismiss", "\(device):1"]).status == 0)
         #expect(try await timeline(["notices", "--log", phone]).output == "(no notices)\n")
     }
