@@ -120,6 +120,10 @@ check "--upto inside a batch: no Berlin" 0 - - "$t rows --log store.jsonl --upto
 check "--upto at a batch's end" 0 '"event":"berlin","timeline":"life","title":"Berlin","kind":"ongoing"' - \
     "$t rows --log store.jsonl --upto 4 --json"
 
+check "export keeps a batch's marker" 0 '"event":"berlin".*"more":1' - "$t export --log store.jsonl"
+check "export | replay --upto inside a batch: no Berlin" 0 - - \
+    "$t export --log store.jsonl | $t replay - --upto 3 --json | grep berlin"'; [[ $? == 1 ]]'
+
 # --- Missing logs ----------------------------------------------------------------------
 check "add-event on a mistyped --log" 1 - "there is no log at stroe.jsonl" \
     "$t add-event --timeline life --title X --date 2000 --log stroe.jsonl"

@@ -191,8 +191,10 @@ enum Catalogue {
         summary: "print the store's log as plain JSON Lines",
         options: [log],
         details: """
-            One fact per record, renumbered from 1, with "seq", "type", "data", "at" and \
-            "v" but no checksums: a log that 'timeline replay' and 'timeline import' read. \
+            One fact per record, renumbered from 1, with "seq", "type", "data", "at", "v", \
+            the command id "cmd" and the batch marker "more" (records left in the batch) \
+            but no checksums: a log that 'timeline replay' and 'timeline import' read, \
+            with the same batches and command ids. \
             The log is checked and written a chunk at a time (an atomic batch, such as \
             an import's, is one chunk): a bad line stops the export there (exit status \
             1), after the records before its chunk, and the message says how many were \

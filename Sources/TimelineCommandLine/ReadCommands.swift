@@ -179,12 +179,8 @@ extension Runner {
         do {
             _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
                 bytes.removeAll(keepingCapacity: true)
-                for record in contents.records {
-                    for fact in record.facts {
-                        position += 1
-                        encoder.encode(fact, position: position, recordedAt: record.recordedAt, into: &bytes)
-                    }
-                }
+                // A chunk holds whole batches, so each line's `more` is known here.
+                encoder.encodeRenumbered(contents.records, after: &position, into: &bytes)
                 do { try writeAsItGoes(String(decoding: bytes, as: UTF8.self)) } catch {
                     writeFailed = true
                     throw error

@@ -318,14 +318,13 @@ extension Runner {
         return range.count == 1 ? "record \(range.lowerBound)" : "records \(range.lowerBound)-\(range.upperBound)"
     }
 
-    /// Records as export writes them: plain JSON Lines, no checksums.
+    /// Records as export writes them: plain JSON Lines with their command id and batch
+    /// marker, no checksums.
     func plainLines(_ records: [Record]) -> String {
         var bytes: [UInt8] = []
         let encoder = RecordEncoder(layout: .plain)
         for record in records {
-            for fact in record.facts {
-                encoder.encode(fact, position: record.position, recordedAt: record.recordedAt, into: &bytes)
-            }
+            encoder.encode(record, into: &bytes)
         }
         return String(decoding: bytes, as: UTF8.self)
     }
