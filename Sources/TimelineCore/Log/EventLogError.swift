@@ -12,8 +12,10 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
     case closed(path: String)
     /// A batch to append was empty.
     case emptyBatch
-    /// The log file was replaced (by a repair) since this process last read it; the log
-    /// now reads the new file, and whatever was built from the old one must be rebuilt.
+    /// The log file was replaced (by a repair), or changed in place so that it no longer
+    /// begins with what this process read (a restore over it, a cut), since this process
+    /// last read it; the log now reads what the path names from its start, and whatever
+    /// was built from the old one must be rebuilt.
     case replaced(path: String)
     /// An append failed and so did undoing it: the batch may be in the log after all.
     case appendMayHaveLanded(path: String, operation: String, code: Int32)
@@ -40,7 +42,7 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
         case .emptyBatch:
             "nothing to append: the batch is empty"
         case .replaced(let path):
-            "\(path) was replaced (by `timeline repair`) while it was open: what was read from it is read again"
+            "\(path) was replaced or changed in place while it was open: it is read again from its start"
         case .appendMayHaveLanded(let path, let operation, let code):
             "\(path): \(operation) failed: \(SystemError.message(code)) (errno \(code)), and undoing the append "
                 + "failed too: the record may be in the log. Check with `timeline verify` (and `timeline rows`) "
