@@ -179,6 +179,21 @@ check "watch: a symbolic link re-pointed resets to its new target" 0 '^reset: "t
 check "watch: a directory removed and made again resets to the log in it" 0 '^reset: "title":"x" $' - \
     '. ./follow.sh; follow "mkdir -p d; log_of a > d/l.jsonl; log_of x > o.jsonl; ln -s d/l.jsonl l.jsonl" "rm -r d; sleep 0.2; mkdir d; sleep 0.2; cp o.jsonl d/l.jsonl"'
 
+# --- Passwords and command ids ----------------------------------------------------------------
+for url in 'postgresql://u:S3cr3t@127.0.0.1:1/db?log=bad!name' 'postgres://u@127.0.0.1:1/db?password=S3cr3t&log=x' \
+    'postgresql://u:S3%63r3t@127.0.0.1:1/db?log=bad!name' 'POSTGRESQL://u:S3cr3t@127.0.0.1:1/db?log=a&log=b'; do
+    for command in "$t watch --log '$url'" "$t repair --log '$url'" "$t rows --log '$url'" "$t replay '$url'" \
+        "$t create-timeline --name X --log '$url'" "TIMELINE_LOG='$url' $t verify" "$t 'TIMELINE_LOG=$url'"; do
+        check "no password in: $command" 0 - - "$command 2>&1 | grep -E 'S3cr3t|S3%63r3t'; [[ \${PIPESTATUS[1]} == 1 ]]"
+    done
+done
+check "import of the same file twice appends nothing" 0 "already imported: the command id import-[0-9a-f]{16} is in" - \
+    "rm -f twice.jsonl; $t import big.jsonl --log twice.jsonl >/dev/null && $t import big.jsonl --log twice.jsonl"
+check "... and the log holds it once" 0 "ok: 4001 records" - "$t verify --log twice.jsonl"
+cp store.jsonl ids.jsonl
+check "a command run again with its --command-id appends nothing" 0 "already done: the command id c1 is in" - \
+    "$t remove-event --event born --log ids.jsonl --command-id c1 >/dev/null && $t remove-event --event born --log ids.jsonl --command-id c1"
+
 # --- Hostile text ----------------------------------------------------------------------
 cp store.jsonl text.jsonl
 check "a title with an escape sequence" 0 - - \

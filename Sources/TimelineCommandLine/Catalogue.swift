@@ -6,6 +6,9 @@ enum Catalogue {
         name: "--log", value: "PATH",
         help: "the store's log (default: $TIMELINE_LOG, else ./timeline.jsonl)")
     static let json = OptionSpec(name: "--json", help: "print JSON, one object per line")
+    static let commandID = OptionSpec(
+        name: "--command-id", value: "ID",
+        help: "the command's id: run again with the same ID, it appends nothing (an id's rules: as an event's)")
 
     static let viewOptions: [OptionSpec] = [
         OptionSpec(name: "--timeline", value: "ID", help: "only the rows of this timeline's events"),
@@ -59,7 +62,10 @@ enum Catalogue {
         Takes the log's writer lock for its run: waits while another process holds it \
         (an append, an import, a rebuild). Only create-timeline and import create a log that does not exist \
         yet; every other command fails saying so. On success prints one line; with \
-        --json, the records appended, as JSON Lines.
+        --json, the records appended, as JSON Lines. With --command-id ID the records \
+        carry ID: the same command run again with the same ID appends nothing and says \
+        where its records are, so a command whose outcome is unknown (the log's \
+        database lost during the commit, a failed undo) can be run again safely.
         """
 
     // MARK: Commands
@@ -206,7 +212,7 @@ enum Catalogue {
         name: "import",
         summary: "append the facts of another log to the store's log, all or nothing",
         positionals: [PositionalSpec(name: "FILE", help: "the log to import; - for standard input")],
-        options: [log, json],
+        options: [log, json, commandID],
         details: """
             Checks FILE completely (format and domain rules, on its own and then after \
             the store's records) before writing anything, then appends all of its facts \
@@ -214,6 +220,11 @@ enum Catalogue {
             FILE may be a pipe or a FIFO, read as a stream. Creates the store's log when \
             there is none yet and FILE has facts to import. With --json, prints the records appended, as export does \
             (none when FILE holds nothing to import).
+            The import carries a command id, --command-id ID or else one made from its facts \
+            (import-, then 16 hexadecimal digits): importing the same facts again appends \
+            nothing and says where they are. So when an import's outcome is unknown (the \
+            connection to a database lost during its commit), importing the same FILE \
+            again is safe.
             """,
         examples: ["timeline import --log timeline.jsonl exported.jsonl",
                    "timeline import - --log new.jsonl < exported.jsonl"])
@@ -225,7 +236,7 @@ enum Catalogue {
             required("--name", "NAME", "the timeline's name"),
             subject("--timeline", "ID", "its id (default: made from the name, such as my-life; at most 64 bytes)",
                     required: false),
-            log, json,
+            log, json, commandID,
         ],
         details: storeDetails,
         examples: ["timeline create-timeline --timeline work --name \"Work\""])
@@ -233,14 +244,14 @@ enum Catalogue {
     static let renameTimeline = CommandSpec(
         name: "rename-timeline",
         summary: "give a timeline a new name",
-        options: [subject("--timeline", "ID", "the timeline"), required("--name", "NAME", "its new name"), log, json],
+        options: [subject("--timeline", "ID", "the timeline"), required("--name", "NAME", "its new name"), log, json, commandID],
         details: storeDetails,
         examples: ["timeline rename-timeline --timeline work --name \"Career\""])
 
     static let removeTimeline = CommandSpec(
         name: "remove-timeline",
         summary: "remove a timeline and all of its events",
-        options: [subject("--timeline", "ID", "the timeline"), log, json],
+        options: [subject("--timeline", "ID", "the timeline"), log, json, commandID],
         details: storeDetails,
         examples: ["timeline remove-timeline --timeline drafts"])
 
@@ -254,7 +265,7 @@ enum Catalogue {
             OptionSpec(name: "--start", value: "DATE", help: "or the start of its range"),
             OptionSpec(name: "--end", value: "DATE", help: "and the range's end (without it, the range is open)"),
             subject("--event", "ID", "its id (default: a free e1, e2, ...)", required: false),
-            log, json,
+            log, json, commandID,
         ],
         details: "Give either --date, or --start with or without --end.\n\n" + storeDetails + "\n\n" + dateDetails,
         examples: [
@@ -265,14 +276,14 @@ enum Catalogue {
     static let retitleEvent = CommandSpec(
         name: "retitle-event",
         summary: "give an event a new title",
-        options: [subject("--event", "ID", "the event"), required("--title", "TITLE", "its new title"), log, json],
+        options: [subject("--event", "ID", "the event"), required("--title", "TITLE", "its new title"), log, json, commandID],
         details: storeDetails,
         examples: ["timeline retitle-event --event e1 --title \"Born in Leipzig\""])
 
     static let setDate = CommandSpec(
         name: "set-date",
         summary: "give an event one date (a range becomes a single date)",
-        options: [subject("--event", "ID", "the event"), required("--date", "DATE", "its date"), log, json],
+        options: [subject("--event", "ID", "the event"), required("--date", "DATE", "its date"), log, json, commandID],
         details: storeDetails + "\n\n" + dateDetails,
         examples: ["timeline set-date --event e1 --date 1990-04-12"])
 
@@ -283,7 +294,7 @@ enum Catalogue {
             subject("--event", "ID", "the event"),
             required("--start", "DATE", "the range's start"),
             OptionSpec(name: "--end", value: "DATE", help: "its end (without it, the range is open)"),
-            log, json,
+            log, json, commandID,
         ],
         details: storeDetails + "\n\n" + dateDetails,
         examples: ["timeline set-range --event school --start 1996-09 --end 2008-06"])
@@ -291,14 +302,14 @@ enum Catalogue {
     static let closeRange = CommandSpec(
         name: "close-range",
         summary: "give an open range its end",
-        options: [subject("--event", "ID", "the event"), required("--end", "DATE", "the range's end"), log, json],
+        options: [subject("--event", "ID", "the event"), required("--end", "DATE", "the range's end"), log, json, commandID],
         details: storeDetails + "\n\n" + dateDetails,
         examples: ["timeline close-range --event berlin --end 2024-05"])
 
     static let reopenRange = CommandSpec(
         name: "reopen-range",
         summary: "take the end off a closed range, so it is open again",
-        options: [subject("--event", "ID", "the event"), log, json],
+        options: [subject("--event", "ID", "the event"), log, json, commandID],
         details: storeDetails,
         examples: ["timeline reopen-range --event berlin"])
 
@@ -306,14 +317,14 @@ enum Catalogue {
         name: "move-event",
         summary: "move an event to another timeline",
         options: [subject("--event", "ID", "the event"), required("--timeline", "ID", "the timeline to move it to"),
-                  log, json],
+                  log, json, commandID],
         details: storeDetails,
         examples: ["timeline move-event --event e7 --timeline travel"])
 
     static let removeEvent = CommandSpec(
         name: "remove-event",
         summary: "remove an event",
-        options: [subject("--event", "ID", "the event"), log, json],
+        options: [subject("--event", "ID", "the event"), log, json, commandID],
         details: storeDetails,
         examples: ["timeline remove-event --event e7"])
 

@@ -26,7 +26,7 @@ extension Runner {
                  each: (LogReader.Contents) throws -> Void = { _ in }) throws -> FoldedLog {
         var fold = LogFold(views: views, now: now, upTo: upTo)
         if !input, DatabaseLogs.isURL(path) {
-            let contents = try DatabaseLogs.read(DatabaseLogs.name(for: path))
+            let contents = try DatabaseLogs.read(DatabaseLogs.name(for: path), ifMissing: missingLogMessage(path))
             do { try fold.add(contents) } catch { throw CommandFailure("\(path): \(error)") }
             try each(contents)
             if let torn = contents.tornTail { context.warn("\(path): \(torn); not applied") }

@@ -333,7 +333,7 @@ struct InProcessToolTests {
 
     @Test func aUsageErrorShowsTheCommandsUsageLine() async {
         let (_, _, errors) = await run(["close-range", "--event", "e1", "--ende", "2020"])
-        #expect(errors.contains("timeline: usage: timeline close-range --event ID --end DATE [--log PATH] [--json]\n"))
+        #expect(errors.contains("timeline: usage: timeline close-range --event ID --end DATE [--log PATH] [--json] [--command-id ID]\n"))
         let (_, _, overall) = await run(["frobnicate"])
         #expect(overall.contains("timeline: usage: timeline COMMAND [ARGUMENTS] [OPTIONS]\n"))
     }

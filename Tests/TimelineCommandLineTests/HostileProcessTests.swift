@@ -412,8 +412,8 @@ struct HostileProcessTests {
         #expect(traced.errors.contains("fsync failed"), "\(traced)")
         #expect(traced.errors.contains("may be in the log") == mayHaveLanded, "\(traced)")
         if mayHaveLanded {
-            #expect(traced.errors.contains("before running add-event again") && !traced.errors.contains("command id"),
-                    "\(traced)")
+            #expect(traced.errors.contains("its outcome is unknown") && traced.errors.contains("before running add-event "
+                    + "again; a command run with --command-id ID is never appended twice"), "\(traced)")
         }
         let after = try #require(FileManager.default.contents(atPath: log))
         if mayHaveLanded {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import TimelineKit
 import TimelineTestSupport
+@testable import TimelineCommandLine
 
 /// What the third hostile pass found, each tried as a user would meet it.
 @Suite("The third hostile pass")
@@ -139,5 +141,107 @@ struct ThirdHostilePassTests {
         try await expectWatchResets(log: directory.path("d/l.jsonl"), to: ["x", "y"],
                                     after: "rm -r d && sleep 0.2 && mkdir d && sleep 0.2 && cp o.jsonl d/l.jsonl",
                                     in: directory)
+    }
+
+    // MARK: 3. a password is never in a message
+
+    /// Every command, with a database URL that holds a password (in the userinfo, as
+    /// `password=`, percent-encoded) and an invalid log name, given as --log, as
+    /// $TIMELINE_LOG and as a FILE: no output names the password.
+    @Test(arguments: [
+        "postgresql://u:S3cr3t@127.0.0.1:1/db?log=bad!name",
+        "postgres://u@127.0.0.1:1/db?password=S3cr3t&log=bad!name",
+        "postgresql://u:S3%63r3t@127.0.0.1:1/db?log=bad!name",
+        "POSTGRESQL://u:S3cr3t@127.0.0.1:1/db?log=bad!name",
+        "postgresql://u:S3cr3t@127.0.0.1:1/db?log=a&log=b",
+    ])
+    func noMessageNamesThePassword(url: String) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for command in Catalogue.all where command.name != "help" {
+            var arguments = [command.name]
+            for option in command.options where option.isRequired {
+                arguments += [option.name, option.name == "--date" || option.name == "--start" || option.name == "--end"
+                              ? "2001" : "x"]
+            }
+            let takesLog = command.option(named: "--log") != nil
+            var runs: [(arguments: [String], environment: [String: String])] = []
+            if takesLog {
+                runs.append((arguments + ["--log", url], [:]))
+                runs.append((arguments, ["TIMELINE_LOG": url]))
+            }
+            if !command.positionals.isEmpty { runs.append((arguments + [url], [:])) }
+            if !takesLog && command.positionals.isEmpty { runs.append((arguments + [url], [:])) }
+            for run in runs {
+                let result = try await timeline(run.arguments, in: directory.url, environment: run.environment)
+                let text = result.output + result.errors
+                for secret in ["S3cr3t", "S3%63r3t"] {
+                    #expect(!text.contains(secret), "\(run.arguments) \(run.environment): \(text)")
+                }
+                #expect(result.status != 0, "\(run.arguments): \(result)")
+            }
+        }
+    }
+
+    // MARK: 6. a command id makes sending again safe
+
+    /// An import carries a command id made from its facts: importing the same file again
+    /// appends nothing and says where the facts are.
+    @Test func importingTheSameFactsAgainAppendsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let input = try directory.write("input.jsonl", Self.log(["a", "b"]))
+        let log = directory.path("store.jsonl")
+        let first = try await timeline(["import", input, "--log", log])
+        #expect(first.status == 0 && first.output.hasPrefix("imported 3 facts"), "\(first)")
+        let again = try await timeline(["import", input, "--log", log])
+        #expect(again.status == 0, "\(again)")
+        #expect(again.output.hasPrefix("already imported: the command id import-"), "\(again.output)")
+        #expect(again.output.hasSuffix("(records 1-3); nothing appended\n"), "\(again.output)")
+        let export = try await timeline(["export", "--log", log])
+        #expect(export.outputLines.count == 3, "\(export.output)")
+        #expect(export.outputLines.allSatisfy { $0.contains(#""cmd":"import-"#) }, "\(export.output)")
+        // Other facts are another import.
+        let other = try await timeline(["import", try directory.write("other.jsonl", Self.log(["c"]).replacing(
+            #"{"type":"timelineCreated","data":{"timeline":"life","name":"Life"}}"# + "\n", with: "")), "--log", log])
+        #expect(other.status == 0 && other.output.hasPrefix("imported 1 fact"), "\(other)")
+        // A given id is used instead.
+        let given = try await timeline(["import", input, "--log", directory.path("given.jsonl"), "--command-id", "mine"])
+        #expect(given.status == 0, "\(given)")
+        #expect(try directory.read("given.jsonl").contains(#""cmd":"mine""#))
+    }
+
+    /// A write command run again with the same --command-id appends nothing.
+    @Test func aCommandRunAgainWithItsIdAppendsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        let add = ["add-event", "--log", log, "--timeline", "life", "--title", "Trip", "--date", "2020",
+                   "--command-id", "trip-1"]
+        let first = try await timeline(add)
+        #expect(first.status == 0 && first.output.hasSuffix("(record 5)\n"), "\(first)")
+        let again = try await timeline(add)
+        #expect(again.status == 0, "\(again)")
+        #expect(again.output == "already done: the command id trip-1 is in \(log) (record 5); nothing appended\n")
+        let rows = try await timeline(["rows", "--log", log, "--json"])
+        #expect(rows.outputLines.filter { $0.contains("Trip") }.count == 1, "\(rows.output)")
+        let bad = try await timeline(["remove-event", "--log", log, "--event", "born", "--command-id", " x"])
+        #expect(bad.status == 2 && bad.errors.contains("invalid value \" x\" for --command-id"), "\(bad)")
+    }
+
+    /// An append whose outcome is unknown is said to be unknown, never "nothing imported",
+    /// with the safe way on.
+    @Test func anUnknownOutcomeIsSaidAsUnknown() {
+        let runner = Runner(context: ToolContext(output: CapturedOutput(), errors: CapturedOutput()))
+        let lost = StoreError.log(.commitOutcomeUnknown(log: "postgresql://db?log=x", reason: "server closed the connection"))
+        let imported = runner.message(for: lost, path: "postgresql://db?log=x", command: "import", commandID: "import-1")
+        #expect(imported.contains("it may be in the log or not (its outcome is unknown)"), "\(imported)")
+        #expect(imported.contains("Run the same import again: it carries the command id import-1"), "\(imported)")
+        #expect(!imported.contains("nothing imported"))
+        let added = runner.message(for: lost, path: "p", command: "add-event", commandID: "c-1")
+        #expect(added.contains("Run add-event again with --command-id c-1"), "\(added)")
+        let landed = runner.message(for: .log(.appendMayHaveLanded(path: "p", operation: "fsync", code: 5)), path: "p",
+                                    command: "add-event")
+        #expect(landed.contains("unknown") && landed.contains("--command-id ID is never appended twice"), "\(landed)")
     }
 }

@@ -115,6 +115,42 @@ struct PostgresToolTests {
         #expect(whole.status == 1 && whole.errors.contains("record 1: not valid JSON"), "\(whole.errors)")
         #expect(!whole.errors.contains("timeline repair"), "repair does not apply to a database log")
     }
+
+    /// Only create-timeline and import create a log: every other command says there is
+    /// none and how to start one, and leaves no row in `timeline_logs`.
+    @Test func aCommandThatReadsCreatesNoLog() throws {
+        let name = TestServer.newLogName("nosuch")
+        let url = TestServer.url(log: name)
+        for arguments in [["rows"], ["rows", "--upto", "1"], ["timelines"], ["verify"], ["export"], ["rebuild"],
+                          ["render", "--output", "/dev/null"],
+                          ["add-event", "--timeline", "t", "--title", "T", "--date", "2001"]] {
+            let result = try runTool(arguments + ["--log", url])
+            #expect(result.status == 1, "\(arguments): \(result.output) \(result.errors)")
+            #expect(result.errors.contains("there is no log at"), "\(arguments): \(result.errors)")
+            #expect(result.errors.contains("start one with: timeline create-timeline"), "\(arguments): \(result.errors)")
+        }
+        let connection = try PostgresConnection(PostgresLocation(url: url))
+        let found = try connection.run("SELECT count(*) FROM timeline_logs WHERE name = '\(name)'")
+        #expect(found.last?.text(row: 0, column: 0) == "0", "a read created the log")
+        let created = try runTool(["create-timeline", "--log", url, "--name", "Life"])
+        #expect(created.status == 0, "\(created.errors)")
+        #expect(try runTool(["rows", "--log", url]).status == 0)
+    }
+
+    /// The URL's password is in no message, whatever the command and however the URL
+    /// is spelt: an invalid log name, a doubled `log=`, an upper-case scheme.
+    @Test func noMessageNamesThePasswordOfABadURL() throws {
+        let base = try #require(TestServer.url).replacing("://postgres@", with: "://postgres:S3cr3t@")
+        let separator = base.contains("?") ? "&" : "?"
+        for url in [base + separator + "log=bad!name", base + separator + "log=a&log=b",
+                    "POSTGRESQL" + base.drop { $0 != ":" } + separator + "log=bad!name"] {
+            for arguments in [["rows"], ["watch"], ["repair"], ["verify"], ["export"], ["rebuild"], ["timelines"],
+                              ["create-timeline", "--name", "Life"], ["import", "/dev/null"]] {
+                let result = try runTool(arguments + ["--log", url])
+                #expect(!(result.output + result.errors).contains("S3cr3t"), "\(arguments): \(result.errors)")
+            }
+        }
+    }
 }
 #else
 /// Without the trait, a URL gets an error that says how to build with it.

@@ -19,6 +19,9 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
     case replaced(path: String)
     /// An append failed and so did undoing it: the batch may be in the log after all.
     case appendMayHaveLanded(path: String, operation: String, code: Int32)
+    /// The connection to the log's database was lost while the batch was being committed:
+    /// whether it is in the log is unknown. `reason` is what was lost and how.
+    case commitOutcomeUnknown(log: String, reason: String)
     /// A record of the batch would be a line longer than the log accepts when read
     /// (``LogReader/maximumLineLength``), so the batch was not appended.
     case recordTooLong(length: Int, limit: Int)
@@ -47,6 +50,10 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(path): \(operation) failed: \(SystemError.message(code)) (errno \(code)), and undoing the append "
                 + "failed too: the record may be in the log. Check with `timeline verify` (and `timeline rows`) "
                 + "before sending the command again; a command sent with a command id is never appended twice"
+        case .commitOutcomeUnknown(let log, let reason):
+            "\(log): \(reason); the connection was lost while the batch was being committed: it may be in the log "
+                + "or not (its outcome is unknown). Read the log before sending the command again; a command sent with a command id is "
+                + "never appended twice"
         case .recordTooLong(let length, let limit):
             "record too long: its line would be \(length) bytes; at most \(limit) are allowed"
         case .database(let log, let message):
@@ -56,6 +63,15 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension EventLogError {
+    /// Whether the append may or may not have landed: its outcome is unknown, and only
+    /// reading the log (or sending it again with the same command id) tells.
+    public var isOutcomeUnknown: Bool {
+        switch self {
+        case .appendMayHaveLanded, .commitOutcomeUnknown: true
+        default: false
+        }
+    }
+
     /// The same error about `path` when it is about `other` (a temporary file that stands
     /// for it); any other error as it is.
     func naming(_ path: String, insteadOf other: String) -> EventLogError {
