@@ -58,9 +58,12 @@ extension Runner {
         interrupt.resume()
         if let output = context.output as? FileDescriptorOutput { Self.endWhenReaderLeaves(output.descriptor) }
         if fixedNow == nil { await store.startClock(every: .seconds(1)) }
+        // On a terminal, tables and lines fit its width and show colour, as rows does.
+        let (width, colour) = (context.tableWidth, context.usesColour)
         for await change in await store.changes(view) {
             do {
-                try writeAsItGoes(json ? WatchText.json(change, sectioned: view.sections != .none) : WatchText.readable(change))
+                try writeAsItGoes(json ? WatchText.json(change, sectioned: view.sections != .none)
+                                  : WatchText.readable(change, width: width, colour: colour))
             } catch {
                 await store.release()
                 throw error
@@ -113,24 +116,30 @@ enum WatchText {
             + ",\"updates\":[" + updated.map { "{\"index\":\($0),\"row\":\(row($0))}" }.joined(separator: ",") + "]}\n"
     }
 
-    /// Lines a person reads: the table on a reset, one line per change otherwise.
-    static func readable(_ change: ChangeSet) -> String {
+    /// Lines a person reads: the table on a reset, one line per change otherwise; fitted
+    /// to `width` (cut with "…") when given, the table's kinds in colour with `colour`, as
+    /// `rows` prints them on a terminal.
+    static func readable(_ change: ChangeSet, width: Int? = nil, colour: Bool = false) -> String {
         let rows = change.rows
+        func fitted(_ line: String) -> String {
+            guard let width else { return line }
+            return DisplayWidth.truncate(line, to: width)
+        }
         if change.isReset {
-            return "── rows at \(change.to) ──\n"
-                + RowPrinter(rows: rows, sections: Array(change.sections)).table()
+            return fitted("── rows at \(change.to) ──") + "\n"
+                + RowPrinter(rows: rows, sections: Array(change.sections)).table(width: width, colour: colour)
         }
         func describe(_ index: Int) -> String {
             let row = rows[index]
             return "\(row.kind.rawValue) \(displayText(row.date?.text ?? "now")) \(displayText(row.title)) "
                 + "[\(displayText(row.event.rawValue))]"
         }
-        var text = change.from == change.to ? "── now moved ──\n" : "── \(change.from) → \(change.to) ──\n"
-        for index in change.removals { text += "- removed row \(index)\n" }
-        for move in change.moves { text += "~ row \(move.from) → \(move.to): \(describe(move.to))\n" }
-        for index in change.insertions { text += "+ \(index): \(describe(index))\n" }
-        for index in indices(of: change.updates, in: change) { text += "* \(index): \(describe(index))\n" }
-        return text
+        var lines = [change.from == change.to ? "── now moved ──" : "── \(change.from) → \(change.to) ──"]
+        for index in change.removals { lines.append("- removed row \(index)") }
+        for move in change.moves { lines.append("~ row \(move.from) → \(move.to): \(describe(move.to))") }
+        for index in change.insertions { lines.append("+ \(index): \(describe(index))") }
+        for index in indices(of: change.updates, in: change) { lines.append("* \(index): \(describe(index))") }
+        return lines.map { fitted($0) + "\n" }.joined()
     }
 
     /// The new indices of the rows with `ids`.

@@ -244,4 +244,25 @@ struct ThirdHostilePassTests {
                                     command: "add-event")
         #expect(landed.contains("unknown") && landed.contains("--command-id ID is never appended twice"), "\(landed)")
     }
+
+    // MARK: 8. watch on a terminal
+
+    /// On a terminal (`script` gives watch one), watch's table fits `$COLUMNS` and shows
+    /// the kinds in colour, as rows does; its change lines fit too.
+    @Test func watchOnATerminalFitsItsTablesAndColoursThem() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let long = String(repeating: "A long title ", count: 12)
+        let log = try directory.write("l.jsonl", Self.log(["a"]).replacing(#""title":"a""#, with: #""title":"\#(long)""#))
+        let script = "unset NO_COLOR; TERM=xterm COLUMNS=50 timeout 3 \"$TIMELINE\" watch --log '\(log)' --now 2026-01-01 & sleep 1; "
+            + "\"$TIMELINE\" add-event --log '\(log)' --timeline life --title '\(long)' --date 2002 >/dev/null; wait"
+        let run = try await shell("script -qec \(shellWord(script)) /dev/null", in: directory.url)
+        let lines = run.output.split(whereSeparator: \.isNewline)
+        let visible = lines.map { $0.replacing(/\u{1B}\[[0-9;]*m/, with: "") }
+        #expect(visible.contains { $0.hasPrefix("single") }, "\(run.output)")
+        #expect(visible.allSatisfy { DisplayWidth.of(String($0)) <= 50 }, "\(visible)")
+        #expect(run.output.contains("\u{1B}["), "no colour: \(run.output)")
+        #expect(visible.contains { $0.hasPrefix("+ ") }, "the change line: \(visible)")
+    }
 }
