@@ -69,7 +69,8 @@ extension Runner {
                 var text = message(for: error, path: path, command: arguments.command.name, commandID: commandID)
                 // A failed write is undone: say so, as it is what a person asks next. (When
                 // even undoing it failed, the message says that the record may have landed.)
-                if case .log(.io) = error { text += "; the log is unchanged" }
+                // A log this command was to create is removed again: there was none before.
+                if case .log(.io) = error { text += creating ? "; no log was created" : "; the log is unchanged" }
                 throw CommandFailure(text)
             }
         }
@@ -169,6 +170,7 @@ extension Runner {
         await store.release()
     }
 
+    /// The message of a store's failure, naming the log at `path` and the rule.
     ///
     /// An append whose outcome is unknown says so, and how to finish it safely: with the
     /// command id it carried (`commandID`), running it again appends it at most once.

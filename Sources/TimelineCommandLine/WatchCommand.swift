@@ -34,6 +34,7 @@ extension Runner {
             throw CommandFailure("no log at \(path): nothing to watch; start one with "
                 + "'timeline create-timeline --log \(path) --timeline ID --name NAME'")
         }
+        try requireLog(path)
         let clock: any TimelineClock = fixedNow.map { FixedClock(instant: $0) } ?? SystemClock()
         let store: TimelineStore
         do { store = try TimelineStore(path: path, clock: clock, views: [view]) } catch {
@@ -52,6 +53,10 @@ extension Runner {
             guard lastWarning.withLock({ last in defer { last = text }; return last != text }) else { return }
             context.warn("the view waits until the log can be read on: \(text)")
         }
+        // Ctrl-\\ (SIGQUIT), or SIGABRT or SIGSEGV sent by another process, ends the watch
+        // as the signal's default does: the runtime's crash handler would print a crash
+        // report for what is no crash, and leave the watch running.
+        for quitting in [SIGQUIT, SIGABRT, SIGSEGV] { signal(quitting, SIG_DFL) }
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         interrupt.setEventHandler { exit(TimelineTool.success) }

@@ -265,4 +265,39 @@ struct ThirdHostilePassTests {
         #expect(run.output.contains("\u{1B}["), "no colour: \(run.output)")
         #expect(visible.contains { $0.hasPrefix("+ ") }, "the change line: \(visible)")
     }
+
+    // MARK: 9. the small ones
+
+    /// Ctrl-\\ (SIGQUIT), SIGABRT and SIGSEGV sent to watch end it, as the signals'
+    /// defaults do, with no crash report.
+    @Test(arguments: [SIGQUIT, SIGABRT, SIGSEGV])
+    func aQuitSignalEndsWatch(_ signal: Int32) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let tool = try #require(toolURL)
+        let log = try directory.write("l.jsonl", Self.log(["a"]))
+        let watcher = try await startedWatch(tool, log: log, in: directory)
+        defer { watcher.killNow() }
+        watcher.send(signal)
+        #expect(await watcher.waitForExit(until: .now + .seconds(20)), "watch goes on after signal \(signal)")
+        #expect(watcher.terminatingSignal == signal)
+        #expect(!watcher.errors.contains("Crash") && !watcher.errors.contains("crash"), "\(watcher.errors)")
+    }
+
+    @Test func smallOnesOfTheToolAnswerClearly() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await store(in: directory)
+        // --upto too large for a position says so.
+        let upto = try await timeline(["rows", "--log", log, "--upto", "99999999999999999999"])
+        #expect(upto.status == 2 && upto.errors.contains("too large: at most 9223372036854775807"), "\(upto)")
+        // A FIFO is not a store's log.
+        let fifo = try await shell("mkfifo f && \"$TIMELINE\" rows --log f", in: directory.url)
+        #expect(fifo.status == 1 && fifo.errors.contains("f is a FIFO, not a log file"), "\(fifo)")
+        // An extension in capitals is still HTML.
+        let page = try await timeline(["render", log, "--output", directory.path("x.HTML")])
+        #expect(page.status == 0, "\(page)")
+        let written = try directory.read("x.HTML")
+        #expect(written.lowercased().hasPrefix("<!doctype html>"), "\(written.prefix(40))")
+    }
 }
