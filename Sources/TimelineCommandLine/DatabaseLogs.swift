@@ -174,8 +174,10 @@ enum DatabaseLogs {
     /// file in the user's cache directory (`$XDG_CACHE_HOME/timeline`, else
     /// `~/.cache/timeline`), named by a stable hash of the log's URL without its password,
     /// so one per database and log. `nil` when there is no cache directory to be had: the
-    /// store then reads the log whole.
-    static func checkpointPath(for name: String, environment: [String: String]) -> String? {
+    /// store then reads the log whole; `warn` is told why when a directory named for it
+    /// cannot be made (`$XDG_CACHE_HOME` a file, a directory it may not write).
+    static func checkpointPath(for name: String, environment: [String: String],
+                               warn: (String) -> Void = { _ in }) -> String? {
         let base: String
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
             base = cache
@@ -185,7 +187,11 @@ enum DatabaseLogs {
             return nil
         }
         let directory = base + "/timeline"
-        for path in [base, directory] where mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
+        for path in [base, directory] where mkdir(path, 0o700) != 0 && errno != EEXIST {
+            warn("\(name): no checkpoint is kept, so each command reads the whole log: cannot make the cache directory "
+                + "\(path): \(String(cString: strerror(errno))) (set $XDG_CACHE_HOME to a directory of yours)")
+            return nil
+        }
         let key = String(StableHash.of(name), radix: 16)
         return directory + "/" + String(repeating: "0", count: 16 - key.count) + key + ".checkpoint"
     }

@@ -114,7 +114,8 @@ extension Runner {
             // A database log: its checkpoint is a local file in the user's cache directory.
             do {
                 let log = try DatabaseLogs.open(path, ifMissing: creates ? nil : missingLogMessage(path))
-                if let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment) {
+                if let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment,
+                                                                warn: context.warn) {
                     store = try TimelineStore(log: log, checkpointPath: checkpoint, clock: clock, views: views)
                 } else {
                     store = try TimelineStore(log: log, clock: clock, views: views)

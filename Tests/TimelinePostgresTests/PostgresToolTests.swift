@@ -137,6 +137,27 @@ struct PostgresToolTests {
         #expect(try runTool(["rows", "--log", url]).status == 0)
     }
 
+    /// libpq's and the server's messages read as messages: no `\t`, no SQL of the tool's;
+    /// a cache directory that cannot be made is said, not silently done without.
+    @Test func databaseMessagesReadAsMessages() throws {
+        let refused = try runTool(["rows", "--log", "postgresql://u@127.0.0.1:1/db?log=x"])
+        #expect(refused.status == 1 && !refused.errors.contains("\\t"), "\(refused.errors)")
+        let name = TestServer.newLogName("path")
+        let url = TestServer.url(log: name)
+        let base = try #require(TestServer.url)
+        let noSchema = base + (base.contains("?") ? "&" : "?") + "options=-c%20search_path%3Dnosuch&log=" + name
+        let odd = try runTool(["create-timeline", "--log", noSchema, "--name", "Life"])
+        #expect(odd.status == 1, "\(odd.errors)")
+        #expect(!odd.errors.contains("LINE 1") && !odd.errors.contains("CREATE TABLE"), "\(odd.errors)")
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-cache-\(UUID().uuidString)")
+        try Data("a file".utf8).write(to: cache)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let created = try runTool(["create-timeline", "--log", url, "--name", "Life"],
+                                  environment: ["XDG_CACHE_HOME": cache.path])
+        #expect(created.status == 0, "\(created.errors)")
+        #expect(created.errors.contains("no checkpoint is kept"), "\(created.errors)")
+    }
+
     /// The URL's password is in no message, whatever the command and however the URL
     /// is spelt: an invalid log name, a doubled `log=`, an upper-case scheme.
     @Test func noMessageNamesThePasswordOfABadURL() throws {
