@@ -113,8 +113,13 @@ enum Catalogue {
         details: """
             Prints the view's rows, then each change as it happens, until interrupted \
             (Ctrl-C: exit status 0) or until the reader of a pipe goes away (| head -1 \
-            ends it at once, as SIGPIPE would, with no change to wait for). Other processes' appends arrive through the \
-            operating system's file notifications, not by polling. Without --now, "now" \
+            ends it at once, as SIGPIPE would, with no change to wait for); Ctrl-\\ ends \
+            it as SIGQUIT does. Other processes' appends arrive through the \
+            operating system's file notifications, not by polling; for a PostgreSQL log, \
+            through LISTEN/NOTIFY, on a connection that connects again after a loss and \
+            catches up. The view follows what the path names now: a log replaced, \
+            overwritten in place or cut and written again, a symbolic link re-pointed, a \
+            directory removed and made again, each ends in a reset. Without --now, "now" \
             follows the clock, so an ongoing row that passes a date moves. With --json, \
             one object per line, each written as it happens. The first is a reset of the \
             rows at the log's position, "from" and "to" both that position. A later \

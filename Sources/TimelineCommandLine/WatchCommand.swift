@@ -30,16 +30,34 @@ extension Runner {
         let view = try view(arguments)
         let fixedNow = try arguments.date("--now")?.instant
         let json = arguments.flag("--json")
+        let store: TimelineStore
+        if DatabaseLogs.isURL(path) {
+            // A PostgreSQL log is followed through LISTEN/NOTIFY, on a connection of the
+            // follower's own that connects again after a loss and catches up.
+            store = try openStore(path, command: Catalogue.watch.name, now: fixedNow, views: [view])
+        } else {
+            store = try openFileStore(path, view: view, fixedNow: fixedNow)
+        }
+        try await follow(store, view: view, path: path, fixedNow: fixedNow, json: json)
+        return ""
+    }
+
+    /// The store of the log file at `path`, for watch.
+    private func openFileStore(_ path: String, view: ViewDefinition, fixedNow: Instant?) throws -> TimelineStore {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandFailure("no log at \(path): nothing to watch; start one with "
                 + "'timeline create-timeline --log \(path) --timeline ID --name NAME'")
         }
         try requireLog(path)
         let clock: any TimelineClock = fixedNow.map { FixedClock(instant: $0) } ?? SystemClock()
-        let store: TimelineStore
-        do { store = try TimelineStore(path: path, clock: clock, views: [view]) } catch {
+        do { return try TimelineStore(path: path, clock: clock, views: [view]) } catch {
             throw CommandFailure(error.description)
         }
+    }
+
+    /// Prints the view's rows, then each change set, until SIGINT or the output fails.
+    private func follow(_ store: TimelineStore, view: ViewDefinition, path: String, fixedNow: Instant?,
+                        json: Bool) async throws {
         // As rows says it; the watch goes on, since another process may create it.
         warnIfMissing(view, among: await store.timelineSummaries, path: path)
         // SIGINT ends the watch with status 0: the output written so far is complete
@@ -53,7 +71,7 @@ extension Runner {
             guard lastWarning.withLock({ last in defer { last = text }; return last != text }) else { return }
             context.warn("the view waits until the log can be read on: \(text)")
         }
-        // Ctrl-\\ (SIGQUIT), or SIGABRT or SIGSEGV sent by another process, ends the watch
+        // Ctrl-\ (SIGQUIT), or SIGABRT or SIGSEGV sent by another process, ends the watch
         // as the signal's default does: the runtime's crash handler would print a crash
         // report for what is no crash, and leave the watch running.
         for quitting in [SIGQUIT, SIGABRT, SIGSEGV] { signal(quitting, SIG_DFL) }
@@ -74,7 +92,6 @@ extension Runner {
                 throw error
             }
         }
-        return ""
     }
 
     /// Ends the process as a failed write to `descriptor` would (as by SIGPIPE) once the

@@ -137,6 +137,46 @@ struct PostgresToolTests {
         #expect(try runTool(["rows", "--log", url]).status == 0)
     }
 
+    /// watch follows a PostgreSQL log: each commit arrives through NOTIFY, and after the
+    /// server drops its connections, watch connects again and catches up.
+    @Test func watchFollowsADatabaseLogThroughALostConnection() async throws {
+        let name = TestServer.newLogName("watch")
+        let url = TestServer.url(log: name)
+        #expect(try runTool(["create-timeline", "--log", url, "--timeline", "life", "--name", "Life"]).status == 0)
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let tool = try #require(builtExecutable(named: "timeline", packageRoot: packageRoot))
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TIMELINE_LOG"] = nil
+        environment["XDG_CACHE_HOME"] = scratch.path
+        let watcher = try SpawnedProcess(tool, ["watch", "--log", url, "--json", "--now", "2026-01-01"],
+                                         environment: environment, outputPath: scratch.path + "/watch.out",
+                                         errorPath: scratch.path + "/watch.err")
+        defer { watcher.killNow() }
+        func eventually(_ condition: () -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !condition() {
+                guard ContinuousClock.now < deadline else { return false }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return true
+        }
+        #expect(await eventually { !watcher.outputLines.isEmpty }, "\(watcher.errors)")
+        #expect(watcher.outputLines.first?.hasPrefix(#"{"type":"reset","from":1,"to":1"#) == true, "\(watcher.output)")
+        #expect(try runTool(["add-event", "--log", url, "--timeline", "life", "--title", "One", "--date", "2001"]).status == 0)
+        #expect(await eventually { watcher.output.contains(#""title":"One""#) }, "\(watcher.output) \(watcher.errors)")
+        // The server drops every other connection to the database, the watcher's among them.
+        let admin = try PostgresConnection(PostgresLocation(url: url))
+        _ = try admin.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            + "WHERE pid <> pg_backend_pid() AND datname = current_database()")
+        #expect(try runTool(["add-event", "--log", url, "--timeline", "life", "--title", "Two", "--date", "2002"]).status == 0)
+        #expect(await eventually { watcher.output.contains(#""title":"Two""#) }, "\(watcher.output) \(watcher.errors)")
+        #expect(watcher.isRunning)
+    }
+
     /// libpq's and the server's messages read as messages: no `\t`, no SQL of the tool's;
     /// a cache directory that cannot be made is said, not silently done without.
     @Test func databaseMessagesReadAsMessages() throws {
