@@ -63,7 +63,9 @@ let package = Package(
             name: "timeline-stress", dependencies: ["TimelineKit", "TimelineTestSupport"],
             path: "Sources/timeline-stress", swiftSettings: shared),
         .executableTarget(
-            name: "TerminalFrontEnd", dependencies: ["TimelineKit"], path: "Examples/TerminalFrontEnd",
+            name: "TerminalFrontEnd",
+            dependencies: ["TimelineKit", .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"]))],
+            path: "Examples/TerminalFrontEnd",
             swiftSettings: shared),
         .target(
             name: "SwiftUISketch", dependencies: ["TimelineKit"], path: "Examples/SwiftUISketch", swiftSettings: shared),

@@ -120,6 +120,10 @@ check "--upto inside a batch: no Berlin" 0 - - "$t rows --log store.jsonl --upto
 check "--upto at a batch's end" 0 '"event":"berlin","timeline":"life","title":"Berlin","kind":"ongoing"' - \
     "$t rows --log store.jsonl --upto 4 --json"
 
+check "export keeps a batch's marker" 0 '"event":"berlin".*"more":1' - "$t export --log store.jsonl"
+check "export | replay --upto inside a batch: no Berlin" 0 - - \
+    "$t export --log store.jsonl | $t replay - --upto 3 --json | grep berlin"'; [[ $? == 1 ]]'
+
 # --- Missing logs ----------------------------------------------------------------------
 check "add-event on a mistyped --log" 1 - "there is no log at stroe.jsonl" \
     "$t add-event --timeline life --title X --date 2000 --log stroe.jsonl"
@@ -135,6 +139,60 @@ expect "rows created nothing" "[[ -z \"\$(ls -A empty)\" ]]"
 ln -s nowhere.jsonl dangling.jsonl
 check "a dangling symlink as --log" 1 - "there is no log at dangling.jsonl" "$t rows --log dangling.jsonl"
 check "create-timeline creates the log" 0 "created timeline" - "$t create-timeline --name New --log new.jsonl"
+
+# --- Followers: watch shows what the path names now ------------------------------------------
+# follow SETUP CHANGE: starts `watch --json` on follow/l.jsonl after SETUP, runs CHANGE, and
+# prints `reset:` and the titles watch shows once it has reset after its first line, and
+# `warned` when watch asked for `timeline verify`.
+cat >follow.sh <<'SCRIPT'
+follow() {
+    rm -rf follow && mkdir follow && cd follow || return 9
+    eval "$1"
+    "$TIMELINE" watch --log "$PWD/l.jsonl" --json >w.out 2>w.err &
+    local pid=$!
+    for _ in $(seq 1 600); do [[ -s w.out ]] && break; sleep 0.05; done
+    eval "$2"
+    for _ in $(seq 1 600); do [[ $(grep -c '"type":"reset"' w.out) -ge 2 ]] && break; sleep 0.05; done
+    sleep 0.3
+    kill "$pid"; wait "$pid" 2>/dev/null
+    # The rows of the last reset and those inserted after it (these logs only add rows,
+    # in order: a log truncated and then written may be seen empty first).
+    local last
+    last=$(grep -n '"type":"reset"' w.out | tail -1 | cut -d: -f1)
+    [[ $last -gt 1 ]] && echo "reset: $(tail -n +"$last" w.out | grep -o '"title":"[^"]*"' | tr '\n' ' ')"
+    grep -q 'timeline verify' w.err && echo warned
+    cd ..
+}
+log_of() {  # log_of TITLE...: a hand-written log of timeline life with these events
+    echo '{"type":"timelineCreated","data":{"timeline":"life","name":"Life"}}'
+    for title in "$@"; do
+        echo "{\"type\":\"eventAdded\",\"data\":{\"event\":\"$title\",\"timeline\":\"life\",\"title\":\"$title\",\"date\":\"2001\"}}"
+    done
+}
+SCRIPT
+check "watch: a log overwritten in place by a longer one resets to it" 0 '^reset: "title":"x" "title":"y" $' - \
+    '. ./follow.sh; follow "log_of a > l.jsonl; log_of x y > o.jsonl" "cp o.jsonl l.jsonl"'
+check "watch: a log cut and grown again resets to it, with no warning" 0 '^reset: "title":"c" "title":"d" $' - \
+    '. ./follow.sh; follow "log_of a b > l.jsonl; log_of c d > o.jsonl" "head -1 l.jsonl > cut; cat cut > l.jsonl; sleep 0.3; tail -n +2 o.jsonl >> l.jsonl" | grep -v warned'
+check "watch: a symbolic link re-pointed resets to its new target" 0 '^reset: "title":"b" "title":"c" $' - \
+    '. ./follow.sh; follow "log_of a > a.jsonl; log_of b c > b.jsonl; ln -s a.jsonl l.jsonl" "ln -sfn b.jsonl l.jsonl"'
+check "watch: a directory removed and made again resets to the log in it" 0 '^reset: "title":"x" $' - \
+    '. ./follow.sh; follow "mkdir -p d; log_of a > d/l.jsonl; log_of x > o.jsonl; ln -s d/l.jsonl l.jsonl" "rm -r d; sleep 0.2; mkdir d; sleep 0.2; cp o.jsonl d/l.jsonl"'
+
+# --- Passwords and command ids ----------------------------------------------------------------
+for url in 'postgresql://u:S3cr3t@127.0.0.1:1/db?log=bad!name' 'postgres://u@127.0.0.1:1/db?password=S3cr3t&log=x' \
+    'postgresql://u:S3%63r3t@127.0.0.1:1/db?log=bad!name' 'POSTGRESQL://u:S3cr3t@127.0.0.1:1/db?log=a&log=b'; do
+    for command in "$t watch --log '$url'" "$t repair --log '$url'" "$t rows --log '$url'" "$t replay '$url'" \
+        "$t create-timeline --name X --log '$url'" "TIMELINE_LOG='$url' $t verify" "$t 'TIMELINE_LOG=$url'"; do
+        check "no password in: $command" 0 - - "$command 2>&1 | grep -E 'S3cr3t|S3%63r3t'; [[ \${PIPESTATUS[1]} == 1 ]]"
+    done
+done
+check "import of the same file twice appends nothing" 0 "already imported: the command id import-[0-9a-f]{16} is in" - \
+    "rm -f twice.jsonl; $t import big.jsonl --log twice.jsonl >/dev/null && $t import big.jsonl --log twice.jsonl"
+check "... and the log holds it once" 0 "ok: 4001 records" - "$t verify --log twice.jsonl"
+cp store.jsonl ids.jsonl
+check "a command run again with its --command-id appends nothing" 0 "already done: the command id c1 is in" - \
+    "$t remove-event --event born --log ids.jsonl --command-id c1 >/dev/null && $t remove-event --event born --log ids.jsonl --command-id c1"
 
 # --- Hostile text ----------------------------------------------------------------------
 cp store.jsonl text.jsonl

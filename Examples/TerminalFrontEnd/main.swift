@@ -10,6 +10,9 @@
 //                                            # process writes (Ctrl-C to stop)
 import Foundation
 import TimelineKit
+#if PostgreSQL
+import TimelinePostgres
+#endif
 
 func show(_ changeSet: ChangeSet) {
     if changeSet.isReset {
@@ -82,7 +85,9 @@ if arguments.first == "--help" || arguments.first == "-h" {
       without LOG: an in-memory store, a scripted life, then the clock moving past 2027
       with LOG:    follow the store on the log file LOG, live: append from another terminal
                    with `timeline add-event --log LOG …` and each change arrives here as the
-                   other process writes it (file notifications, no polling)
+                   other process writes it (file notifications, no polling); LOG may be a
+                   postgresql:// URL (a build with the PostgreSQL trait), followed through
+                   LISTEN/NOTIFY, connecting again after a lost connection
     """)
     exit(0)
 }
@@ -92,7 +97,15 @@ let logPath: String? = arguments.first == "--log" ? arguments.dropFirst().first 
 let clock = ManualClock(try date("2026-11-29").instant)
 let store: TimelineStore
 do {
-    if let path = logPath {
+    if let path = logPath, path.lowercased().hasPrefix("postgres") && path.contains("://") {
+        #if PostgreSQL
+        store = try TimelineStore(log: PostgresEventLog(url: path, creating: false), clock: clock)
+        #else
+        FileHandle.standardError.write(Data(("timeline-live: a PostgreSQL log needs a build with the trait: "
+            + "swift build --traits PostgreSQL\n").utf8))
+        exit(1)
+        #endif
+    } else if let path = logPath {
         store = try TimelineStore(path: path, clock: clock)
     } else {
         store = try TimelineStore(clock: clock)

@@ -128,8 +128,11 @@ struct ParsedArguments: Sendable {
     /// The value of an option that must be a whole number 0 or more.
     func nonNegativeInteger(_ name: String) throws(UsageError) -> Int64? {
         guard let text = value(name) else { return nil }
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int64(text) else {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
             throw .invalidValue(text, for: name, reason: "expected a whole number, 0 or more", command: command.name)
+        }
+        guard let number = Int64(text) else {
+            throw .invalidValue(text, for: name, reason: "too large: at most \(Int64.max)", command: command.name)
         }
         return number
     }

@@ -6,6 +6,9 @@ enum Catalogue {
         name: "--log", value: "PATH",
         help: "the store's log (default: $TIMELINE_LOG, else ./timeline.jsonl)")
     static let json = OptionSpec(name: "--json", help: "print JSON, one object per line")
+    static let commandID = OptionSpec(
+        name: "--command-id", value: "ID",
+        help: "the command's id: run again with the same ID, it appends nothing (an id's rules: as an event's)")
 
     static let viewOptions: [OptionSpec] = [
         OptionSpec(name: "--timeline", value: "ID", help: "only the rows of this timeline's events"),
@@ -59,7 +62,10 @@ enum Catalogue {
         Takes the log's writer lock for its run: waits while another process holds it \
         (an append, an import, a rebuild). Only create-timeline and import create a log that does not exist \
         yet; every other command fails saying so. On success prints one line; with \
-        --json, the records appended, as JSON Lines.
+        --json, the records appended, as JSON Lines. With --command-id ID the records \
+        carry ID: the same command run again with the same ID appends nothing and says \
+        where its records are, so a command whose outcome is unknown (the log's \
+        database lost during the commit, a failed undo) can be run again safely.
         """
 
     // MARK: Commands
@@ -107,8 +113,13 @@ enum Catalogue {
         details: """
             Prints the view's rows, then each change as it happens, until interrupted \
             (Ctrl-C: exit status 0) or until the reader of a pipe goes away (| head -1 \
-            ends it at once, as SIGPIPE would, with no change to wait for). Other processes' appends arrive through the \
-            operating system's file notifications, not by polling. Without --now, "now" \
+            ends it at once, as SIGPIPE would, with no change to wait for); Ctrl-\\ ends \
+            it as SIGQUIT does. Other processes' appends arrive through the \
+            operating system's file notifications, not by polling; for a PostgreSQL log, \
+            through LISTEN/NOTIFY, on a connection that connects again after a loss and \
+            catches up. The view follows what the path names now: a log replaced, \
+            overwritten in place or cut and written again, a symbolic link re-pointed, a \
+            directory removed and made again, each ends in a reset. Without --now, "now" \
             follows the clock, so an ongoing row that passes a date moves. With --json, \
             one object per line, each written as it happens. The first is a reset of the \
             rows at the log's position, "from" and "to" both that position. A later \
@@ -191,8 +202,10 @@ enum Catalogue {
         summary: "print the store's log as plain JSON Lines",
         options: [log],
         details: """
-            One fact per record, renumbered from 1, with "seq", "type", "data", "at" and \
-            "v" but no checksums: a log that 'timeline replay' and 'timeline import' read. \
+            One fact per record, renumbered from 1, with "seq", "type", "data", "at", "v", \
+            the command id "cmd" and the batch marker "more" (records left in the batch) \
+            but no checksums: a log that 'timeline replay' and 'timeline import' read, \
+            with the same batches and command ids. \
             The log is checked and written a chunk at a time (an atomic batch, such as \
             an import's, is one chunk): a bad line stops the export there (exit status \
             1), after the records before its chunk, and the message says how many were \
@@ -204,7 +217,7 @@ enum Catalogue {
         name: "import",
         summary: "append the facts of another log to the store's log, all or nothing",
         positionals: [PositionalSpec(name: "FILE", help: "the log to import; - for standard input")],
-        options: [log, json, offline],
+        options: [log, json, commandID, offline],
         details: """
             Checks FILE completely (format and domain rules, on its own and then after \
             the store's records) before writing anything, then appends all of its facts \
@@ -212,6 +225,11 @@ enum Catalogue {
             FILE may be a pipe or a FIFO, read as a stream. Creates the store's log when \
             there is none yet and FILE has facts to import. With --json, prints the records appended, as export does \
             (none when FILE holds nothing to import).
+            The import carries a command id, --command-id ID or else one made from its facts \
+            (import-, then 16 hexadecimal digits): importing the same facts again appends \
+            nothing and says where they are. So when an import's outcome is unknown (the \
+            connection to a database lost during its commit), importing the same FILE \
+            again is safe.
             """,
         examples: ["timeline import --log timeline.jsonl exported.jsonl",
                    "timeline import - --log new.jsonl < exported.jsonl"])
@@ -223,7 +241,7 @@ enum Catalogue {
             required("--name", "NAME", "the timeline's name"),
             subject("--timeline", "ID", "its id (default: made from the name, such as my-life; at most 64 bytes)",
                     required: false),
-            log, json, offline,
+            log, json, commandID, offline,
         ],
         details: storeDetails,
         examples: ["timeline create-timeline --timeline work --name \"Work\""])
@@ -231,14 +249,14 @@ enum Catalogue {
     static let renameTimeline = CommandSpec(
         name: "rename-timeline",
         summary: "give a timeline a new name",
-        options: [subject("--timeline", "ID", "the timeline"), required("--name", "NAME", "its new name"), log, json, offline],
+        options: [subject("--timeline", "ID", "the timeline"), required("--name", "NAME", "its new name"), log, json, commandID, offline],
         details: storeDetails,
         examples: ["timeline rename-timeline --timeline work --name \"Career\""])
 
     static let removeTimeline = CommandSpec(
         name: "remove-timeline",
         summary: "remove a timeline and all of its events",
-        options: [subject("--timeline", "ID", "the timeline"), log, json, offline],
+        options: [subject("--timeline", "ID", "the timeline"), log, json, commandID, offline],
         details: storeDetails,
         examples: ["timeline remove-timeline --timeline drafts"])
 
@@ -252,7 +270,7 @@ enum Catalogue {
             OptionSpec(name: "--start", value: "DATE", help: "or the start of its range"),
             OptionSpec(name: "--end", value: "DATE", help: "and the range's end (without it, the range is open)"),
             subject("--event", "ID", "its id (default: a free e1, e2, ...)", required: false),
-            log, json, offline,
+            log, json, commandID, offline,
         ],
         details: "Give either --date, or --start with or without --end.\n\n" + storeDetails + "\n\n" + dateDetails,
         examples: [
@@ -263,14 +281,14 @@ enum Catalogue {
     static let retitleEvent = CommandSpec(
         name: "retitle-event",
         summary: "give an event a new title",
-        options: [subject("--event", "ID", "the event"), required("--title", "TITLE", "its new title"), log, json, offline],
+        options: [subject("--event", "ID", "the event"), required("--title", "TITLE", "its new title"), log, json, commandID, offline],
         details: storeDetails,
         examples: ["timeline retitle-event --event e1 --title \"Born in Leipzig\""])
 
     static let setDate = CommandSpec(
         name: "set-date",
         summary: "give an event one date (a range becomes a single date)",
-        options: [subject("--event", "ID", "the event"), required("--date", "DATE", "its date"), log, json, offline],
+        options: [subject("--event", "ID", "the event"), required("--date", "DATE", "its date"), log, json, commandID, offline],
         details: storeDetails + "\n\n" + dateDetails,
         examples: ["timeline set-date --event e1 --date 1990-04-12"])
 
@@ -281,7 +299,7 @@ enum Catalogue {
             subject("--event", "ID", "the event"),
             required("--start", "DATE", "the range's start"),
             OptionSpec(name: "--end", value: "DATE", help: "its end (without it, the range is open)"),
-            log, json, offline,
+            log, json, commandID, offline,
         ],
         details: storeDetails + "\n\n" + dateDetails,
         examples: ["timeline set-range --event school --start 1996-09 --end 2008-06"])
@@ -289,14 +307,14 @@ enum Catalogue {
     static let closeRange = CommandSpec(
         name: "close-range",
         summary: "give an open range its end",
-        options: [subject("--event", "ID", "the event"), required("--end", "DATE", "the range's end"), log, json, offline],
+        options: [subject("--event", "ID", "the event"), required("--end", "DATE", "the range's end"), log, json, commandID, offline],
         details: storeDetails + "\n\n" + dateDetails,
         examples: ["timeline close-range --event berlin --end 2024-05"])
 
     static let reopenRange = CommandSpec(
         name: "reopen-range",
         summary: "take the end off a closed range, so it is open again",
-        options: [subject("--event", "ID", "the event"), log, json, offline],
+        options: [subject("--event", "ID", "the event"), log, json, commandID, offline],
         details: storeDetails,
         examples: ["timeline reopen-range --event berlin"])
 
@@ -304,14 +322,14 @@ enum Catalogue {
         name: "move-event",
         summary: "move an event to another timeline",
         options: [subject("--event", "ID", "the event"), required("--timeline", "ID", "the timeline to move it to"),
-                  log, json, offline],
+                  log, json, commandID, offline],
         details: storeDetails,
         examples: ["timeline move-event --event e7 --timeline travel"])
 
     static let removeEvent = CommandSpec(
         name: "remove-event",
         summary: "remove an event",
-        options: [subject("--event", "ID", "the event"), log, json, offline],
+        options: [subject("--event", "ID", "the event"), log, json, commandID, offline],
         details: storeDetails,
         examples: ["timeline remove-event --event e7"])
 

@@ -17,9 +17,99 @@ import TimelinePostgres
 /// The tool names a log by the URL in its messages; for a database log that is the URL
 /// without its password (``name(for:)``), and the URL given is kept here to connect.
 enum DatabaseLogs {
-    /// Whether `text` names a database log rather than a file.
+    /// Whether `text` names a database log rather than a file: it starts with
+    /// `postgresql://` or `postgres://`, in any case (URL schemes are case-insensitive).
     static func isURL(_ text: String) -> Bool {
-        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+        let scheme = text.prefix(13).lowercased()
+        return scheme.hasPrefix("postgresql://") || scheme.hasPrefix("postgres://")
+    }
+
+    /// `url` without its password: the userinfo's (`USER:PASSWORD@`) and any `password=`
+    /// query parameter taken out, whatever else the URL holds (an invalid log name
+    /// included). The one redaction of a database URL that every message uses, with the
+    /// passwords it took out (as written and percent-decoded), to scrub them from messages
+    /// that quote the URL some other way (``scrubbed(_:)``).
+    static func redacted(_ url: String) -> (shown: String, secrets: [String]) {
+        guard let schemeEnd = url.firstRange(of: "://") else { return (url, []) }
+        let rest = url[schemeEnd.upperBound...]
+        let queryStart = rest.firstIndex(of: "?")
+        let beforeQuery = rest[..<(queryStart ?? rest.endIndex)]
+        let authorityEnd = beforeQuery.firstIndex(of: "/") ?? beforeQuery.endIndex
+        var authority = String(beforeQuery[..<authorityEnd])
+        var secrets: [String] = []
+        if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+            secrets.append(String(authority[authority.index(after: colon)..<at]))
+            authority = String(authority[..<colon]) + String(authority[at...])
+        }
+        var shownParameters: [Substring] = []
+        if let queryStart {
+            for parameter in rest[rest.index(after: queryStart)...].split(separator: "&") {
+                let name = parameter.prefix { $0 != "=" }
+                if percentDecoded(String(name)).lowercased() == "password" {
+                    secrets.append(String(parameter.dropFirst(name.count + 1)))
+                } else {
+                    shownParameters.append(parameter)
+                }
+            }
+        }
+        secrets = secrets.filter { !$0.isEmpty }
+        secrets += secrets.map(percentDecoded).filter { !secrets.contains($0) }
+        let shown = String(url[..<schemeEnd.upperBound]) + authority + String(beforeQuery[authorityEnd...])
+            + (shownParameters.isEmpty ? "" : "?" + shownParameters.joined(separator: "&"))
+        return (shown, secrets)
+    }
+
+    /// The passwords of the database URLs this run was given, to scrub from every message.
+    private static let secrets = Mutex<Set<String>>([])
+
+    /// Notes the passwords of any database URL in `texts` (the command line, the
+    /// environment's `TIMELINE_LOG`), wherever it starts in them (`NAME=postgresql://…`),
+    /// before anything can quote them.
+    static func noteSecrets(in texts: [String]) {
+        for text in texts where text.contains("://") {
+            let lowered = Array(text.lowercased().utf8)
+            let bytes = Array(text.utf8)
+            guard lowered.count == bytes.count else { continue }
+            var start = 0
+            while let found = lowered[start...].firstRange(of: Array("postgres".utf8)) {
+                let candidate = String(decoding: bytes[found.lowerBound...], as: UTF8.self)
+                if isURL(candidate) {
+                    let secrets = redacted(candidate).secrets
+                    if !secrets.isEmpty { Self.secrets.withLock { $0.formUnion(secrets) } }
+                }
+                start = found.upperBound
+            }
+        }
+    }
+
+    /// `message` with every noted password of 4 characters or more replaced by `***`: a
+    /// second net under ``redacted(_:)``, for a message that quotes a URL as given (a file
+    /// of that name not found, an unexpected argument). A shorter password is left to the
+    /// redaction alone: scrubbing it would garble every message.
+    static func scrubbed(_ message: String) -> String {
+        let noted = secrets.withLock { $0 }
+        guard !noted.isEmpty else { return message }
+        var text = message
+        for secret in noted.sorted(by: { $0.count > $1.count }) where secret.count >= 4 {
+            text = text.replacing(secret, with: "***")
+        }
+        return text
+    }
+
+    /// `text` with each `%XX` replaced by the byte it stands for.
+    static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The URLs given, by the names the tool shows for them.
@@ -28,38 +118,45 @@ enum DatabaseLogs {
     /// The name to show for the log at `url` (its URL without the password); `url` is
     /// remembered, to connect with.
     static func name(for url: String) -> String {
+        let (shown, secrets) = redacted(url)
+        if !secrets.isEmpty { Self.secrets.withLock { $0.formUnion(secrets) } }
         #if PostgreSQL
-        guard let location = try? PostgresLocation(url: url) else { return url }
+        guard let location = try? PostgresLocation(url: url) else { return shown }
         // The name itself, given again, must not replace the URL it stands for.
         if url != location.displayName { given.withLock { $0[location.displayName] = url } }
         return location.displayName
         #else
         // Still a URL (so that opening it refuses, saying how to build with PostgreSQL),
         // without anything of the one given.
-        return url.hasPrefix("postgres://") ? "postgres://" : "postgresql://"
+        return shown.prefix(11).lowercased() == "postgres://" ? "postgres://" : "postgresql://"
         #endif
     }
 
     #if PostgreSQL
-    /// Opens the database log shown as `name`.
-    static func open(_ name: String) throws -> PostgresEventLog {
+    /// Opens the database log shown as `name`. Only a command that creates a log
+    /// (`create-timeline`, `import`) passes `ifMissing: nil`; for any other, a log that is
+    /// not in the database is refused with `ifMissing`, and nothing is created.
+    static func open(_ name: String, ifMissing: String?) throws -> PostgresEventLog {
         do {
-            return try PostgresEventLog(url: given.withLock { $0[name] } ?? name)
+            return try PostgresEventLog(url: given.withLock { $0[name] } ?? name, creating: ifMissing == nil)
+        } catch .database(_, PostgresEventLog.noSuchLog) where ifMissing != nil {
+            throw CommandFailure(ifMissing ?? "")
         } catch {
             throw CommandFailure(error.description)
         }
     }
     #else
     /// Refuses: this build has no PostgreSQL log.
-    static func open(_ name: String) throws -> any EventLog {
+    static func open(_ name: String, ifMissing: String?) throws -> any EventLog {
         throw CommandFailure(notBuilt)
     }
     #endif
 
-    /// The whole database log shown as `name`, read as the file log's lines would be.
-    static func read(_ name: String) throws -> LogReader.Contents {
+    /// The whole database log shown as `name`, read as the file log's lines would be; a log
+    /// that is not there is refused with `ifMissing`.
+    static func read(_ name: String, ifMissing: String) throws -> LogReader.Contents {
         #if PostgreSQL
-        let log = try open(name)
+        let log = try open(name, ifMissing: ifMissing)
         defer { log.close() }
         do {
             return try LogReader().read(try log.jsonLines())
@@ -77,8 +174,10 @@ enum DatabaseLogs {
     /// file in the user's cache directory (`$XDG_CACHE_HOME/timeline`, else
     /// `~/.cache/timeline`), named by a stable hash of the log's URL without its password,
     /// so one per database and log. `nil` when there is no cache directory to be had: the
-    /// store then reads the log whole.
-    static func checkpointPath(for name: String, environment: [String: String]) -> String? {
+    /// store then reads the log whole; `warn` is told why when a directory named for it
+    /// cannot be made (`$XDG_CACHE_HOME` a file, a directory it may not write).
+    static func checkpointPath(for name: String, environment: [String: String],
+                               warn: (String) -> Void = { _ in }) -> String? {
         let base: String
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
             base = cache
@@ -88,7 +187,11 @@ enum DatabaseLogs {
             return nil
         }
         let directory = base + "/timeline"
-        for path in [base, directory] where mkdir(path, 0o700) != 0 && errno != EEXIST { return nil }
+        for path in [base, directory] where mkdir(path, 0o700) != 0 && errno != EEXIST {
+            warn("\(name): no checkpoint is kept, so each command reads the whole log: cannot make the cache directory "
+                + "\(path): \(String(cString: strerror(errno))) (set $XDG_CACHE_HOME to a directory of yours)")
+            return nil
+        }
         let key = String(StableHash.of(name), radix: 16)
         return directory + "/" + String(repeating: "0", count: 16 - key.count) + key + ".checkpoint"
     }

@@ -45,8 +45,20 @@ extension Runner {
     /// Throws when there is no log at `path`, saying how to start one. Only the commands
     /// that create a timeline (`create-timeline`, `import`) create the file; every other
     /// command needs it to exist, so that a mistyped `--log` creates nothing.
+    /// A store's log is a regular file: a FIFO, a socket or a device (never a log, and
+    /// read as empty) is refused too.
     func requireLog(_ path: String) throws(CommandFailure) {
-        if access(path, F_OK) == 0 || errno != ENOENT { return }
+        var info = stat()
+        if stat(path, &info) == 0 {
+            let kind = info.st_mode & S_IFMT
+            guard kind != S_IFIFO, kind != S_IFSOCK, kind != S_IFCHR, kind != S_IFBLK else {
+                let what = kind == S_IFIFO ? "a FIFO" : kind == S_IFSOCK ? "a socket" : "a device"
+                throw CommandFailure("\(path) is \(what), not a log file: a store's log is a regular file "
+                    + "(to read a log from a pipe or a FIFO: timeline replay \(shellWord(path)))")
+            }
+            return
+        }
+        if errno != ENOENT { return }
         throw CommandFailure(missingLogMessage(path))
     }
 

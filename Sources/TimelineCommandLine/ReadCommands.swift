@@ -26,7 +26,7 @@ extension Runner {
                  each: (LogReader.Contents) throws -> Void = { _ in }) throws -> FoldedLog {
         var fold = LogFold(views: views, now: now, upTo: upTo)
         if !input, DatabaseLogs.isURL(path) {
-            let contents = try DatabaseLogs.read(DatabaseLogs.name(for: path))
+            let contents = try DatabaseLogs.read(DatabaseLogs.name(for: path), ifMissing: missingLogMessage(path))
             do { try fold.add(contents) } catch { throw CommandFailure("\(path): \(error)") }
             try each(contents)
             if let torn = contents.tornTail { context.warn("\(path): \(torn); not applied") }
@@ -197,12 +197,8 @@ extension Runner {
         do {
             _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
                 bytes.removeAll(keepingCapacity: true)
-                for record in contents.records {
-                    for fact in record.facts {
-                        position += 1
-                        encoder.encode(fact, position: position, recordedAt: record.recordedAt, into: &bytes)
-                    }
-                }
+                // A chunk holds whole batches, so each line's `more` is known here.
+                encoder.encodeRenumbered(contents.records, after: &position, into: &bytes)
                 do { try writeAsItGoes(String(decoding: bytes, as: UTF8.self)) } catch {
                     writeFailed = true
                     throw error

@@ -20,7 +20,7 @@ extension Runner {
                 throw CommandFailure("\(path): there is no cache directory to keep the checkpoint in: "
                     + "set $XDG_CACHE_HOME or $HOME to an absolute path")
             }
-            let log = try DatabaseLogs.open(path)
+            let log = try DatabaseLogs.open(path, ifMissing: missingLogMessage(path))
             let existed = FileManager.default.fileExists(atPath: checkpoint)
             do {
                 store = try await TimelineStore.rebuild(log: log, checkpointPath: checkpoint, clock: clock,

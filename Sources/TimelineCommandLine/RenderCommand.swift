@@ -114,7 +114,8 @@ extension Runner {
     private func pictureOptions(_ arguments: ParsedArguments, output: String?) throws(UsageError)
         -> TimelinePicture.Options {
         let command = arguments.command.name
-        let html = output.map { $0.hasSuffix(".html") || $0.hasSuffix(".htm") } ?? false
+        // Extensions are matched in any case: x.HTML is a page too.
+        let html = output.map { $0.lowercased().hasSuffix(".html") || $0.lowercased().hasSuffix(".htm") } ?? false
         let format = try arguments.choice("--format", as: TimelinePicture.Options.Format.self) ?? (html ? .html : .svg)
         var width = 1200
         if let text = arguments.value("--width") {

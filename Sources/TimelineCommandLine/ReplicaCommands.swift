@@ -96,8 +96,12 @@ extension Runner {
     /// must exist and not be a replica's mirror: syncing never creates a shared log.
     func openShared(_ shared: String) throws(ReplicaError) -> any EventLog {
         if DatabaseLogs.isURL(shared) {
-            do { return try DatabaseLogs.open(DatabaseLogs.name(for: shared)) } catch {
-                throw .unreachable(shared: shared, reason: "\(error)")
+            let name = DatabaseLogs.name(for: shared)
+            do {
+                return try DatabaseLogs.open(name, ifMissing: "there is no log at \(name): a shared log is never created "
+                    + "by clone or sync; start it with 'timeline create-timeline --log URL'")
+            } catch {
+                throw .unreachable(shared: name, reason: "\(error)")
             }
         }
         guard FileManager.default.fileExists(atPath: shared) else {

@@ -25,6 +25,7 @@ extension Runner {
     func storeCommand(_ arguments: ParsedArguments) async throws -> String {
         // Every argument is checked before the log is touched.
         let request = try request(from: arguments)
+        let commandID = try commandID(arguments)
         let path = try logPath(arguments)
         if TimelineReplica.isReplica(path) { return try await replicaCommand(request, arguments, path: path) }
         if arguments.flag("--offline") {
@@ -52,7 +53,14 @@ extension Runner {
                 command = given
             }
             do {
-                records = try await store.send(command)
+                let result = try await store.sendReporting([command], commandID: commandID)
+                records = result.records
+                if result.wasDuplicate, let commandID {
+                    await finish(store)
+                    if arguments.flag("--json") { return plainLines(records) }
+                    return "already done: the command id \(displayText(commandID)) is in \(path) (\(positions(records))); "
+                        + "nothing appended\n"
+                }
                 if !records.isEmpty { changes.note() }
                 break
             } catch .rejected(let rejection) where attempt < Self.idAttempts && Self.tookTheMadeID(rejection, request) {
@@ -62,10 +70,11 @@ extension Runner {
                 continue
             } catch {
                 await release(store, creating: creating)
-                var text = message(for: error, path: path, command: arguments.command.name)
+                var text = message(for: error, path: path, command: arguments.command.name, commandID: commandID)
                 // A failed write is undone: say so, as it is what a person asks next. (When
                 // even undoing it failed, the message says that the record may have landed.)
-                if case .log(.io) = error { text += "; the log is unchanged" }
+                // A log this command was to create is removed again: there was none before.
+                if case .log(.io) = error { text += creating ? "; no log was created" : "; the log is unchanged" }
                 throw CommandFailure(text)
             }
         }
@@ -99,6 +108,8 @@ extension Runner {
     /// writes a checkpoint.
     func openStore(_ path: String, command: String, now: Instant? = nil, views: [ViewDefinition] = [])
         throws -> TimelineStore {
+        // Only these create a log; any other command refuses a log that is not there.
+        let creates = [Catalogue.createTimeline.name, Catalogue.importLog.name].contains(command)
         let store: TimelineStore
         let read: @Sendable () -> Instant
         if let now { read = { now } } else { read = context.clock }
@@ -106,8 +117,9 @@ extension Runner {
         if DatabaseLogs.isURL(path) {
             // A database log: its checkpoint is a local file in the user's cache directory.
             do {
-                let log = try DatabaseLogs.open(path)
-                if let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment) {
+                let log = try DatabaseLogs.open(path, ifMissing: creates ? nil : missingLogMessage(path))
+                if let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment,
+                                                                warn: context.warn) {
                     store = try TimelineStore(log: log, checkpointPath: checkpoint, clock: clock, views: views)
                 } else {
                     store = try TimelineStore(log: log, clock: clock, views: views)
@@ -163,19 +175,49 @@ extension Runner {
         await store.release()
     }
 
-    func message(for error: StoreError, path: String, command: String) -> String {
+    /// The message of a store's failure, naming the log at `path` and the rule.
+    ///
+    /// An append whose outcome is unknown says so, and how to finish it safely: with the
+    /// command id it carried (`commandID`), running it again appends it at most once.
+    func message(for error: StoreError, path: String, command: String, commandID: String? = nil) -> String {
         switch error {
         case .rejected(let rejection): "\(command) refused: \(rejection)"
         case .log(.appendMayHaveLanded(let path, let operation, let code)):
-            // The library's message speaks of command ids, which the tool does not take.
             EventLogError.io(path: path, operation: operation, code: code).description
-                + ", and undoing the append failed too: the record may be in the log. Check with `timeline verify` "
-                + "and `timeline rows` before running \(command) again"
+                + ", and undoing the append failed too: the record may be in the log or not (its outcome is unknown). "
+                + Self.unknownOutcomeAdvice(command: command, commandID: commandID)
+        case .log(.commitOutcomeUnknown(let log, let reason)):
+            "\(log): \(reason); the connection was lost while the batch was being committed: it may be in the log "
+                + "or not (its outcome is unknown). " + Self.unknownOutcomeAdvice(command: command, commandID: commandID)
         case .log(let error): RepairHint.added(to: error.description, for: path, when: error.isCorruption)
         case .invalidRecord(let position, let reason):
             RepairHint.added(to: "\(path): record \(position): \(reason)", for: path, when: true)
         case .importRefused, .linesDoNotMatchFacts: "\(path): \(error)"
         }
+    }
+
+    /// How to finish a command whose outcome is unknown without appending it twice.
+    static func unknownOutcomeAdvice(command: String, commandID: String?) -> String {
+        if command == Catalogue.importLog.name, let commandID {
+            return "Run the same import again: it carries the command id \(displayText(commandID)), so it appends "
+                + "nothing if this one landed"
+        }
+        if let commandID {
+            return "Run \(command) again with --command-id \(shellWord(displayText(commandID))): it appends nothing if "
+                + "this one landed"
+        }
+        return "Check with `timeline rows` before running \(command) again; a command run with --command-id ID "
+            + "is never appended twice"
+    }
+
+    /// `--command-id`, checked by the rules of an id.
+    func commandID(_ arguments: ParsedArguments) throws(UsageError) -> String? {
+        guard let id = arguments.value("--command-id") else { return nil }
+        if let problem = IdentifierText.problem(in: id) {
+            throw UsageError(message: "invalid value \(IdentifierText.quoted(id)) for --command-id: the id \(problem)",
+                             command: arguments.command.name)
+        }
+        return id
     }
 
     private func request(from arguments: ParsedArguments) throws -> Request {
@@ -267,14 +309,13 @@ extension Runner {
         return range.count == 1 ? "record \(range.lowerBound)" : "records \(range.lowerBound)-\(range.upperBound)"
     }
 
-    /// Records as export writes them: plain JSON Lines, no checksums.
+    /// Records as export writes them: plain JSON Lines with their command id and batch
+    /// marker, no checksums.
     func plainLines(_ records: [Record]) -> String {
         var bytes: [UInt8] = []
         let encoder = RecordEncoder(layout: .plain)
         for record in records {
-            for fact in record.facts {
-                encoder.encode(fact, position: record.position, recordedAt: record.recordedAt, into: &bytes)
-            }
+            encoder.encode(record, into: &bytes)
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -283,6 +324,7 @@ extension Runner {
 
     func importLog(_ arguments: ParsedArguments) async throws -> String {
         let path = try logPath(arguments)
+        let givenCommandID = try commandID(arguments)
         // The foreign log is read whole, a chunk at a time, before the store is touched; its
         // facts are checked by the store, in the state after the store's records. Without a
         // log yet, they are checked as they are read (as the new store would check them), so
@@ -321,11 +363,15 @@ extension Runner {
         }
 
         var folded = fold.take()?.finish()
+        // The same facts imported again append nothing: after an import whose outcome was
+        // unknown, importing the same FILE again is safe.
+        let commandID = givenCommandID ?? ImportDigest.commandID(of: facts)
         let store = try openStore(path, command: arguments.command.name, views: folded == nil ? [] : everything)
         let appended: AppendResult
         do {
-            appended = try await store.importFacts(facts, lines: lines, foldedOnAnEmptyLog: folded.take())
-            changes.note()
+            appended = try await store.importFacts(facts, lines: lines, commandID: commandID,
+                                                   foldedOnAnEmptyLog: folded.take())
+            if !appended.wasDuplicate { changes.note() }
         } catch .importRefused(_, let line?, let type, let rejection) {
             await release(store, creating: creating)
             throw CommandFailure("\(file): line \(line): \(type.rawValue): \(rejection) in \(path); nothing imported")
@@ -333,9 +379,10 @@ extension Runner {
             await release(store, creating: creating)
             // An append is all or nothing, unless even undoing it failed: those messages, and
             // the import's own refusals, say what landed.
-            var text = message(for: error, path: path, command: arguments.command.name)
+            var text = message(for: error, path: path, command: arguments.command.name, commandID: commandID)
             switch error {
-            case .log(.appendMayHaveLanded), .importRefused, .linesDoNotMatchFacts: break
+            case .log(let failure) where failure.isOutcomeUnknown: break
+            case .importRefused, .linesDoNotMatchFacts: break
             default: text += "; nothing imported"
             }
             throw CommandFailure(text)
@@ -345,6 +392,10 @@ extension Runner {
         context.leaveToExit(facts)
         context.leaveToExit(appended)
         if arguments.flag("--json") { return plainLines(appended.records) }
+        if appended.wasDuplicate {
+            return "already imported: the command id \(displayText(commandID)) is in \(path) "
+                + "(\(positions(appended.positions))); nothing appended\n"
+        }
         return "imported \(count(facts.count, "fact")) from \(file) into \(path) (\(positions(appended.positions)))\n"
     }
 

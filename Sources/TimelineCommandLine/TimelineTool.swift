@@ -55,6 +55,7 @@ public enum TimelineTool {
 
     /// Runs the tool with `arguments` (without the program's name) and returns the exit status.
     public static func run(_ arguments: [String], context: ToolContext = .process) async -> Int32 {
+        DatabaseLogs.noteSecrets(in: arguments + [context.environment["TIMELINE_LOG"] ?? ""])
         do {
             let runner = Runner(context: context)
             let output = try await runner.run(arguments)

@@ -159,8 +159,9 @@ public struct ToolContext: Sendable {
     /// Writes a diagnostic line to standard error, prefixed `timeline: `, with control
     /// characters escaped (a message may quote a title or a line of a log). Nothing is
     /// left to tell when standard error itself fails, so a failure is ignored.
+    /// Every password of a database URL this run was given is scrubbed first.
     func diagnose(_ message: String) {
-        try? errors.write(message.split(separator: "\n", omittingEmptySubsequences: false)
+        try? errors.write(DatabaseLogs.scrubbed(message).split(separator: "\n", omittingEmptySubsequences: false)
             .map { "timeline: \(displayText(String($0)))\n" }.joined())
     }
 

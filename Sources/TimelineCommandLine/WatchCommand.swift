@@ -31,15 +31,34 @@ extension Runner {
         let view = try view(arguments)
         let fixedNow = try arguments.date("--now")?.instant
         let json = arguments.flag("--json")
+        let store: TimelineStore
+        if DatabaseLogs.isURL(path) {
+            // A PostgreSQL log is followed through LISTEN/NOTIFY, on a connection of the
+            // follower's own that connects again after a loss and catches up.
+            store = try openStore(path, command: Catalogue.watch.name, now: fixedNow, views: [view])
+        } else {
+            store = try openFileStore(path, view: view, fixedNow: fixedNow)
+        }
+        try await follow(store, view: view, path: path, fixedNow: fixedNow, json: json)
+        return ""
+    }
+
+    /// The store of the log file at `path`, for watch.
+    private func openFileStore(_ path: String, view: ViewDefinition, fixedNow: Instant?) throws -> TimelineStore {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandFailure("no log at \(path): nothing to watch; start one with "
                 + "'timeline create-timeline --log \(path) --timeline ID --name NAME'")
         }
+        try requireLog(path)
         let clock: any TimelineClock = fixedNow.map { FixedClock(instant: $0) } ?? SystemClock()
-        let store: TimelineStore
-        do { store = try TimelineStore(path: path, clock: clock, views: [view]) } catch {
+        do { return try TimelineStore(path: path, clock: clock, views: [view]) } catch {
             throw CommandFailure(error.description)
         }
+    }
+
+    /// Prints the view's rows, then each change set, until SIGINT or the output fails.
+    private func follow(_ store: TimelineStore, view: ViewDefinition, path: String, fixedNow: Instant?,
+                        json: Bool) async throws {
         // As rows says it; the watch goes on, since another process may create it.
         warnIfMissing(view, among: await store.timelineSummaries, path: path)
         // SIGINT ends the watch with status 0: the output written so far is complete
@@ -53,21 +72,27 @@ extension Runner {
             guard lastWarning.withLock({ last in defer { last = text }; return last != text }) else { return }
             context.warn("the view waits until the log can be read on: \(text)")
         }
+        // Ctrl-\ (SIGQUIT), or SIGABRT or SIGSEGV sent by another process, ends the watch
+        // as the signal's default does: the runtime's crash handler would print a crash
+        // report for what is no crash, and leave the watch running.
+        for quitting in [SIGQUIT, SIGABRT, SIGSEGV] { signal(quitting, SIG_DFL) }
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         interrupt.setEventHandler { exit(TimelineTool.success) }
         interrupt.resume()
         if let output = context.output as? FileDescriptorOutput { Self.endWhenReaderLeaves(output.descriptor) }
         if fixedNow == nil { await store.startClock(every: .seconds(1)) }
+        // On a terminal, tables and lines fit its width and show colour, as rows does.
+        let (width, colour) = (context.tableWidth, context.usesColour)
         for await change in await store.changes(view) {
             do {
-                try writeAsItGoes(json ? WatchText.json(change, sectioned: view.sections != .none) : WatchText.readable(change))
+                try writeAsItGoes(json ? WatchText.json(change, sectioned: view.sections != .none)
+                                  : WatchText.readable(change, width: width, colour: colour))
             } catch {
                 await store.release()
                 throw error
             }
         }
-        return ""
     }
 
     /// Ends the process as a failed write to `descriptor` would (as by SIGPIPE) once the
@@ -114,24 +139,30 @@ enum WatchText {
             + ",\"updates\":[" + updated.map { "{\"index\":\($0),\"row\":\(row($0))}" }.joined(separator: ",") + "]}\n"
     }
 
-    /// Lines a person reads: the table on a reset, one line per change otherwise.
-    static func readable(_ change: ChangeSet) -> String {
+    /// Lines a person reads: the table on a reset, one line per change otherwise; fitted
+    /// to `width` (cut with "…") when given, the table's kinds in colour with `colour`, as
+    /// `rows` prints them on a terminal.
+    static func readable(_ change: ChangeSet, width: Int? = nil, colour: Bool = false) -> String {
         let rows = change.rows
+        func fitted(_ line: String) -> String {
+            guard let width else { return line }
+            return DisplayWidth.truncate(line, to: width)
+        }
         if change.isReset {
-            return "── rows at \(change.to) ──\n"
-                + RowPrinter(rows: rows, sections: Array(change.sections)).table()
+            return fitted("── rows at \(change.to) ──") + "\n"
+                + RowPrinter(rows: rows, sections: Array(change.sections)).table(width: width, colour: colour)
         }
         func describe(_ index: Int) -> String {
             let row = rows[index]
             return "\(row.kind.rawValue) \(displayText(row.date?.text ?? "now")) \(displayText(row.title)) "
                 + "[\(displayText(row.event.rawValue))]"
         }
-        var text = change.from == change.to ? "── now moved ──\n" : "── \(change.from) → \(change.to) ──\n"
-        for index in change.removals { text += "- removed row \(index)\n" }
-        for move in change.moves { text += "~ row \(move.from) → \(move.to): \(describe(move.to))\n" }
-        for index in change.insertions { text += "+ \(index): \(describe(index))\n" }
-        for index in indices(of: change.updates, in: change) { text += "* \(index): \(describe(index))\n" }
-        return text
+        var lines = [change.from == change.to ? "── now moved ──" : "── \(change.from) → \(change.to) ──"]
+        for index in change.removals { lines.append("- removed row \(index)") }
+        for move in change.moves { lines.append("~ row \(move.from) → \(move.to): \(describe(move.to))") }
+        for index in change.insertions { lines.append("+ \(index): \(describe(index))") }
+        for index in indices(of: change.updates, in: change) { lines.append("* \(index): \(describe(index))") }
+        return lines.map { fitted($0) + "\n" }.joined()
     }
 
     /// The new indices of the rows with `ids`.

@@ -55,9 +55,16 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     private static func message(_ handle: OpaquePointer) -> String {
-        var text = String(cString: PQerrorMessage(handle))
-        while text.last?.isWhitespace == true { text.removeLast() }
+        let text = readable(String(cString: PQerrorMessage(handle)))
         return text.isEmpty ? "no reason given" : text
+    }
+
+    /// libpq's text as a message line: its tabs (which indent a hint) as spaces, not shown
+    /// as `\t`, and no whitespace at the end.
+    static func readable(_ text: String) -> String {
+        var text = text.replacing("\t", with: " ")
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return text
     }
 
     /// Frees the notifications libpq has queued (a connection that does not listen gets
@@ -164,8 +171,17 @@ final class QueryResult {
         switch PQresultStatus(raw) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY, PGRES_COPY_IN, PGRES_COPY_OUT: return nil
         default:
-            var text = String(cString: PQresultErrorMessage(raw))
-            while text.last?.isWhitespace == true { text.removeLast() }
+            // The server's primary message, detail and hint, without the statement it
+            // quotes (`LINE 1: SELECT …`): the tool's SQL is nothing a person can act on.
+            func field(_ code: Character) -> String? {
+                guard let value = PQresultErrorField(raw, Int32(code.asciiValue ?? 0)) else { return nil }
+                let text = PostgresConnection.readable(String(cString: value))
+                return text.isEmpty ? nil : text
+            }
+            if let primary = field("M") {
+                return primary + (field("D").map { ". " + $0 } ?? "") + (field("H").map { " (" + $0 + ")" } ?? "")
+            }
+            let text = PostgresConnection.readable(String(cString: PQresultErrorMessage(raw)))
             return text.isEmpty ? "the statement failed" : text
         }
     }

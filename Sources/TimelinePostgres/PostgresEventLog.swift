@@ -44,15 +44,21 @@ public final class PostgresEventLog: EventLog, RawLineReading {
     static let chunkRows = 20_000
 
     /// Opens the log named in `url` (`postgresql://USER@HOST:PORT/DATABASE?log=NAME`),
-    /// creating the tables and the log if missing.
-    public convenience init(url: String) throws(EventLogError) {
-        try self.init(location: PostgresLocation(url: url))
+    /// creating the tables and the log if missing, unless `creating` is `false`: then a
+    /// log that is not there is refused with ``noSuchLog`` and nothing is created.
+    public convenience init(url: String, creating: Bool = true) throws(EventLogError) {
+        try self.init(location: PostgresLocation(url: url), notifying: .afterCommit, creating: creating)
     }
 
-    /// Opens the log at `location`, creating the tables and the log if missing.
-    public convenience init(location: PostgresLocation) throws(EventLogError) {
-        try self.init(location: location, notifying: .afterCommit)
+    /// Opens the log at `location`, creating the tables and the log if missing, unless
+    /// `creating` is `false` (see ``init(url:creating:)``).
+    public convenience init(location: PostgresLocation, creating: Bool = true) throws(EventLogError) {
+        try self.init(location: location, notifying: .afterCommit, creating: creating)
     }
+
+    /// The message of the ``EventLogError/database(log:message:)`` that opening without
+    /// creating throws for a log that is not in the database.
+    public static let noSuchLog = "there is no such log in this database"
 
     /// How an append tells followers of its commit.
     package enum Notifying: Sendable {
@@ -76,11 +82,25 @@ public final class PostgresEventLog: EventLog, RawLineReading {
         try self.init(location: PostgresLocation(url: url), notifying: notifying)
     }
 
-    private init(location: PostgresLocation, notifying: Notifying) throws(EventLogError) {
+    private init(location: PostgresLocation, notifying: Notifying, creating: Bool = true) throws(EventLogError) {
         self.location = location
         self.notifying = notifying
         let connection = try PostgresConnection(location)
         let name = try connection.literal(location.log)
+        if !creating {
+            // Only a command that creates a log may make its tables or its row: a read of
+            // a mistyped name must leave the database as it was.
+            let tables = try connection.run("SELECT to_regclass('timeline_logs') IS NOT NULL;")
+            let found = tables.last?.text(row: 0, column: 0) == "t"
+                ? try connection.run("SELECT id, head FROM timeline_logs WHERE name = \(name);") : []
+            guard let row = found.last, row.rowCount == 1, let id = row.text(row: 0, column: 0).flatMap(Int32.init),
+                  let head = row.text(row: 0, column: 1).flatMap(Int64.init) else {
+                throw .database(log: location.displayName, message: Self.noSuchLog)
+            }
+            self.id = id
+            state = Mutex(State(connection: connection, seen: head))
+            return
+        }
         // Two first opens at once would race to create the tables: a transaction-scoped
         // advisory lock (one fixed key, used for this only) makes them take turns.
         let results = try connection.run("""
@@ -262,9 +282,7 @@ public final class PostgresEventLog: EventLog, RawLineReading {
             }
         } catch {
             guard connection.isBroken else { return .failure(.log(error)) }
-            return .failure(.log(.database(log: location.displayName, message: "\(error.databaseMessage); the connection "
-                + "was lost while the batch was being committed: it may be in the log. Read the log before sending the "
-                + "command again; a command sent with a command id is never appended twice")))
+            return .failure(.log(.commitOutcomeUnknown(log: location.displayName, reason: error.databaseMessage)))
         }
         return .success(AppendResult(records: records, wasDuplicate: false))
     }

@@ -17,9 +17,11 @@ public struct PostgresLocation: Sendable, Hashable {
     /// The log used when the URL names none.
     public static let defaultLog = "timeline"
 
-    /// Whether `text` is a PostgreSQL connection URL rather than a file's path.
+    /// Whether `text` is a PostgreSQL connection URL rather than a file's path: it starts
+    /// with `postgresql://` or `postgres://`, in any case (schemes are case-insensitive).
     public static func isURL(_ text: String) -> Bool {
-        text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+        let scheme = text.prefix(13).lowercased()
+        return scheme.hasPrefix("postgresql://") || scheme.hasPrefix("postgres://")
     }
 
     /// Reads a connection URL.
@@ -29,7 +31,9 @@ public struct PostgresLocation: Sendable, Hashable {
         guard let schemeEnd = url.firstRange(of: "://"), Self.isURL(url) else {
             throw .database(log: "?", message: "not a PostgreSQL URL: expected postgresql://USER@HOST:PORT/DATABASE?log=NAME")
         }
-        let scheme = String(url[..<schemeEnd.upperBound])
+        // One spelling for every spelling of the scheme, so that libpq takes it and one log
+        // has one name (and one checkpoint) however its URL was written.
+        let scheme = "postgresql://"
         let afterScheme = url[schemeEnd.upperBound...]
         let queryStart = afterScheme.firstIndex(of: "?")
         let beforeQuery = afterScheme[..<(queryStart ?? afterScheme.endIndex)]
@@ -57,6 +61,10 @@ public struct PostgresLocation: Sendable, Hashable {
                 .map(String.init) ?? ""
             switch name {
             case "log":
+                guard log == nil else {
+                    throw .database(log: "?", message: "the URL names the log twice (log=\(log ?? "")&log=\(value)): "
+                        + "give one ?log=NAME")
+                }
                 log = Self.percentDecoded(value)
             case "password":
                 passwords.append(value)

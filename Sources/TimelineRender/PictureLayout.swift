@@ -177,6 +177,9 @@ struct PictureLayout: Hashable, Sendable {
         // Headings in bold take up to a tenth more room than the estimate.
         let room = width - 2 * Self.margin
         title = Self.shortened(input.title, room: room / 1.12, size: Self.titleSize)
+        // The subtitle and the note are cut with "…" too, never clipped at the edge.
+        subtitle = Self.shortened(subtitle, room: room, size: Self.subtitleSize)
+        note = note.map { Self.shortened($0, room: room, size: Self.subtitleSize) }
         laneNames = self.input.lanes.enumerated().map { lane, info in
             let count = TextWidth.of(Self.counted(lanes.indices.contains(lane) ? lanes[lane].count : 0, "event"),
                                      size: Self.axisSize)

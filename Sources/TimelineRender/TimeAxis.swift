@@ -154,6 +154,12 @@ struct TimeAxis: Hashable, Sendable {
     /// enough apart.
     init(first: Instant, last: Instant, keepFirst: Bool, keepLast: Bool, left: Double, right: Double, unit: TickStep?) {
         var lo = first, hi = last
+        // A window under a microsecond (the axis's resolution) is drawn as one microsecond
+        // around it: with no span, every item and "now" would sit at the left edge.
+        if hi.microsecondsSinceEpoch <= lo.microsecondsSinceEpoch {
+            lo.microsecondsSinceEpoch -= 1
+            hi.microsecondsSinceEpoch = lo.microsecondsSinceEpoch + 2
+        }
         if hi.microsecondsSinceEpoch - lo.microsecondsSinceEpoch < 86_400_000_000 {
             if !keepFirst { lo.microsecondsSinceEpoch -= keepLast ? 86_400_000_000 : 43_200_000_000 }
             if !keepLast { hi.microsecondsSinceEpoch += keepFirst ? 86_400_000_000 : 43_200_000_000 }
@@ -183,9 +189,11 @@ struct TimeAxis: Hashable, Sendable {
         let scale = TimeScale(lo: lo, hi: hi, left: left, right: right)
         self.scale = scale
         self.major = major
+        // A boundary outside the years dates have (0001-9999) keeps its line, not a label
+        // no date can have (year 0, -1000, 10000).
         ticks = major.boundaries(from: lo, to: hi)
             .filter { $0 >= lo && $0 <= hi }
-            .map { AxisTick(x: scale.x($0), label: major.label(for: $0)) }
+            .map { AxisTick(x: scale.x($0), label: (1...9999).contains($0.utcDate.year) ? major.label(for: $0) : nil) }
         let minor: TickStep?
         if let unit, unit < major {
             minor = scale.pixels(per: unit) >= 3 ? unit : nil

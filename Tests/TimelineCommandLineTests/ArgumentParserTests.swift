@@ -335,7 +335,7 @@ struct InProcessToolTests {
 
     @Test func aUsageErrorShowsTheCommandsUsageLine() async {
         let (_, _, errors) = await run(["close-range", "--event", "e1", "--ende", "2020"])
-        #expect(errors.contains("timeline: usage: timeline close-range --event ID --end DATE [--log PATH] [--json] [--offline]\n"))
+        #expect(errors.contains("timeline: usage: timeline close-range --event ID --end DATE [--log PATH] [--json] [--command-id ID] [--offline]\n"))
         let (_, _, overall) = await run(["frobnicate"])
         #expect(overall.contains("timeline: usage: timeline COMMAND [ARGUMENTS] [OPTIONS]\n"))
     }

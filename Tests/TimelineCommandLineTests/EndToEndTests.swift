@@ -383,10 +383,15 @@ struct EndToEndTests {
         #expect(imported.status == 0, "\(imported)")
         #expect(imported.output == "imported 21 facts from \(exported) into \(copy) (records 1-21)\n")
         #expect(try await timeline(["rows", "--log", copy] + view).output == rows.output)
-        // Importing it once more conflicts with what is there, and appends nothing.
+        // Importing it once more finds its command id in the log, and appends nothing.
         let twice = try await timeline(["import", exported, "--log", copy])
-        #expect(twice.status == 1)
-        #expect(twice.errors == "timeline: \(exported): line 1: timelineCreated: timeline \"my-life\" already exists "
+        #expect(twice.status == 0, "\(twice)")
+        #expect(twice.output.hasPrefix("already imported: the command id import-"), "\(twice.output)")
+        #expect(twice.output.hasSuffix(" is in \(copy) (records 1-21); nothing appended\n"), "\(twice.output)")
+        // Under another command id, it conflicts with what is there, and appends nothing.
+        let other = try await timeline(["import", exported, "--log", copy, "--command-id", "again"])
+        #expect(other.status == 1)
+        #expect(other.errors == "timeline: \(exported): line 1: timelineCreated: timeline \"my-life\" already exists "
             + "in \(copy); nothing imported\n")
         #expect(try await timeline(["verify", "--log", copy]).output.contains("ok: 21 records"))
     }

@@ -412,8 +412,8 @@ struct HostileProcessTests {
         #expect(traced.errors.contains("fsync failed"), "\(traced)")
         #expect(traced.errors.contains("may be in the log") == mayHaveLanded, "\(traced)")
         if mayHaveLanded {
-            #expect(traced.errors.contains("before running add-event again") && !traced.errors.contains("command id"),
-                    "\(traced)")
+            #expect(traced.errors.contains("its outcome is unknown") && traced.errors.contains("before running add-event "
+                    + "again; a command run with --command-id ID is never appended twice"), "\(traced)")
         }
         let after = try #require(FileManager.default.contents(atPath: log))
         if mayHaveLanded {
@@ -549,7 +549,8 @@ struct HostileProcessTests {
     }
 
     /// A command that the disk cannot hold says that the log is unchanged; the first
-    /// command of a new log leaves no empty file behind.
+    /// command of a new log leaves no empty file behind, and says that no log was created
+    /// (never that a log that did not exist is unchanged).
     @Test func aFullDiskForACommandSaysTheLogIsUnchanged() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -558,7 +559,7 @@ struct HostileProcessTests {
         guard let first = try await Self.traced(full, ["create-timeline", "--log", log, "--timeline", "life",
                                                        "--name", "Life"]) else { return }
         #expect(first.status == 1, "\(first)")
-        #expect(first.errors.contains("No space left on device (errno 28); the log is unchanged"), "\(first)")
+        #expect(first.errors.contains("No space left on device (errno 28); no log was created"), "\(first)")
         #expect(!FileManager.default.fileExists(atPath: log))
 
         let before = try await Self.createdLife(log)

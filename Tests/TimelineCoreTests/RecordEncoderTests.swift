@@ -72,14 +72,40 @@ import Testing
         #expect(try RecordDecoder().decode(line: line, lineNumber: 1, expectedPosition: 1) == record)
     }
 
-    @Test func plainLayoutLeavesOutCommandBatchAndChecksum() throws {
+    /// `cmd` and `more` are part of the format: export keeps them and leaves out `crc` only.
+    @Test func plainLayoutKeepsCommandAndBatchAndLeavesOutChecksum() throws {
         let record = Record(position: 12, fact: .rangeClosed(event: "e1", end: try day("2001")),
                             recordedAt: try day("2026-11-29T12:00:00+01:00"), commandID: "c", batchRemainder: 3)
         let line = String(decoding: RecordEncoder(layout: .plain).encode(record), as: UTF8.self)
         #expect(line == #"""
-            {"seq":12,"type":"rangeClosed","data":{"event":"e1","end":"2001"},"at":"2026-11-29T12:00:00+01:00","v":1}
+            {"seq":12,"type":"rangeClosed","data":{"event":"e1","end":"2001"},"at":"2026-11-29T12:00:00+01:00","v":1,"cmd":"c","more":3}
 
             """#)
+        #expect(try RecordDecoder().decode(line: Array(line.utf8), lineNumber: 1, expectedPosition: 12) == record)
+    }
+
+    /// An upcast record of two facts becomes two lines of one batch, its `more` counting lines.
+    @Test func renumberedLinesCountTheLinesLeftInTheirBatch() throws {
+        let start = try day("2001")
+        let records = [
+            Record(position: 1, fact: .timelineCreated(timeline: "t", name: "T")),
+            Record(position: 2, facts: [.eventAdded(event: "e", timeline: "t", title: "E", date: start),
+                                        .rangeSet(event: "e", start: start, end: nil)],
+                   commandID: "x", batchRemainder: 1),
+            Record(position: 3, fact: .eventRetitled(event: "e", title: "F"), commandID: "x"),
+            Record(position: 4, fact: .eventRemoved(event: "e")),
+        ]
+        var position: Int64 = 0
+        var bytes: [UInt8] = []
+        RecordEncoder(layout: .plain).encodeRenumbered(records, after: &position, into: &bytes)
+        #expect(position == 5)
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 5)
+        #expect(!lines[0].contains("more"))
+        #expect(lines[1].hasSuffix(#""cmd":"x","more":2}"#))
+        #expect(lines[2].hasSuffix(#""cmd":"x","more":1}"#))
+        #expect(lines[3].hasSuffix(#""cmd":"x"}"#))
+        #expect(!lines[4].contains("more"))
     }
 
     @Test func appendsToABuffer() {

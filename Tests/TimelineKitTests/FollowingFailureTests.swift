@@ -36,12 +36,75 @@ struct FollowingFailureTests {
         }
         #expect(reason.hasPrefix("not valid JSON"), "\(reason)")
 
-        // Cut shorter than what was read: said, and the rows stay.
+        // Cut shorter than what was read: the store reads what the file holds now.
+        let reported = failures.withLock { $0.count }
         try Data().write(to: URL(fileURLWithPath: path))
         await store.catchUpWithLog()
-        let last = try #require(failures.withLock { $0.last })
-        #expect("\(last)".contains("shorter than the"), "\(last)")
-        #expect(Array(await store.rows()).map(\.title) == ["A"])
+        #expect(failures.withLock { $0.count } == reported, "\(failures.withLock { $0 })")
+        #expect(await store.position == 0)
+        #expect(Array(await store.rows()).isEmpty)
+        await store.release()
+    }
+
+    /// A log overwritten in place (same inode) by a longer one — `cp backup.jsonl log.jsonl`
+    /// — is read from its start, and subscribers get a reset to it: never the other log's
+    /// tail applied onto what was read. Writers decide against it too.
+    @Test func aLogOverwrittenInPlaceByALongerOneIsReadAgainWithAReset() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/log.jsonl"
+        let store = try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        try await store.send([.createTimeline("life", name: "Life"),
+                              .addEvent("a", timeline: "life", title: "a", dates: .single(date("2001")))])
+        let otherPath = directory.path + "/other.jsonl"
+        let other = try TimelineStore(path: otherPath, clock: ManualClock(fixedNow))
+        try await other.send(.createTimeline("life", name: "Life"))
+        try await other.send(.addEvent("x", timeline: "life", title: "x", dates: .single(date("2002"))))
+        try await other.send(.addEvent("y", timeline: "life", title: "y", dates: .single(date("2003"))))
+        await other.release()
+        let failures = Mutex<[StoreError]>([])
+        await store.onFollowingFailure { error in failures.withLock { $0.append(error) } }
+        var changes = await store.changes().makeAsyncIterator()
+        #expect(await changes.next()?.rows.map(\.title) == ["a"])
+
+        let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: try Data(contentsOf: URL(fileURLWithPath: otherPath)))
+        try handle.close()
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int == inode)
+        await store.catchUpWithLog()
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let reset = try #require(await changes.next())
+        #expect(reset.isReset && reset.rows.map(\.title) == ["x", "y"], "\(reset)")
+        #expect(await store.position == 3)
+        // A command is decided against the log the file holds now.
+        await #expect(throws: StoreError.self) {
+            try await store.send(.retitleEvent("a", title: "b"))
+        }
+        try await store.send(.retitleEvent("y", title: "z"))
+        #expect(Array(await store.rows()).map(\.title) == ["x", "z"])
+        await store.release()
+    }
+
+    /// A log cut by hand and written again, longer than before, is read from its start.
+    @Test func aLogCutAndGrownAgainIsReadFromItsStart() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/log.jsonl"
+        let store = try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        try await store.send(.createTimeline("life", name: "Life"))
+        try await store.send(.addEvent("a", timeline: "life", title: "a", dates: .single(date("2001"))))
+        let failures = Mutex<[StoreError]>([])
+        await store.onFollowingFailure { error in failures.withLock { $0.append(error) } }
+        let firstLine = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")[0] + "\n"
+        try Data(firstLine.utf8).write(to: URL(fileURLWithPath: path))
+        let writer = try FileEventLog(path: path)
+        _ = try writer.append([.eventAdded(event: "b", timeline: "life", title: "b", date: date("2002")),
+                               .eventAdded(event: "c", timeline: "life", title: "c", date: date("2003"))],
+                              options: AppendOptions())
+        writer.close()
+        await store.catchUpWithLog()
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        #expect(Array(await store.rows()).map(\.title) == ["b", "c"])
         await store.release()
     }
 

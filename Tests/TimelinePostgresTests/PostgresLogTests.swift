@@ -225,7 +225,14 @@ struct PostgresLogTests {
         #expect(location.displayName == "postgresql://u@db.example:5433/app?sslmode=disable&log=user-42.v1")
         let plain = try PostgresLocation(url: "postgres://u@h/db")
         #expect(plain.log == "timeline")
-        #expect(plain.connectionString == "postgres://u@h/db")
+        #expect(plain.connectionString == "postgresql://u@h/db")
+        // One log, one name (and one checkpoint), however the scheme is spelt.
+        for spelling in ["postgres://u@h/db", "Postgres://u@h/db", "POSTGRESQL://u@h/db"] {
+            #expect(PostgresLocation.isURL(spelling))
+            #expect(try PostgresLocation(url: spelling).displayName == "postgresql://u@h/db?log=timeline")
+        }
+        // A log named twice is refused, not the last one taken.
+        #expect(throws: EventLogError.self) { try PostgresLocation(url: "postgresql://u@h/db?log=a&log=b") }
         for bad in ["", String(repeating: "a", count: 64), "a/b", "é", "a b", "a%2Fb"] {
             #expect(throws: EventLogError.self) { try PostgresLocation(url: "postgresql://u@h/db?log=\(bad)") }
         }

@@ -115,6 +115,105 @@ struct PostgresToolTests {
         #expect(whole.status == 1 && whole.errors.contains("record 1: not valid JSON"), "\(whole.errors)")
         #expect(!whole.errors.contains("timeline repair"), "repair does not apply to a database log")
     }
+
+    /// Only create-timeline and import create a log: every other command says there is
+    /// none and how to start one, and leaves no row in `timeline_logs`.
+    @Test func aCommandThatReadsCreatesNoLog() throws {
+        let name = TestServer.newLogName("nosuch")
+        let url = TestServer.url(log: name)
+        for arguments in [["rows"], ["rows", "--upto", "1"], ["timelines"], ["verify"], ["export"], ["rebuild"],
+                          ["render", "--output", "/dev/null"],
+                          ["add-event", "--timeline", "t", "--title", "T", "--date", "2001"]] {
+            let result = try runTool(arguments + ["--log", url])
+            #expect(result.status == 1, "\(arguments): \(result.output) \(result.errors)")
+            #expect(result.errors.contains("there is no log at"), "\(arguments): \(result.errors)")
+            #expect(result.errors.contains("start one with: timeline create-timeline"), "\(arguments): \(result.errors)")
+        }
+        let connection = try PostgresConnection(PostgresLocation(url: url))
+        let found = try connection.run("SELECT count(*) FROM timeline_logs WHERE name = '\(name)'")
+        #expect(found.last?.text(row: 0, column: 0) == "0", "a read created the log")
+        let created = try runTool(["create-timeline", "--log", url, "--name", "Life"])
+        #expect(created.status == 0, "\(created.errors)")
+        #expect(try runTool(["rows", "--log", url]).status == 0)
+    }
+
+    /// watch follows a PostgreSQL log: each commit arrives through NOTIFY, and after the
+    /// server drops its connections, watch connects again and catches up.
+    @Test func watchFollowsADatabaseLogThroughALostConnection() async throws {
+        let name = TestServer.newLogName("watch")
+        let url = TestServer.url(log: name)
+        #expect(try runTool(["create-timeline", "--log", url, "--timeline", "life", "--name", "Life"]).status == 0)
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let tool = try #require(builtExecutable(named: "timeline", packageRoot: packageRoot))
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TIMELINE_LOG"] = nil
+        environment["XDG_CACHE_HOME"] = scratch.path
+        let watcher = try SpawnedProcess(tool, ["watch", "--log", url, "--json", "--now", "2026-01-01"],
+                                         environment: environment, outputPath: scratch.path + "/watch.out",
+                                         errorPath: scratch.path + "/watch.err")
+        defer { watcher.killNow() }
+        func eventually(_ condition: () -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !condition() {
+                guard ContinuousClock.now < deadline else { return false }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return true
+        }
+        #expect(await eventually { !watcher.outputLines.isEmpty }, "\(watcher.errors)")
+        #expect(watcher.outputLines.first?.hasPrefix(#"{"type":"reset","from":1,"to":1"#) == true, "\(watcher.output)")
+        #expect(try runTool(["add-event", "--log", url, "--timeline", "life", "--title", "One", "--date", "2001"]).status == 0)
+        #expect(await eventually { watcher.output.contains(#""title":"One""#) }, "\(watcher.output) \(watcher.errors)")
+        // The server drops the watcher's connections: those whose last statement names its
+        // log (its follower's LISTEN), and only those: other tests run beside this one.
+        let admin = try PostgresConnection(PostgresLocation(url: url))
+        let dropped = try admin.run("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            + "WHERE pid <> pg_backend_pid() AND datname = current_database() AND query LIKE '%\(name)%'")
+        #expect(dropped.last?.text(row: 0, column: 0) != "0", "no connection of the watcher was dropped")
+        #expect(try runTool(["add-event", "--log", url, "--timeline", "life", "--title", "Two", "--date", "2002"]).status == 0)
+        #expect(await eventually { watcher.output.contains(#""title":"Two""#) }, "\(watcher.output) \(watcher.errors)")
+        #expect(watcher.isRunning)
+    }
+
+    /// libpq's and the server's messages read as messages: no `\t`, no SQL of the tool's;
+    /// a cache directory that cannot be made is said, not silently done without.
+    @Test func databaseMessagesReadAsMessages() throws {
+        let refused = try runTool(["rows", "--log", "postgresql://u@127.0.0.1:1/db?log=x"])
+        #expect(refused.status == 1 && !refused.errors.contains("\\t"), "\(refused.errors)")
+        let name = TestServer.newLogName("path")
+        let url = TestServer.url(log: name)
+        let base = try #require(TestServer.url)
+        let noSchema = base + (base.contains("?") ? "&" : "?") + "options=-c%20search_path%3Dnosuch&log=" + name
+        let odd = try runTool(["create-timeline", "--log", noSchema, "--name", "Life"])
+        #expect(odd.status == 1, "\(odd.errors)")
+        #expect(!odd.errors.contains("LINE 1") && !odd.errors.contains("CREATE TABLE"), "\(odd.errors)")
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-cache-\(UUID().uuidString)")
+        try Data("a file".utf8).write(to: cache)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let created = try runTool(["create-timeline", "--log", url, "--name", "Life"],
+                                  environment: ["XDG_CACHE_HOME": cache.path])
+        #expect(created.status == 0, "\(created.errors)")
+        #expect(created.errors.contains("no checkpoint is kept"), "\(created.errors)")
+    }
+
+    /// The URL's password is in no message, whatever the command and however the URL
+    /// is spelt: an invalid log name, a doubled `log=`, an upper-case scheme.
+    @Test func noMessageNamesThePasswordOfABadURL() throws {
+        let base = try #require(TestServer.url).replacing("://postgres@", with: "://postgres:S3cr3t@")
+        let separator = base.contains("?") ? "&" : "?"
+        for url in [base + separator + "log=bad!name", base + separator + "log=a&log=b",
+                    "POSTGRESQL" + base.drop { $0 != ":" } + separator + "log=bad!name"] {
+            for arguments in [["rows"], ["watch"], ["repair"], ["verify"], ["export"], ["rebuild"], ["timelines"],
+                              ["create-timeline", "--name", "Life"], ["import", "/dev/null"]] {
+                let result = try runTool(arguments + ["--log", url])
+                #expect(!(result.output + result.errors).contains("S3cr3t"), "\(arguments): \(result.errors)")
+            }
+        }
+    }
 }
 #else
 /// Without the trait, a URL gets an error that says how to build with it.

@@ -54,6 +54,34 @@ struct LayoutTests {
         }
     }
 
+    /// A window under a microsecond is drawn around its instant, not with every item and
+    /// "now" at the left edge.
+    @Test func aWindowUnderAMicrosecondIsDrawnAroundIt() throws {
+        let at = try date("2020-01-01T00:00:00.0000001Z")
+        let layout = PictureLayout(input(items: [item("a", "A", at)], now: at.instant),
+                                   options: .init(from: at.instant, to: try date("2020-01-01T00:00:00.0000002Z").instant))
+        let placed = try #require(layout.placed("a"))
+        #expect(placed.x0 > PictureLayout.margin + 1, "\(placed)")
+    }
+
+    /// Years 0001 and 9999 give no axis label outside the years a date has.
+    @Test func theAxisLabelsNoYearADateCannotHave() throws {
+        let layout = PictureLayout(input(items: [item("a", "First", try date("0001")), item("b", "Last", try date("9999"))],
+                                         now: now), options: .init())
+        for label in layout.axisLabels {
+            let year = try #require(Int(label.text), "\(label.text)")
+            #expect((1...9999).contains(year), "\(label.text)")
+        }
+    }
+
+    /// A narrow picture cuts its subtitle with "…", never at the edge.
+    @Test func aNarrowPictureCutsItsSubtitle() throws {
+        let items = (0..<30).map { item("e\($0)", "Event \($0)", try! date("20\(10 + $0)")) }
+        let layout = PictureLayout(input(lanes: ["life", "work", "home"], items: items, now: now), options: .init(width: 320))
+        #expect(TextWidth.of(layout.subtitle, size: PictureLayout.subtitleSize) <= 320 - 2 * PictureLayout.margin + 0.001,
+                "\(layout.subtitle)")
+    }
+
     @Test func theSameInputGivesTheSameLayout() {
         var first = SplitMix64(seed: 7), second = SplitMix64(seed: 7)
         let (a, width) = randomInput(&first)

@@ -12,11 +12,16 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
     case closed(path: String)
     /// A batch to append was empty.
     case emptyBatch
-    /// The log file was replaced (by a repair) since this process last read it; the log
-    /// now reads the new file, and whatever was built from the old one must be rebuilt.
+    /// The log file was replaced (by a repair), or changed in place so that it no longer
+    /// begins with what this process read (a restore over it, a cut), since this process
+    /// last read it; the log now reads what the path names from its start, and whatever
+    /// was built from the old one must be rebuilt.
     case replaced(path: String)
     /// An append failed and so did undoing it: the batch may be in the log after all.
     case appendMayHaveLanded(path: String, operation: String, code: Int32)
+    /// The connection to the log's database was lost while the batch was being committed:
+    /// whether it is in the log is unknown. `reason` is what was lost and how.
+    case commitOutcomeUnknown(log: String, reason: String)
     /// A record of the batch would be a line longer than the log accepts when read
     /// (``LogReader/maximumLineLength``), so the batch was not appended.
     case recordTooLong(length: Int, limit: Int)
@@ -40,11 +45,15 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
         case .emptyBatch:
             "nothing to append: the batch is empty"
         case .replaced(let path):
-            "\(path) was replaced (by `timeline repair`) while it was open: what was read from it is read again"
+            "\(path) was replaced or changed in place while it was open: it is read again from its start"
         case .appendMayHaveLanded(let path, let operation, let code):
             "\(path): \(operation) failed: \(SystemError.message(code)) (errno \(code)), and undoing the append "
                 + "failed too: the record may be in the log. Check with `timeline verify` (and `timeline rows`) "
                 + "before sending the command again; a command sent with a command id is never appended twice"
+        case .commitOutcomeUnknown(let log, let reason):
+            "\(log): \(reason); the connection was lost while the batch was being committed: it may be in the log "
+                + "or not (its outcome is unknown). Read the log before sending the command again; a command sent with a command id is "
+                + "never appended twice"
         case .recordTooLong(let length, let limit):
             "record too long: its line would be \(length) bytes; at most \(limit) are allowed"
         case .database(let log, let message):
@@ -54,6 +63,15 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension EventLogError {
+    /// Whether the append may or may not have landed: its outcome is unknown, and only
+    /// reading the log (or sending it again with the same command id) tells.
+    public var isOutcomeUnknown: Bool {
+        switch self {
+        case .appendMayHaveLanded, .commitOutcomeUnknown: true
+        default: false
+        }
+    }
+
     /// The same error about `path` when it is about `other` (a temporary file that stands
     /// for it); any other error as it is.
     func naming(_ path: String, insteadOf other: String) -> EventLogError {

@@ -22,19 +22,18 @@ extension FileEventLog {
 #if os(Linux)
 /// A thread that waits on inotify for changes to one file, watched through its directory
 /// so that a file renamed over the path (a repair) is seen too. A path that is a symbolic
-/// link is followed first: writers and repairs change the file it points to, and inotify
-/// names that file, in its own directory, never the link.
+/// link is watched both as the link (re-pointed with `ln -sfn`) and as the file it names
+/// (writers and repairs change that file, and inotify names it, in its own directory).
+/// A directory that is not there (removed while watched) is waited for from the nearest
+/// ancestor that is: when it is made again, the file is watched there. The watches are
+/// set again whenever a name in the way changes, and each time `changed` is called, so a
+/// reader learns what the path names now.
 package enum FileWatch {
     package static func start(path: String, _ changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
-        let target = FileEventLog.resolvedPath(path)
-        let slash = target.lastIndex(of: "/")
-        let directory = slash.map { $0 == target.startIndex ? "/" : String(target[..<$0]) } ?? "."
-        let name = Array((slash.map { String(target[target.index(after: $0)...]) } ?? target).utf8)
         let inotify = inotify_init1(Int32(IN_CLOEXEC))
         guard inotify >= 0 else { throw .io(path: path, operation: "inotify_init1", code: errno) }
-        // The log renamed away or deleted is a change too: the next read says it is gone.
-        let mask = UInt32(IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE)
-        guard inotify_add_watch(inotify, directory, mask) >= 0 else {
+        var watches = Watches(inotify: inotify, path: path)
+        guard watches.arm() else {
             let code = errno
             close(inotify)
             throw .io(path: path, operation: "inotify_add_watch", code: code)
@@ -47,7 +46,8 @@ package enum FileWatch {
         }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (wake, stop) = (pipeEnds[0], pipeEnds[1])
-        let thread = Thread {
+        let thread = Thread { [watches] in
+            var watches = watches
             defer {
                 close(inotify)
                 close(wake)
@@ -62,7 +62,13 @@ package enum FileWatch {
                 if ready < 0 || fds[1].revents != 0 { return }
                 let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
                 if count <= 0 { continue }
-                if Self.mentions(name, in: buffer[..<count]) { changed() }
+                switch watches.relevance(of: buffer[..<count]) {
+                case .none: break
+                case .content: changed()
+                case .names:
+                    _ = watches.arm()
+                    changed()
+                }
             }
         }
         thread.name = "timeline log watch"
@@ -74,20 +80,126 @@ package enum FileWatch {
         }
     }
 
-    /// Whether any inotify event in `events` names the file `name`.
-    static func mentions(_ name: [UInt8], in events: ArraySlice<UInt8>) -> Bool {
-        let header = MemoryLayout<inotify_event>.size
-        var at = events.startIndex
-        while at + header <= events.endIndex {
-            let length = events.withUnsafeBytes { raw in
-                Int(raw.loadUnaligned(fromByteOffset: at - events.startIndex + 12, as: UInt32.self))
-            }
-            let nameStart = at + header
-            let nameBytes = events[nameStart..<min(nameStart + length, events.endIndex)].prefix { $0 != 0 }
-            if nameBytes.elementsEqual(name) { return true }
-            at = nameStart + length
+    /// The directories watched for one path, and the names in each that matter.
+    struct Watches: Sendable {
+        let inotify: Int32
+        let path: String
+        /// Each watch descriptor with the names in its directory that matter, and whether
+        /// the directory is the file's own (not an ancestor waited on).
+        private(set) var names: [Int32: (names: Set<[UInt8]>, own: Bool)] = [:]
+
+        init(inotify: Int32, path: String) {
+            self.inotify = inotify
+            self.path = path
         }
-        return false
+
+        /// What a batch of events means for the watched path.
+        enum Relevance { case none, content, names }
+
+        /// Watches the path's directory and, for a symbolic link, its target's; a directory
+        /// that is not there, through its nearest ancestor that is. Returns `false` when
+        /// not even that could be watched (`errno` says why).
+        mutating func arm() -> Bool {
+            var wanted: [Int32: (names: Set<[UInt8]>, own: Bool)] = [:]
+            for file in Set([path, Self.target(of: path)]) {
+                var (directory, name) = Self.split(file)
+                var own = true
+                var attempts = 0
+                while true {
+                    let mask = own ? Self.ownMask : Self.ancestorMask | UInt32(IN_MASK_ADD)
+                    let descriptor = inotify_add_watch(inotify, directory, mask)
+                    if descriptor >= 0 {
+                        // A directory made between the failed watch below and this one
+                        // sends its ancestor no event: look again from the file's own.
+                        let child = (directory == "/" ? "" : directory) + "/" + String(decoding: name, as: UTF8.self)
+                        if !own, attempts < 8, access(child, F_OK) == 0 {
+                            attempts += 1
+                            (directory, name) = Self.split(file)
+                            own = true
+                            continue
+                        }
+                        wanted[descriptor, default: ([], own)].names.insert(name)
+                        if own { wanted[descriptor]?.own = true }
+                        // The directory's own removal is not always told to its watch (not
+                        // while the directory is still referenced): its parent tells it.
+                        if own, directory != "/", directory != "." {
+                            let (parent, directoryName) = Self.split(directory)
+                            let above = inotify_add_watch(inotify, parent, Self.ancestorMask | UInt32(IN_MASK_ADD))
+                            if above >= 0 { wanted[above, default: ([], false)].names.insert(directoryName) }
+                        }
+                        break
+                    }
+                    guard errno == ENOENT || errno == ENOTDIR, directory != "/", directory != "." else {
+                        return !wanted.isEmpty
+                    }
+                    (directory, name) = Self.split(directory)
+                    own = false
+                }
+            }
+            for descriptor in names.keys where wanted[descriptor] == nil {
+                inotify_rm_watch(inotify, descriptor)
+            }
+            names = wanted
+            return true
+        }
+
+        /// The file `path` names: through its symbolic links, or, while a link's target is
+        /// not there (its directory removed), the path the link holds.
+        private static func target(of path: String) -> String {
+            let resolved = FileEventLog.resolvedPath(path)
+            guard resolved == path else { return resolved }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(path, &buffer, buffer.count - 1)
+            guard count > 0 else { return path }
+            let link = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if link.hasPrefix("/") { return link }
+            let (directory, _) = split(path)
+            return directory + "/" + link
+        }
+
+        /// The directory of `file` and its name in it.
+        private static func split(_ file: String) -> (directory: String, name: [UInt8]) {
+            let slash = file.lastIndex(of: "/")
+            let directory = slash.map { $0 == file.startIndex ? "/" : String(file[..<$0]) } ?? "."
+            return (directory, Array((slash.map { String(file[file.index(after: $0)...]) } ?? file).utf8))
+        }
+
+        /// Changes to the file's directory: its content (writes) and its names (a rename
+        /// over it, a removal, a link re-pointed), and the directory itself going away.
+        private static let ownMask = UInt32(IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_CLOSE_WRITE
+            | IN_ATTRIB | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+        /// Changes to an ancestor's names only: the missing directory made again.
+        private static let ancestorMask = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE
+            | IN_DELETE_SELF | IN_MOVE_SELF)
+        /// Events that change what a name in the way names.
+        private static let namingEvents = UInt32(IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE)
+        /// Events that end a watch: its directory went away.
+        private static let endingEvents = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)
+
+        /// Whether the events in `events` may change the file's content (`content`) or what
+        /// a name in the way names (`names`: set the watches again).
+        func relevance(of events: ArraySlice<UInt8>) -> Relevance {
+            var relevance = Relevance.none
+            let header = MemoryLayout<inotify_event>.size
+            var at = events.startIndex
+            while at + header <= events.endIndex {
+                let (descriptor, mask, length) = events.withUnsafeBytes { raw in
+                    let base = at - events.startIndex
+                    return (raw.loadUnaligned(fromByteOffset: base, as: Int32.self),
+                            raw.loadUnaligned(fromByteOffset: base + 4, as: UInt32.self),
+                            Int(raw.loadUnaligned(fromByteOffset: base + 12, as: UInt32.self)))
+                }
+                let nameStart = at + header
+                let name = Array(events[nameStart..<min(nameStart + length, events.endIndex)].prefix { $0 != 0 })
+                at = nameStart + length
+                guard let watched = names[descriptor] else { continue }
+                if mask & Self.endingEvents != 0 { return .names }
+                guard watched.names.contains(name) else { continue }
+                if mask & Self.namingEvents != 0 || !watched.own { return .names }
+                relevance = .content
+            }
+            return relevance
+        }
     }
 }
 #elseif canImport(Darwin)

@@ -31,6 +31,9 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
         var identity: FileIdentity
         /// The bytes read so far: the committed records' lines (and blank lines).
         var size: Int
+        /// The checksum of the last ``PrefixMark/window`` bytes (at most) before ``size``, as
+        /// read: while the file still has them, it still begins with what was read.
+        var mark = PrefixMark()
         /// Whether the last record read ends the file without its newline (a writer adds
         /// it before appending).
         var missingNewline = false
@@ -238,10 +241,11 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
             let keptLines = reader.tornTail.map { $0.line - 1 } ?? reader.lineCount
             let extra = keptLines - count
             if extra != (lineShifts.last?.extra ?? 0) { lineShifts.append((count + 1, extra)) }
-            let state = State(file: file, identity: try file.identity(), size: size, missingNewline: missingNewline,
+            var state = State(file: file, identity: try file.identity(), size: size, missingNewline: missingNewline,
                               base: Int(start.position), offsets: offsets,
                               lineShifts: lineShifts, commands: commands, prefixCommands: prefixCommands,
                               prefixEnd: start.offset)
+            state.mark = try PrefixMark(file, size: size)
             return (state, reader.tornTail)
         }
     }
@@ -259,6 +263,7 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
             if try file.read(at: state.size, count: 1) == [0x0A] {
                 state.size += 1
                 state.missingNewline = false
+                state.mark = try PrefixMark(file, size: state.size)
             }
         }
         if size == state.size { return [] }
@@ -272,6 +277,7 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
             try file.sync()
             state.size += 1
             state.missingNewline = false
+            state.mark = try PrefixMark(file, size: state.size)
             size += 1
         }
         let start = LogReader.Start(position: Int64(state.count), line: state.lineCount, offset: state.size)
@@ -288,6 +294,7 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
         }
         state.size = tail.size
         state.missingNewline = tail.missingNewline
+        state.mark = tail.mark
         return records
     }
 
@@ -306,6 +313,14 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
             defer { replacement.unlock() }
             var loading = try Loading(replacement, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
             state = try loading.finish(mending: loading.canMend).state
+            throw .replaced(path: path)
+        }
+        // The same file may hold another log now (`cp backup.jsonl log.jsonl`, or a log
+        // cut by hand and written again): reading on would apply another log's tail onto
+        // what was read. Whatever the file holds now is read from its start instead.
+        if try !state.mark.holds(in: file, size: state.size) {
+            var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
+            state = try loading.finish(mending: exclusive && loading.canMend).state
             throw .replaced(path: path)
         }
         let newer = try Self.catchUp(&state, file: file, path: path, mending: exclusive && file.notWritable == nil)
@@ -667,6 +682,7 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
             throw error
         }
         state.size += written
+        state.mark = try PrefixMark(file, size: state.size)
         if let id = options.commandID {
             state.commands[CommandKey(id)] = state.count..<(state.count + facts.count)
         }
@@ -1003,5 +1019,36 @@ extension RecordEncoder {
         encode(batch.facts[offset], position: batch.position(at: offset), recordedAt: batch.options.recordedAt,
                commandID: batch.options.commandID, batchRemainder: batch.remainder(at: offset),
                submission: batch.options.submission, into: &bytes)
+    }
+}
+
+/// The length and checksum of the last bytes of what a log has read of its file (as a
+/// resume point keeps those of its last line), to tell at each later read that the file
+/// still begins with them: a file overwritten in place by another log, or cut and written
+/// again, keeps its inode and may well be longer.
+struct PrefixMark: Sendable, Hashable {
+    /// How many bytes before the end of what was read are checked: a few records' lines,
+    /// read again from the page cache at each catch-up.
+    static let window = 1024
+
+    /// How many bytes end at the size read (fewer than ``window`` only in a smaller file).
+    var length = 0
+    /// Their ``CRC32C``.
+    var checksum: UInt32 = 0
+
+    init() {}
+
+    /// The mark of the bytes of `file` that end at `size`.
+    init(_ file: SystemFile, size: Int) throws(EventLogError) {
+        length = min(size, Self.window)
+        checksum = length == 0 ? 0 : CRC32C.checksum(try file.read(at: size - length, count: length))
+    }
+
+    /// Whether `file` still has these bytes ending at `size`.
+    func holds(in file: SystemFile, size: Int) throws(EventLogError) -> Bool {
+        guard length > 0 else { return true }
+        guard try file.size() >= size else { return false }
+        let bytes = try file.read(at: size - length, count: length)
+        return bytes.count == length && CRC32C.checksum(bytes) == checksum
     }
 }

@@ -11,13 +11,14 @@
 /// escaped (`\n` `\t` `\r` `\b` `\f`, else `\u00XX`); everything else, non-ASCII
 /// included, is written as raw UTF-8.
 ///
-/// The plain layout (``Layout/plain``), for export, leaves out `cmd`, `more` and `crc`.
+/// The plain layout (``Layout/plain``), for export, leaves out `crc` only: `cmd` and `more`
+/// are part of the record format, so an export replays with the same batches and command ids.
 package struct RecordEncoder: Sendable {
     /// Which members a line carries.
     package enum Layout: Hashable, Sendable {
         /// Everything the store keeps: `seq`, `type`, `data`, `at`, `v`, `cmd`, `more`, `crc`.
         case store
-        /// For export: `seq`, `type`, `data`, `at`, `v`; no `cmd`, `more` or `crc`.
+        /// For export: `seq`, `type`, `data`, `at`, `v`, `cmd`, `more`; no `crc`.
         case plain
     }
 
@@ -91,19 +92,19 @@ package struct RecordEncoder: Sendable {
             }
             line.literal(",\"v\":")
             line.decimal(UInt64(Record.currentVersion))
+            if let commandID {
+                line.literal(",\"cmd\":")
+                line.string(commandID)
+            }
+            if batchRemainder != 0 {
+                line.literal(",\"more\":")
+                line.decimal(UInt64(batchRemainder))
+            }
+            if let submission {
+                line.literal(",\"sub\":")
+                line.string(submission)
+            }
             if layout == .store {
-                if let commandID {
-                    line.literal(",\"cmd\":")
-                    line.string(commandID)
-                }
-                if batchRemainder != 0 {
-                    line.literal(",\"more\":")
-                    line.decimal(UInt64(batchRemainder))
-                }
-                if let submission {
-                    line.literal(",\"sub\":")
-                    line.string(submission)
-                }
                 let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: line.start, count: line.count))
                 line.literal(",\"crc\":\"")
                 line.hex8(crc)
@@ -112,6 +113,37 @@ package struct RecordEncoder: Sendable {
             line.literal("}\n")
             assert(line.count <= capacity)
             buffer.append(contentsOf: UnsafeBufferPointer(start: line.start, count: line.count))
+        }
+    }
+
+    /// Appends `records` as lines renumbered from `position + 1`, one line per fact, and
+    /// advances `position` past them.
+    ///
+    /// A record upcast from an old schema that stands for several facts becomes several
+    /// lines of one batch, so each line's `more` counts the lines left in its batch, not
+    /// the records. Batches are expected whole in `records`; one that goes on past its last
+    /// record (`more` > 0 there) is taken to go on by that many lines of one fact each.
+    /// - Complexity: O(*n*) for *n* facts.
+    package func encodeRenumbered(_ records: some BidirectionalCollection<Record>, after position: inout Int64,
+                                  into buffer: inout [UInt8]) {
+        // The lines left in each record's batch after its last fact, found backwards.
+        var linesAfter = [Int](repeating: 0, count: records.count)
+        var following = 0
+        var slot = records.count
+        var next: Record?
+        for record in records.reversed() {
+            slot -= 1
+            following = next.map { $0.facts.count + following } ?? record.batchRemainder
+            if record.batchRemainder == 0 { following = 0 }
+            linesAfter[slot] = following
+            next = record
+        }
+        for (slot, record) in records.enumerated() {
+            for (offset, fact) in record.facts.enumerated() {
+                position += 1
+                encode(fact, position: position, recordedAt: record.recordedAt, commandID: record.commandID,
+                       batchRemainder: record.facts.count - 1 - offset + linesAfter[slot], into: &buffer)
+            }
         }
     }
 

@@ -36,7 +36,10 @@ extension TimelineStore {
     ///     again; its subscribers get a reset. Otherwise the facts are checked and applied.
     /// - Complexity: O(*k* log *n*) for *k* facts and *n* rows; the state is not copied.
     @discardableResult
-    package func importFacts(_ facts: [Fact], lines: [Int]? = nil,
+    ///   - commandID: the import's command id: an import with an id already in the log
+    ///     appends nothing and returns the records of the first time
+    ///     (``AppendResult/wasDuplicate``); ``ImportDigest`` makes one from the facts.
+    package func importFacts(_ facts: [Fact], lines: [Int]? = nil, commandID: String? = nil,
                              foldedOnAnEmptyLog folded: consuming TimelineProjection? = nil)
         throws(StoreError) -> AppendResult {
         if let lines, lines.count != facts.count {
@@ -44,7 +47,7 @@ extension TimelineStore {
         }
         if facts.isEmpty { return AppendResult(records: [], wasDuplicate: false) }
         var adopting = false
-        return try append(AppendOptions(recordedAt: DateValue(utc: clock.now())), deciding: { () throws(StoreError) in
+        return try append(AppendOptions(commandID: commandID, recordedAt: DateValue(utc: clock.now())), deciding: { () throws(StoreError) in
             // Decided again when the log was replaced meanwhile: only the last decision counts.
             adopting = folded != nil && projection.position == 0
             if adopting { return facts }

@@ -176,6 +176,15 @@ public actor TimelineStore {
         try send([command], commandID: commandID, expectedPosition: expectedPosition)
     }
 
+    /// Sends `commands` as ``send(_:commandID:expectedPosition:)`` does and tells whether
+    /// `commandID` was already in the log (``AppendResult/wasDuplicate``: nothing appended,
+    /// the records are the first time's).
+    package func sendReporting(_ commands: [Command], commandID: String?) throws(StoreError) -> AppendResult {
+        try append(AppendOptions(commandID: commandID, recordedAt: DateValue(utc: clock.now()))) { () throws(StoreError) in
+            do throws(Rejection) { return try Decider.decide(commands, projection) } catch { throw .rejected(error) }
+        }
+    }
+
     /// Validates a batch of commands (each against the state after the ones before it),
     /// appends all their facts as one atomic batch and publishes one change set per view.
     @discardableResult
