@@ -604,6 +604,7 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
                         first += records.count
                     }
                     state.size += bytes.count
+                    state.mark = try PrefixMark(file, size: state.size)
                     return .success(planned.flatMap { $0 })
                 }
             } catch {
