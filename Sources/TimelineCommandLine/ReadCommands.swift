@@ -81,6 +81,11 @@ extension Runner {
             warnIfMissing(view, among: shown.projection.timelineSummaries, path: path)
             (rows, sections) = (shown.projection.rows(view) ?? RowList(), shown.projection.sections(view))
             pending = shown.pending
+        } else if !input, TimelineReplica.isReplica(path) {
+            // --upto reads the mirror: no row rests on a pending submission.
+            let (projection, _) = try projectedView(arguments, path: path, input: input)
+            (rows, sections) = (projection.rows(view) ?? RowList(), projection.sections(view))
+            pending = []
         } else if !input, try arguments.nonNegativeInteger("--upto") == nil {
             let snapshot = try await readingStore(arguments, path: path, view: view) { await $0.snapshot(view) }
             (rows, sections) = (snapshot.rows, snapshot.sections)

@@ -83,7 +83,7 @@ extension Runner {
     func openReplica(_ arguments: ParsedArguments) throws -> TimelineReplica {
         let path = try logPath(arguments)
         guard TimelineReplica.isReplica(path) else {
-            try requireLog(path)
+            if !DatabaseLogs.isURL(path) { try requireLog(path) }
             throw CommandFailure("\(path) is not a replica: \(arguments.command.name) works on a replica made by "
                 + "'timeline clone SHARED --log \(path)'")
         }
@@ -225,6 +225,9 @@ extension Runner {
         var text = "device \(device)\nshared \(replica.shared)\nposition \(position)"
             + (head.map { " of \($0)" } ?? "") + "\npending \(pending)\nnotices \(notices)\n"
         if let unreachable { text += "unreachable: \(unreachable)\n" }
+        if let problem = await replica.mirrorProblem {
+            text += "mirror damaged: \(problem); the next sync fetches it again\n"
+        }
         if let conflict = await replica.conflict {
             text += "stopped: \(ReplicaError.stopped(conflict: conflict))\n"
         }
@@ -235,6 +238,9 @@ extension Runner {
 
     func notices(_ arguments: ParsedArguments) async throws -> String {
         let replica = try openReplica(arguments)
+        if arguments.value("--dismiss") != nil, arguments.flag("--dismiss-all") {
+            throw UsageError(message: "give either --dismiss ID or --dismiss-all, not both", command: arguments.command.name)
+        }
         if let given = arguments.value("--dismiss") {
             guard let id = SubmissionID(commandID: given) else {
                 throw UsageError(message: "invalid value '\(given)' for --dismiss: expected a command id D:n",

@@ -206,6 +206,81 @@ extension ReplicaCommandTests {
     }
 }
 
+/// What the hostile pass on replicas found, each answered.
+extension ReplicaCommandTests {
+    @Test func anEditOfAnEventRemovedAndMadeAgainSinceIsRejected() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Old",
+                                    "--offline"]).status == 0)
+        #expect(try await timeline(["rename-timeline", "--log", phone, "--timeline", "life", "--name", "Old",
+                                    "--offline"]).status == 0)
+        #expect(try await timeline(["remove-timeline", "--log", shared, "--timeline", "life"]).status == 0)
+        #expect(try await timeline(["create-timeline", "--log", shared, "--timeline", "life", "--name", "New"]).status == 0)
+        #expect(try await timeline(["add-event", "--log", shared, "--timeline", "life", "--event", "born",
+                                    "--title", "New", "--date", "2000"]).status == 0)
+        let sync = try await timeline(["sync", "--log", phone, "--json"])
+        #expect(sync.output.hasPrefix(#"{"pushed":2,"accepted":0,"rejected":2,"#), "\(sync)")
+        let rows = try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"])
+        #expect(rows.output.contains(#""title":"New""#) && !rows.output.contains("Old"))
+        let notices = try await timeline(["notices", "--log", phone, "--json"])
+        #expect(notices.output.contains(#""rule":"unknownEvent""#) && notices.output.contains(#""rule":"unknownTimeline""#))
+    }
+
+    @Test func aSendCutShortNeverSpoilsTheNext() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, _) = try await twoDevices(directory)
+        for title in ["A", "B"] {
+            #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", title,
+                                        "--offline"]).status == 0)
+        }
+        // The second line cut short, as by a crash mid-write: that send never returned.
+        let pending = phone + ".pending"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: pending))
+        try bytes.dropLast(20).write(to: URL(fileURLWithPath: pending))
+        #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""pending":1,"#))
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "C",
+                                    "--offline"]).status == 0)
+        let status = try await timeline(["status", "--log", phone, "--json"])
+        #expect(status.status == 0 && status.output.contains(#""pending":2,"#), "\(status)")
+        #expect(try await timeline(["sync", "--log", phone, "--json"]).output.hasPrefix(#"{"pushed":2,"accepted":2,"#))
+    }
+
+    @Test func damagedOrLeftOverFilesAreSaidNeverSilentlyEmpty() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        // A queue file emptied: damaged, not "nothing pending".
+        let queue = try Data(contentsOf: URL(fileURLWithPath: phone + ".queue"))
+        try Data().write(to: URL(fileURLWithPath: phone + ".queue"))
+        let empty = try await timeline(["status", "--log", phone])
+        #expect(empty.status == 1 && empty.errors.contains("queue is damaged"), "\(empty)")
+        try queue.write(to: URL(fileURLWithPath: phone + ".queue"))
+        // A flipped byte in the mirror: said, not an empty view; a sync fetches it again.
+        var mirror = try Data(contentsOf: URL(fileURLWithPath: phone))
+        mirror[40] ^= 0x01
+        try mirror.write(to: URL(fileURLWithPath: phone))
+        let rows = try await timeline(["rows", "--log", phone])
+        #expect(rows.status == 1 && rows.errors.contains("the mirror does not read"), "\(rows)")
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        #expect(try await timeline(["rows", "--log", phone, "--now", "2026-12-01"]).output.contains("Born"))
+        // A replica's files left on a new path: clone refuses to take them over.
+        let other = directory.path("other.jsonl")
+        try "G0\n".write(toFile: other + ".queue", atomically: true, encoding: .utf8)
+        let clone = try await timeline(["clone", shared, "--log", other])
+        #expect(clone.status == 1 && clone.errors.contains("other.jsonl.queue: it exists already"), "\(clone)")
+        // --upto reads the mirror: every row says it is not pending.
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "P",
+                                    "--offline"]).status == 0)
+        let upto = try await timeline(["rows", "--log", phone, "--json", "--upto", "2", "--now", "2026-12-01"])
+        #expect(upto.output.contains(#""title":"Born","kind":"single","date":"1990-04-12","pending":false}"#), "\(upto)")
+        let both = try await timeline(["notices", "--log", phone, "--dismiss", "x:1", "--dismiss-all"])
+        #expect(both.status == 2)
+    }
+}
+
 private func jsonString(_ text: String) -> String {
     "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }

@@ -40,6 +40,9 @@ package struct FileReplicaStorage: ReplicaStorage {
               case .string(let shared)? = members.first(where: { $0.key == "shared" })?.value else {
             throw .damaged(path: file, reason: "it does not hold a device id and a shared log")
         }
+        if let format = members.first(where: { $0.key == "format" })?.value, format != .number(JSONNumber(text: "1")) {
+            throw .damaged(path: file, reason: "it is of another format than 1: a newer version of Timeline made it")
+        }
         return (device, shared)
     }
 
@@ -47,6 +50,10 @@ package struct FileReplicaStorage: ReplicaStorage {
     /// Refuses when anything is at `path` already.
     package static func create(path: String, device: DeviceID, shared: String) throws(ReplicaError) -> FileReplicaStorage {
         let storage = FileReplicaStorage(path: path)
+        for leftover in [identityPath(of: path), storage.queuePath, storage.pendingPath] where SystemFile.exists(leftover) {
+            throw .storage(path: leftover, reason: "it exists already (a replica's file): move it aside first, or "
+                + "clone onto a new path")
+        }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard descriptor >= 0 else {
             throw .storage(path: path, reason: errno == EEXIST ? "it exists already: a replica is made on a new path"
@@ -119,7 +126,12 @@ package struct FileReplicaStorage: ReplicaStorage {
     private func readSnapshot(device: DeviceID) throws(ReplicaError) -> (generation: Int64, queue: ReplicaQueue) {
         let bytes: [UInt8]?
         do { bytes = try DurableFile.read(queuePath) } catch { throw .storage(path: queuePath, reason: error.description) }
-        guard let bytes else { throw .damaged(path: queuePath, reason: "it is missing") }
+        guard let bytes else {
+            throw .damaged(path: queuePath, reason: "it is missing (it holds the pending submissions and the notices)")
+        }
+        guard bytes.starts(with: Array("G".utf8)) else {
+            throw .damaged(path: queuePath, reason: "it does not begin with its generation line G<n>")
+        }
         var generation: Int64 = 0
         var pending: [Submission] = []
         var notices: [Notice] = []
@@ -187,14 +199,27 @@ package struct FileReplicaStorage: ReplicaStorage {
     package func appendPending(_ submission: Submission) throws(ReplicaError) {
         let generation = try readSnapshot(device: try Self.identity(of: path).device).generation
         let header = Array("G\(generation)\n".utf8)
-        do {
+        do throws(EventLogError) {
             let current = try DurableFile.read(pendingPath)
             if current.map({ !$0.starts(with: header) }) ?? true {
                 try DurableFile.write(header, to: pendingPath, permissionsOf: path)
             }
-            let file = try SystemFile(path: pendingPath, flags: O_WRONLY | O_APPEND)
-            try file.write(Array(("P" + SyncCoding.json(submission) + "\n").utf8), at: nil)
-            try file.sync()
+            let file = try SystemFile(path: pendingPath, flags: O_WRONLY)
+            var end = try file.size()
+            if let current, current.starts(with: header), current.last != 0x0A,
+               let lastNewline = current.lastIndex(of: 0x0A) {
+                // A send cut short (a crash, a full disk) never returned: its part of a line goes.
+                end = lastNewline + 1
+                try file.truncate(to: end)
+            }
+            do throws(EventLogError) {
+                try file.write(Array(("P" + SyncCoding.json(submission) + "\n").utf8), at: end)
+                try file.sync()
+            } catch {
+                // Nothing of a send that failed stays: the next one starts on a line of its own.
+                try? file.truncate(to: end)
+                throw error
+            }
         } catch { throw .storage(path: pendingPath, reason: error.description) }
     }
 

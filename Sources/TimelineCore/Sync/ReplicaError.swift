@@ -25,8 +25,8 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "are kept in this one)"
         case .storage(let path, let reason): "cannot write \(path): \(reason); nothing was lost"
         case .damaged(let path, let reason):
-            "the replica's file \(path) is damaged: \(reason); move it aside and run `timeline sync` to fetch the "
-                + "mirror again"
+            "the replica's file \(path) is damaged: \(reason); restore it from a backup (moving it aside drops what "
+                + "it holds)"
         case .stopped(let id):
             "another copy of this device (restored from a backup, or copied) already used the command id \(id): "
                 + "this replica pushes nothing more; its pending submissions are kept: make a new replica with "

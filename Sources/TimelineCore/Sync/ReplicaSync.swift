@@ -60,8 +60,8 @@ package struct ReplicaSync {
     package private(set) var mirrorPosition: Int64 = 0
     /// The mirror's last record, to check that the shared log still continues it.
     private var lastMirrored: Record?
-    /// Why the mirror must be fetched again, if it must.
-    private var mirrorProblem: String?
+    /// Why the mirror must be fetched again (by the next sync, or `timeline repair`), if it must.
+    package private(set) var mirrorProblem: String?
     /// Stops a sync at a step (tests' fault injection); `nil` in normal use.
     package var fault: (@Sendable (Step) -> Bool)?
 
@@ -90,7 +90,9 @@ package struct ReplicaSync {
         queue = ReplicaQueue(device: queue.device, pending: queue.pending, notices: queue.notices,
                              nextNumber: max(queue.nextNumber, (shared.lastNumbers[queue.device] ?? 0) + 1),
                              state: queue.state)
-        if !learned.isEmpty { try storage.replaceQueue(queue) }
+        // Saved when it can be: the mirror teaches the same again at the next opening (a
+        // full disk must not stop a command that only reads).
+        if !learned.isEmpty { try? storage.replaceQueue(queue) }
     }
 
     /// The device id.

@@ -73,6 +73,8 @@ public actor TimelineReplica {
     public var device: DeviceID { engine.device }
     /// The shared log's position the mirror has reached.
     public var position: Int64 { engine.mirrorPosition }
+    /// Why the mirror does not read, if it does not (the next sync fetches it again).
+    public var mirrorProblem: String? { engine.mirrorProblem }
     /// The submissions not yet decided, in order.
     public var pending: [Submission] { engine.queue.pending }
     /// This device's rejected submissions, not yet dismissed, oldest first.
@@ -198,6 +200,10 @@ public actor TimelineReplica {
     package func shownProjection(views: [ViewDefinition], now: Instant) throws(ReplicaError)
         -> (projection: TimelineProjection, pending: Set<EventID>) {
         try refresh()
+        if let problem = engine.mirrorProblem {
+            throw .damaged(path: path, reason: "the mirror does not read (\(problem)); `timeline sync` or "
+                + "`timeline repair` fetches it again from the shared log, keeping what is pending")
+        }
         let contents = try engine.storage.load()
         var projection = TimelineProjection(records: contents.mirror, views: views, now: now)
         let tentative = engine.queue.tentativeFacts(on: engine.shared.domain).facts
