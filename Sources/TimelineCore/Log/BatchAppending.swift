@@ -29,3 +29,40 @@ package protocol BatchAppending: EventLog {
         deciding: (Int) throws(Failure) -> PlannedBatch?
     ) throws(AppendFailure<Failure>) -> [Record]
 }
+
+/// The batches that ``BatchAppending/appendEach(after:count:catchingUp:deciding:)`` plans
+/// after `position`, with their records: `deciding` asked for each in turn, each planned
+/// batch's records handed to `catchingUp` before the next is asked for, a command id the
+/// log holds (`isTaken`) or planned already skipped, a batch without facts skipped, and
+/// `check` asked whether the log can write each (a line too long).
+/// - Complexity: O(*k*) for the *k* facts planned, plus the lookups of `isTaken`.
+package func planBatches<Failure: Error>(
+    after position: Int64, count: Int,
+    isTaken: (String) throws(EventLogError) -> Bool,
+    check: (RecordBatch) throws(EventLogError) -> Void,
+    catchingUp: ([Record]) throws(Failure) -> Void,
+    deciding: (Int) throws(Failure) -> PlannedBatch?
+) throws(AppendFailure<Failure>) -> [[Record]] {
+    var planned: [[Record]] = []
+    var position = position
+    var ids = Set<CommandKey>()
+    for index in 0..<count {
+        let plan: PlannedBatch?
+        do throws(Failure) { plan = try deciding(index) } catch { throw .refused(error) }
+        guard let plan else { break }
+        do throws(EventLogError) {
+            if let id = plan.options.commandID {
+                guard try !isTaken(id), ids.insert(CommandKey(id)).inserted else { continue }
+            }
+            guard !plan.facts.isEmpty else { continue }
+            try check(RecordBatch(facts: plan.facts, after: position, options: plan.options))
+        } catch {
+            throw .log(error)
+        }
+        let records = Record.batch(of: plan.facts, after: position, options: plan.options)
+        do throws(Failure) { try catchingUp(records) } catch { throw .refused(error) }
+        planned.append(records)
+        position += Int64(records.count)
+    }
+    return planned
+}

@@ -554,24 +554,17 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
                         }
                         do throws(Failure) { try catchingUp(records) } catch { return .failure(.refused(error)) }
                     }
-                    var planned: [[Record]] = []
-                    var position = Int64(state.count)
-                    var ids = Set<CommandKey>()
-                    for index in 0..<count {
-                        let plan: PlannedBatch?
-                        do throws(Failure) { plan = try deciding(index) } catch { return .failure(.refused(error)) }
-                        guard let plan else { break }
-                        if let id = plan.options.commandID {
-                            guard try Self.records(forCommandID: id, file: file, state: &state) == nil,
-                                  ids.insert(CommandKey(id)).inserted else { continue }
-                        }
-                        guard !plan.facts.isEmpty else { continue }
-                        try encoder.refuseLinesTooLong(in: RecordBatch(facts: plan.facts, after: position,
-                                                                       options: plan.options))
-                        let records = Record.batch(of: plan.facts, after: position, options: plan.options)
-                        do throws(Failure) { try catchingUp(records) } catch { return .failure(.refused(error)) }
-                        planned.append(records)
-                        position += Int64(records.count)
+                    let planned: [[Record]]
+                    do throws(AppendFailure<Failure>) {
+                        planned = try planBatches(
+                            after: Int64(state.count), count: count,
+                            isTaken: { (id) throws(EventLogError) in
+                                try Self.records(forCommandID: id, file: file, state: &state) != nil
+                            },
+                            check: { (batch) throws(EventLogError) in try encoder.refuseLinesTooLong(in: batch) },
+                            catchingUp: catchingUp, deciding: deciding)
+                    } catch {
+                        return .failure(error)
                     }
                     guard !planned.isEmpty else { return .success([]) }
                     var bytes: [UInt8] = []

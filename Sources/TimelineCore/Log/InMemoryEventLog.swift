@@ -105,21 +105,14 @@ public final class InMemoryEventLog: EventLog, BatchAppending {
                 do throws(Failure) { try catchingUp(newer) } catch { return .failure(.refused(error)) }
             }
             // Planned first, added at the end: all or nothing.
-            var planned: [[Record]] = []
-            var position = Int64(state.count)
-            var ids = Set<CommandKey>()
-            for index in 0..<count {
-                let plan: PlannedBatch?
-                do throws(Failure) { plan = try deciding(index) } catch { return .failure(.refused(error)) }
-                guard let plan else { break }
-                if let id = plan.options.commandID {
-                    guard state.commands[CommandKey(id)] == nil, ids.insert(CommandKey(id)).inserted else { continue }
-                }
-                guard !plan.facts.isEmpty else { continue }
-                let records = Record.batch(of: plan.facts, after: position, options: plan.options)
-                do throws(Failure) { try catchingUp(records) } catch { return .failure(.refused(error)) }
-                planned.append(records)
-                position += Int64(records.count)
+            let commands = state.commands
+            let planned: [[Record]]
+            do throws(AppendFailure<Failure>) {
+                planned = try planBatches(after: Int64(state.count), count: count,
+                                          isTaken: { commands[CommandKey($0)] != nil }, check: { _ in },
+                                          catchingUp: catchingUp, deciding: deciding)
+            } catch {
+                return .failure(error)
             }
             for records in planned {
                 if let id = records[0].commandID {

@@ -178,15 +178,21 @@ package struct ReplicaSync {
                 }
             })
         } catch {
-            switch error {
-            case .log(let failure): throw .unreachable(shared: sharedName, reason: failure.description)
-            case .refused(let refusal):
-                throw .unreachable(shared: sharedName, reason: "its record at \(refusal.place) breaks the rules: "
-                    + refusal.rejection.description + "; run `timeline verify` on it")
-            }
+            throw unreachable(error)
         }
         if fault?(.afterAppend) == true { throw .interrupted(step: Step.afterAppend.rawValue) }
         if let conflict, queue.stop(conflict: conflict) { try storage.replaceQueue(queue) }
+    }
+
+    /// Why a push failed, as a person reads it: the shared log's error, or a record of it
+    /// that the rules refuse.
+    private func unreachable(_ error: AppendFailure<FactRefusal>) -> ReplicaError {
+        switch error {
+        case .log(let failure): .unreachable(shared: sharedName, reason: failure.description)
+        case .refused(let refusal):
+            .unreachable(shared: sharedName, reason: "its record at \(refusal.place) breaks the rules: "
+                + refusal.rejection.description + "; run `timeline verify` on it")
+        }
     }
 
     /// Pushes every pending submission, one append (one hold of the lock) each.
@@ -213,12 +219,7 @@ package struct ReplicaSync {
                     }
                 })
             } catch {
-                switch error {
-                case .log(let failure): throw .unreachable(shared: sharedName, reason: failure.description)
-                case .refused(let refusal):
-                    throw .unreachable(shared: sharedName, reason: "its record at \(refusal.place) breaks the rules: "
-                        + refusal.rejection.description + "; run `timeline verify` on it")
-                }
+                throw unreachable(error)
             }
             if fault?(.afterAppend) == true { throw .interrupted(step: Step.afterAppend.rawValue) }
             if conflict, queue.stop(conflict: submission.id) {
