@@ -197,20 +197,23 @@ package struct FileReplicaStorage: ReplicaStorage {
     /// One line appended to `LOCAL.pending` and synced: O(1) whatever is pending. A file
     /// of another generation is replaced by a fresh one first.
     package func appendPending(_ submission: Submission) throws(ReplicaError) {
-        let generation = try readSnapshot(device: try Self.identity(of: path).device).generation
-        let header = Array("G\(generation)\n".utf8)
+        let header = Array("G\(try generation())\n".utf8)
         do throws(EventLogError) {
-            let current = try DurableFile.read(pendingPath)
-            if current.map({ !$0.starts(with: header) }) ?? true {
-                try DurableFile.write(header, to: pendingPath, permissionsOf: path)
+            // Only the pending file's first line and last byte are read: a send costs the
+            // same however many are pending.
+            var current: [UInt8] = []
+            if SystemFile.exists(pendingPath) {
+                current = try SystemFile(path: pendingPath, flags: O_RDONLY).read(at: 0, count: header.count)
             }
-            let file = try SystemFile(path: pendingPath, flags: O_WRONLY)
+            if current != header { try DurableFile.write(header, to: pendingPath, permissionsOf: path) }
+            let file = try SystemFile(path: pendingPath, flags: O_RDWR)
             var end = try file.size()
-            if let current, current.starts(with: header), current.last != 0x0A,
-               let lastNewline = current.lastIndex(of: 0x0A) {
+            if try file.read(at: end - 1, count: 1) != [0x0A] {
                 // A send cut short (a crash, a full disk) never returned: its part of a line goes.
-                end = lastNewline + 1
-                try file.truncate(to: end)
+                let bytes = try file.read(at: 0, count: end)
+                end = (bytes.lastIndex(of: 0x0A) ?? -1) + 1
+                try file.truncate(to: max(end, header.count))
+                end = max(end, header.count)
             }
             do throws(EventLogError) {
                 try file.write(Array(("P" + SyncCoding.json(submission) + "\n").utf8), at: end)
@@ -221,6 +224,19 @@ package struct FileReplicaStorage: ReplicaStorage {
                 throw error
             }
         } catch { throw .storage(path: pendingPath, reason: error.description) }
+    }
+
+    /// The generation of `LOCAL.queue`, read from its first line alone.
+    private func generation() throws(ReplicaError) -> Int64 {
+        let first: [UInt8]
+        do { first = try SystemFile(path: queuePath, flags: O_RDONLY).read(at: 0, count: 24) } catch {
+            throw .storage(path: queuePath, reason: error.description)
+        }
+        guard first.first == 0x47, let newline = first.firstIndex(of: 0x0A),
+              let value = Int64(String(decoding: first[1..<newline], as: UTF8.self)) else {
+            throw .damaged(path: queuePath, reason: "it does not begin with its generation line G<n>")
+        }
+        return value
     }
 
     /// A new generation of `LOCAL.queue`, then `LOCAL.pending` removed (it is in the queue).
