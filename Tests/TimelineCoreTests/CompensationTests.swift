@@ -187,12 +187,16 @@ struct CompensationTests {
         // The first batch was undone: undoing it again is refused, naming its undo.
         #expect(throws: UndoRefusal.alreadyUndone(by: undos.last!.lowerBound)) { try log.compensation(batches[0]) }
         // Redo is the undo of the undo, in turn.
+        var redos: [ClosedRange<Int64>] = []
         for (index, undo) in undos.enumerated().reversed() {
-            try log.undo(undo)
+            redos.append(try #require(try log.undo(undo)))
             #expect(log.state == states[batches.count - index])
         }
-        // Everything is back: undoing the last batch works again.
-        try log.undo(batches[2])
+        // Everything is back. The last batch's marker is taken: its undo is the undo of its redo.
+        #expect(throws: UndoRefusal.redone(undo: undos[0].lowerBound, redo: redos.last!.lowerBound)) {
+            try log.compensation(batches[2])
+        }
+        try log.undo(redos.last!)
         #expect(log.state == states[2])
     }
 

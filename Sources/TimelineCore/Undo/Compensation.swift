@@ -18,8 +18,10 @@ package struct Compensation: Hashable, Sendable {
     package var events: [EventID]
     /// The timelines the batch touched, in the order it first touched them.
     package var timelines: [TimelineID]
-    /// The timeline of each touched event that exists after the batch.
-    package var timelinesAfter: [EventID: TimelineID]
+    /// Each touched event that exists after the batch, as it is then.
+    package var eventsAfter: [EventID: Event]
+    /// The name of each touched timeline that exists after the batch.
+    package var namesAfter: [TimelineID: String]
     /// The timelines the commands remove (the batch created them): an event a later record
     /// adds or moves into one of them would go with it, so that record refuses the undo.
     package var removedTimelines: Set<TimelineID>
@@ -94,10 +96,11 @@ package struct Compensation: Hashable, Sendable {
             default: break
             }
         }
-        var after: [EventID: TimelineID] = [:]
+        var after: [EventID: Event] = [:], names: [TimelineID: String] = [:]
+        for case let (id, timeline?) in timelinesAfter { names[id] = timeline.name }
         for id in events {
             let now = eventsAfter[id] ?? nil
-            if let now { after[id] = now.timeline }
+            if let now { after[id] = now }
             switch (state.event(id), now) {
             case (nil, let now?) where !removed.contains(now.timeline): middle.append(.removeEvent(id))
             case (let before?, nil):
@@ -113,7 +116,8 @@ package struct Compensation: Hashable, Sendable {
         self.commands = opening + middle + closing
         self.events = events
         self.timelines = timelines
-        self.timelinesAfter = after
+        self.eventsAfter = after
+        self.namesAfter = names
         self.removedTimelines = removed
     }
 
@@ -129,7 +133,8 @@ package struct Compensation: Hashable, Sendable {
     }
 
     /// Checks that no record after the batch touched what it touched; `later` is every
-    /// record after the batch, in order.
+    /// record after the batch, in order. A fact that leaves an event or a timeline as it
+    /// was (a move to its own timeline, a rename to the same name) does not touch it.
     ///
     /// A later batch that has been undone does not count, nor does the batch that undid it
     /// (so undoing the last *k* batches in turn works, and a redo is the undo of an undo).
@@ -144,30 +149,46 @@ package struct Compensation: Hashable, Sendable {
         // Which later batches count: walking back, a batch is undone when an undo after it
         // (itself not undone) names it; an undo that is not undone, of a batch after this
         // one, cancels that batch and counts no more than it.
-        var undoneBy: [Int64: Int64] = [:]
+        var undoneBy: [Int64: Int64] = [:], anyUndo: [Int64: Int64] = [:]
         var counts = [Bool](repeating: false, count: batches.count)
         for index in batches.indices.reversed() {
             let batch = batches[index]
             let standing = undoneBy[batch.first] == nil
-            if standing, let target = batch.undoes, undoneBy[target] == nil { undoneBy[target] = batch.first }
+            if let target = batch.undoes {
+                anyUndo[target] = batch.first
+                if standing, undoneBy[target] == nil { undoneBy[target] = batch.first }
+            }
             counts[index] = standing && (batch.undoes.map { $0 <= positions.upperBound } ?? true)
         }
         if let by = undoneBy[positions.lowerBound] { throw .alreadyUndone(by: by) }
+        // Undone and redone: its marker is taken, and the way to undo it again is to undo the redo.
+        if let undo = anyUndo[positions.lowerBound], let redo = undoneBy[undo] { throw .redone(undo: undo, redo: redo) }
 
         let touchedEvents = Set(events), touchedTimelines = Set(timelines)
-        var timelineOf = timelinesAfter
+        // The touched events and timelines followed through the later records: a fact that
+        // leaves them as they were (a move to the event's own timeline, a title set to the
+        // one it has) changes nothing, so it does not count as touching them. Without this,
+        // undoing such a batch (which appends nothing) would block undoing the one before.
+        var current = eventsAfter, names = namesAfter
         for (index, batch) in batches.enumerated() {
             for record in later[batch.records] {
                 for fact in record.facts {
-                    if counts[index], let subject = subject(of: fact, touchedEvents, touchedTimelines, timelineOf) {
+                    if counts[index], let subject = subject(of: fact, touchedEvents, touchedTimelines, current, names) {
                         throw .changedLater(position: record.position, subject: subject)
                     }
-                    // Follow the touched events to their timelines, which a later removal takes.
+                    if let id = fact.event, touchedEvents.contains(id) {
+                        switch fact.eventEffect {
+                        case .add(let event): current[id] = event
+                        case .remove: current[id] = nil
+                        case .update(_, let update): current[id] = current[id]?.updated(by: update)
+                        case .none, .removeEvents: break
+                        }
+                    }
                     switch fact {
-                    case .eventAdded(let id, let timeline, _, _) where touchedEvents.contains(id): timelineOf[id] = timeline
-                    case .eventMoved(let id, let timeline) where touchedEvents.contains(id): timelineOf[id] = timeline
-                    case .eventRemoved(let id): timelineOf[id] = nil
-                    case .timelineRemoved(let timeline): timelineOf = timelineOf.filter { $0.value != timeline }
+                    case .timelineCreated(let id, let name), .timelineRenamed(let id, let name): names[id] = name
+                    case .timelineRemoved(let timeline):
+                        names[timeline] = nil
+                        current = current.filter { $0.value.timeline != timeline }
                     default: break
                     }
                 }
@@ -177,12 +198,18 @@ package struct Compensation: Hashable, Sendable {
 
     /// What of the batch's `fact` touches, if anything.
     private func subject(of fact: Fact, _ events: Set<EventID>, _ timelines: Set<TimelineID>,
-                         _ timelineOf: [EventID: TimelineID]) -> UndoRefusal.Subject? {
-        if let id = fact.event, events.contains(id) { return .event(id) }
+                         _ current: [EventID: Event], _ names: [TimelineID: String]) -> UndoRefusal.Subject? {
+        if let id = fact.event, events.contains(id) {
+            if case .update(_, let update) = fact.eventEffect, let event = current[id], event.updated(by: update) == event {
+                return nil
+            }
+            return .event(id)
+        }
         if let id = fact.touchedTimeline {
+            if case .timelineRenamed(_, let name) = fact, names[id] == name { return nil }
             if timelines.contains(id) { return .timeline(id) }
             if case .timelineRemoved = fact,
-               let event = timelineOf.filter({ $0.value == id }).keys.min(by: { $0.precedesInUTF8($1) }) {
+               let event = current.filter({ $0.value.timeline == id }).keys.min(by: { $0.precedesInUTF8($1) }) {
                 return .event(event)
             }
         }

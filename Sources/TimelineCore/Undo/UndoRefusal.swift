@@ -21,6 +21,9 @@ public enum UndoRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case changedLater(position: Int64, subject: Subject)
     /// The batch was undone already, by the batch starting at `position`.
     case alreadyUndone(by: Int64)
+    /// The batch was undone by the batch starting at `undo`, and that undo was undone (a
+    /// redo) by the batch starting at `redo`: undoing the redo undoes the batch again.
+    case redone(undo: Int64, redo: Int64)
     /// No record of the log has this position.
     case noSuchRecord(position: Int64, last: Int64)
     /// There is nothing to undo (no send of this store left to undo).
@@ -35,6 +38,8 @@ public enum UndoRefusal: Error, Hashable, Sendable, CustomStringConvertible {
             "record \(position) changed \(subject) after this batch; undo that change first (undo never overwrites a later change)"
         case .alreadyUndone(let position):
             "this batch was undone already, by record \(position); to bring it back, revert record \(position)"
+        case .redone(let undo, let redo):
+            "this batch was undone by record \(undo) and redone by record \(redo); to undo it again, revert record \(redo)"
         case .noSuchRecord(let position, let last):
             last == 0 ? "no record \(position): the log is empty"
                 : "no record \(position): the log's records are 1-\(last)"
