@@ -200,6 +200,8 @@ struct Runner {
         case Catalogue.repair.name: try repair(arguments)
         case Catalogue.export.name: try export(arguments)
         case Catalogue.importLog.name: try await importLog(arguments)
+        case Catalogue.revert.name: try await revert(arguments)
+        case Catalogue.history.name: try history(arguments)
         default: try await storeCommand(arguments)
         }
     }

@@ -35,7 +35,7 @@ public enum UndoRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .changedLater(let position, let subject):
-            "record \(position) changed \(subject) after this batch; undo that change first (undo never overwrites a later change)"
+            "record \(position) changed \(subject) after this batch; revert that change first (an undo never overwrites a later change)"
         case .alreadyUndone(let position):
             "this batch was undone already, by record \(position); to bring it back, revert record \(position)"
         case .redone(let undo, let redo):
