@@ -31,3 +31,18 @@ extension TimelineProjection: DomainLookup {
         return found
     }
 }
+
+extension TimelineProjection: UndoLookup {
+    /// The ids of the events of this timeline, in no particular order: what undoing the
+    /// removal of the timeline brings back.
+    /// - Complexity: O(1) for an unknown or empty timeline, otherwise O(*n*) for *n* events
+    ///   (the projection keeps no list of each timeline's events).
+    package func eventIDs(in timeline: TimelineID) -> Set<EventID> {
+        guard let count = summaries.timelines[timeline]?.eventCount, count > 0 else { return [] }
+        var ids = Set<EventID>(minimumCapacity: count)
+        events.forEachSnapshot { _, snapshot in
+            if snapshot.timeline == timeline { ids.insert(snapshot.id) }
+        }
+        return ids
+    }
+}

@@ -156,14 +156,14 @@ extension Checkpoint {
         // counts), a view 10 (order, sections, position).
         for _ in 0..<(try reader.readCount(minimumSize: 20)) {
             let filter: RowFilter = try reader.read(UInt8.self) == 0 ? .all : .timeline(TimelineID(try reader.readString()))
-            let placement = try element(OngoingPlacement.allCases, reader.read(UInt8.self))
+            let placement = try element(OngoingPlacement.self, reader.read(UInt8.self))
             if savedRowSets.contains(where: { $0.filter == filter && $0.placement == placement }) {
                 throw Failure.damaged("two sets of rows of one filter and placement")
             }
             var views: [(definition: ViewDefinition, position: Int64)] = []
             for _ in 0..<(try reader.readCount(minimumSize: 10)) {
-                let order = try element(ViewOrder.allCases, reader.read(UInt8.self))
-                let sections = try element(Sectioning.allCases, reader.read(UInt8.self))
+                let order = try element(ViewOrder.self, reader.read(UInt8.self))
+                let sections = try element(Sectioning.self, reader.read(UInt8.self))
                 let definition = ViewDefinition(filter: filter, placement: placement, order: order, sections: sections)
                 guard savedDefinitions.insert(definition).inserted else { throw Failure.damaged("a view saved twice") }
                 views.append((definition, try reader.read(Int64.self)))
@@ -332,7 +332,7 @@ extension Checkpoint {
                     index = try reader.readIndex(below: snapshots.count, of: "row of event")
                 }
             }
-            let kind = try element(RowKind.allCases, reader.read(UInt8.self))
+            let kind = try element(RowKind.self, reader.read(UInt8.self))
             return RowEntry(event: snapshots[index].takeUnretainedValue(), kind: kind, now: now, placement: placement)
         }
         var rowSet = RowSet(filter: saved.filter, placement: placement)
@@ -420,8 +420,10 @@ extension Checkpoint {
         return SummaryState(loaded: zip(loaded, names).compactMap { $1 == nil ? nil : $0 })
     }
 
-    private static func element<C: Collection>(_ all: C, _ index: UInt8) throws -> C.Element where C.Index == Int {
-        guard Int(index) < all.count else { throw Failure.damaged("unknown value \(index)") }
-        return all[Int(index)]
+    /// The value of `type` that `code` stands for (``CheckpointCoded``); a code no value has
+    /// is a damaged file.
+    private static func element<T: CheckpointCoded>(_ type: T.Type, _ code: UInt8) throws -> T {
+        guard let value = T(checkpointCode: code) else { throw Failure.damaged("unknown value \(code)") }
+        return value
     }
 }

@@ -94,11 +94,11 @@ extension Checkpoint {
                 writer.write(UInt8(1))
                 writer.write(id.rawValue)
             }
-            writer.write(UInt8(OngoingPlacement.allCases.firstIndex(of: rowSet.placement)!))
+            writer.write(rowSet.placement.checkpointCode)
             writer.write(UInt32(rowSet.views.count))
             for view in rowSet.views {
-                writer.write(UInt8(ViewOrder.allCases.firstIndex(of: view.definition.order)!))
-                writer.write(UInt8(Sectioning.allCases.firstIndex(of: view.definition.sections)!))
+                writer.write(view.definition.order.checkpointCode)
+                writer.write(view.definition.sections.checkpointCode)
                 writer.write(view.position)
             }
             writer.write(UInt32(rowSet.index.count))
@@ -113,7 +113,7 @@ extension Checkpoint {
                 for _ in range {
                     let entry = entries.next()!
                     rows.write(eventNumbers.number(of: entry.event))
-                    rows.write(UInt8(RowKind.allCases.firstIndex(of: entry.kind)!))
+                    rows.write(entry.kind.checkpointCode)
                 }
                 return rows.bytes
             }

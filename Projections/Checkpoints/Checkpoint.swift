@@ -57,8 +57,10 @@ extension TimelineProjection {
     /// saves the rows of the views with one filter and placement once; version 5 orders
     /// rows by instants exact to the nanosecond, takes ids as the same only when their
     /// bytes are, and keeps now's nanoseconds; version 6 keeps any kind of log's resume
-    /// point, opaque, and no file identity of its own.
-    package static let schemaVersion: UInt32 = 6
+    /// point, opaque, and no file identity of its own; version 7 writes each placement,
+    /// order, sectioning and kind of row as its stated code (``CheckpointCoded``), not its
+    /// place among the enum's cases.
+    package static let schemaVersion: UInt32 = 7
 
     /// The projection's state as a checkpoint, with where the log was at its position.
     ///

@@ -333,6 +333,42 @@ enum Catalogue {
         details: storeDetails,
         examples: ["timeline remove-event --event e7"])
 
+    static let revert = CommandSpec(
+        name: "revert",
+        summary: "undo the atomic batch that holds record SEQ, with a new batch",
+        positionals: [PositionalSpec(name: "SEQ", help: "the position of any record of the batch to undo")],
+        options: [log, OptionSpec(name: "--dry-run", help: "print the commands it would send, append nothing"),
+                  OptionSpec(name: "--json", help: "print the records appended (with --dry-run, the commands), as JSON Lines")],
+        details: """
+            Appends the batch's compensating batch: the commands that bring every event \
+            and timeline the batch touched back to their state just before it (a removed \
+            event comes back with its dates and title, a removed timeline with its events, \
+            a moved event moves back, a closed range reopens, an added event goes). Its \
+            command id is undo:N, N the batch's first position, so reverting twice appends \
+            once; reverting a revert redoes. Refused, naming the record, when a later \
+            record touched the same events or timelines (revert that one first), and with \
+            the rule's message when the rules refuse it (the timeline it needs is gone). \
+            A batch that changed nothing (a move to the event's own timeline) has nothing \
+            to revert: it says so and exits with status 0. Takes the log's writer lock \
+            for the append, as the other store commands do.
+            """,
+        examples: ["timeline revert 42 --log life.jsonl --dry-run", "timeline revert 42 --log life.jsonl"])
+
+    static let history = CommandSpec(
+        name: "history",
+        summary: "list every record that touched an event, oldest first",
+        options: [subject("--event", "ID", "the event"), log,
+                  OptionSpec(name: "--json", help: "one JSON object per record, per line")],
+        details: """
+            A record touches the event when it names it, or removes the timeline the event \
+            is in. An id removed and added again shows both lives. Columns: seq, when it \
+            was recorded, type, command id (- for none), data. With --json, each record is
+              {"seq":12,"type":"eventRetitled","at":"2026-11-29T12:00:00Z","cmd":null,"data":{"event":"e1","title":"Born"}}
+            with "at" null for a record without a time. An event no record touched is an \
+            error (exit status 1).
+            """,
+        examples: ["timeline history --event e1 --log life.jsonl", "timeline history --event e1 --json"])
+
     static let help = CommandSpec(
         name: "help",
         summary: "show the help of the tool or of a command",
@@ -343,10 +379,10 @@ enum Catalogue {
     /// The commands, grouped as the tool's help lists them.
     static let groups: [(title: String, commands: [CommandSpec])] = [
         ("Reading a log file", [replay, render]),
-        ("Reading the store's log (--log PATH)", [rows, watch, timelines, verify, rebuild, export]),
+        ("Reading the store's log (--log PATH)", [rows, watch, timelines, history, verify, rebuild, export]),
         ("Changing the store's log (--log PATH)", [
             createTimeline, renameTimeline, removeTimeline, addEvent, retitleEvent, setDate, setRange,
-            closeRange, reopenRange, moveEvent, removeEvent, importLog, repair,
+            closeRange, reopenRange, moveEvent, removeEvent, revert, importLog, repair,
         ]),
         ("Syncing a person's devices (replicas of a shared log)", [clone, sync, status, notices]),
         ("Help", [help]),

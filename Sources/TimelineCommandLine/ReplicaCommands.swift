@@ -370,3 +370,13 @@ extension Runner {
         return ""
     }
 }
+
+extension Runner {
+    /// `revert` on a replica: not yet a submission (the shared log must check that nothing
+    /// touched the batch's events since); refused, so that the mirror is never written.
+    func revertOnReplica(_ position: Int64, _ arguments: ParsedArguments, path: String) async throws -> String {
+        throw CommandFailure("\(path) is a replica: revert on a replica is not built yet (it must be decided by "
+            + "the shared log); revert on the shared log itself ('timeline status --log \(path)' names it), then "
+            + "'timeline sync'")
+    }
+}

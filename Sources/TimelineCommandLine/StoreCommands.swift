@@ -193,6 +193,7 @@ extension Runner {
         case .invalidRecord(let position, let reason):
             RepairHint.added(to: "\(path): record \(position): \(reason)", for: path, when: true)
         case .importRefused, .linesDoNotMatchFacts: "\(path): \(error)"
+        case .undoRefused(let refusal): "\(command) refused: \(refusal)"
         }
     }
 

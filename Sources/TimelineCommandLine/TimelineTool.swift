@@ -205,6 +205,8 @@ struct Runner {
         case Catalogue.sync.name: try await sync(arguments)
         case Catalogue.status.name: try await status(arguments)
         case Catalogue.notices.name: try await notices(arguments)
+        case Catalogue.revert.name: try await revert(arguments)
+        case Catalogue.history.name: try history(arguments)
         default: try await storeCommand(arguments)
         }
     }

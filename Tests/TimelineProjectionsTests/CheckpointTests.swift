@@ -207,14 +207,15 @@ struct CheckpointTests {
     /// Version 1 had no resume point and no date table; version 2 had the dates out of
     /// order and the events in one run; version 3 saved the rows of every view; version 4
     /// ordered rows to the microsecond and kept now without its nanoseconds; version 5
-    /// kept a file log's resume point and identity, not any log's opaque point.
-    @Test(arguments: [UInt8(1), 2, 3, 4, 5])
+    /// kept a file log's resume point and identity, not any log's opaque point; version 6
+    /// wrote each enum as its place among the cases, not its stated code.
+    @Test(arguments: [UInt8(1), 2, 3, 4, 5, 6])
     func aCheckpointOfAnEarlierSchemaVersionIsRefusedByName(version: UInt8) {
         var bytes = Self.projection(seed: 5, records: 10).0.checkpoint().encoded()
         bytes[8] = version
         let failure = #expect(throws: Checkpoint.Failure.self) { try Checkpoint.load(Self.resealed(bytes)) }
-        #expect(failure == .otherSchemaVersion(found: UInt32(version), expected: 6))
-        #expect(failure?.description == "checkpoint of schema version \(version); this version reads 6")
+        #expect(failure == .otherSchemaVersion(found: UInt32(version), expected: 7))
+        #expect(failure?.description == "checkpoint of schema version \(version); this version reads 7")
     }
 
     /// A title that is not ASCII comes back whole; one that is not UTF-8 (in a checkpoint

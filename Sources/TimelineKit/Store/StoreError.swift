@@ -17,6 +17,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An import (`importFacts`) was given another number of lines than of
     /// facts; nothing was appended.
     case linesDoNotMatchFacts(lines: Int, facts: Int)
+    /// An undo, redo or revert is refused (a later change touched the same things, or there
+    /// is nothing to undo); nothing was appended.
+    case undoRefused(UndoRefusal)
 
     /// A message a person can act on.
     public var description: String {
@@ -27,6 +30,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .importRefused(let index, let line, let type, let rejection):
             "import refused at fact index \(index)\(line.map { " (line \($0))" } ?? ""): "
                 + "\(type.rawValue): \(rejection); nothing imported"
+        case .undoRefused(let refusal): refusal.description
         case .linesDoNotMatchFacts(let lines, let facts):
             "import given \(lines) lines for \(facts) facts; give one line per fact; nothing imported"
         }

@@ -53,6 +53,8 @@ public actor TimelineStore {
     /// Write a checkpoint after this many records since the last one (`nil`: only on close).
     let checkpointInterval: Int64?
     private var checkpointedPosition: Int64 = 0
+    /// The store's own sends to undo and undos to redo (``undo()``, ``redo()``).
+    var undoHistory = UndoHistory()
     /// How the store was opened: from a checkpoint (and how many records of tail it
     /// replayed), or by replaying the whole log.
     package nonisolated let openingReport: OpeningReport
@@ -187,12 +189,12 @@ public actor TimelineStore {
 
     /// Validates a batch of commands (each against the state after the ones before it),
     /// appends all their facts as one atomic batch and publishes one change set per view.
+    /// The batch becomes the one ``undo()`` undoes next, and nothing is left to ``redo()``.
     @discardableResult
     public func send(_ commands: [Command], commandID: String? = nil, expectedPosition: Int64? = nil) throws(StoreError) -> [Record] {
-        try append(AppendOptions(expectedPosition: expectedPosition, commandID: commandID,
-                                 recordedAt: DateValue(utc: clock.now()))) { () throws(StoreError) in
-            do throws(Rejection) { return try Decider.decide(commands, projection) } catch { throw .rejected(error) }
-        }.records
+        let sent = try sendRecordingUndo(commands, commandID: commandID, expectedPosition: expectedPosition)
+        noteSent(sent.undo, actionName: sent.actionName)
+        return sent.records
     }
 
     /// Appends what `decide` returns, decided under the log's lock against every record
@@ -254,6 +256,8 @@ public actor TimelineStore {
     func rebuildFromLog() throws(StoreError) {
         let replay = try Self.replayingAll(log, clock: clock, views: projection.viewDefinitions)
         replaceProjection(with: replay.projection)
+        // The records were renumbered: the positions the undo steps name mean nothing now.
+        undoHistory = UndoHistory()
     }
 
     /// Makes `replacement` the projection (following the summaries' changes if it was) and

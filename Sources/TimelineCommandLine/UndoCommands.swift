@@ -1,0 +1,141 @@
+import Foundation
+import TimelineCore
+import TimelineKit
+
+/// `revert` and `history`: the log's memory, for people. The rules (what a batch touched,
+/// what undoes it, when that is refused) are the library's; this is their presentation.
+extension Runner {
+    // MARK: revert
+
+    func revert(_ arguments: ParsedArguments) async throws -> String {
+        let name = arguments.command.name
+        let text = arguments.firstPositional
+        guard let position = Int64(text), position >= 1 else {
+            throw UsageError(message: "invalid SEQ '\(text)': expected the position of a record, 1 or more", command: name)
+        }
+        let path = try logPath(arguments)
+        if TimelineReplica.isReplica(path) { return try await revertOnReplica(position, arguments, path: path) }
+        if !DatabaseLogs.isURL(path) { try requireLog(path) }
+        let store = try openStore(path, command: name)
+        let compensation: Compensation
+        do { compensation = try await store.compensation(forBatchContaining: position) } catch {
+            await store.release()
+            throw CommandFailure(message(for: error, path: path, command: name))
+        }
+        let batch = positions(compensation.positions)
+        guard !compensation.commands.isEmpty else {
+            await store.release()
+            let nothing = "nothing to revert: \(batch) changed nothing"
+            guard arguments.flag("--json") else { return nothing + "\n" }
+            context.diagnose(nothing)
+            return ""
+        }
+        if arguments.flag("--dry-run") {
+            await store.release()
+            if arguments.flag("--json") {
+                return compensation.commands.map { Self.commandJSON($0) + "\n" }.joined()
+            }
+            return "would revert \(batch) with \(count(compensation.commands.count, "command")) (cmd \(compensation.commandID)):\n"
+                + compensation.commands.map { "  " + displayText(Self.commandLine($0)) + "\n" }.joined()
+                + "(dry run: nothing appended)\n"
+        }
+        let records: [Record]
+        do { records = try await store.revert(compensation) } catch {
+            await store.release()
+            throw CommandFailure(message(for: error, path: path, command: name))
+        }
+        if !records.isEmpty { changes.note() }
+        await finish(store)
+        if arguments.flag("--json") { return plainLines(records) }
+        return "reverted \(batch) (\(positions(records)), cmd \(compensation.commandID))\n"
+    }
+
+    /// A command as the tool's own command line would give it.
+    static func commandLine(_ command: Command) -> String {
+        let words = commandWords(command)
+        return (["timeline", words.name] + words.arguments.map(shellWord)).joined(separator: " ")
+    }
+
+    /// A command as one JSON object: `{"command":"move-event","arguments":["--event","e1",…]}`.
+    static func commandJSON(_ command: Command) -> String {
+        let words = commandWords(command)
+        return #"{"command":"# + JSONText.string(words.name) + #","arguments":["#
+            + words.arguments.map(JSONText.string).joined(separator: ",") + "]}"
+    }
+
+    /// The subcommand and the arguments that send `command`.
+    private static func commandWords(_ command: Command) -> (name: String, arguments: [String]) {
+        func dates(_ dates: EventDates) -> [String] {
+            switch dates {
+            case .single(let date): ["--date", date.text]
+            case .range(let start, let end): ["--start", start.text] + (end.map { ["--end", $0.text] } ?? [])
+            }
+        }
+        return switch command {
+        case .createTimeline(let id, let name): ("create-timeline", ["--timeline", id.rawValue, "--name", name])
+        case .renameTimeline(let id, let name): ("rename-timeline", ["--timeline", id.rawValue, "--name", name])
+        case .removeTimeline(let id): ("remove-timeline", ["--timeline", id.rawValue])
+        case .addEvent(let id, let timeline, let title, let eventDates):
+            ("add-event", ["--event", id.rawValue, "--timeline", timeline.rawValue, "--title", title] + dates(eventDates))
+        case .retitleEvent(let id, let title): ("retitle-event", ["--event", id.rawValue, "--title", title])
+        case .setDate(let id, let date): ("set-date", ["--event", id.rawValue, "--date", date.text])
+        case .setRange(let id, let start, let end): ("set-range", ["--event", id.rawValue] + dates(.range(start: start, end: end)))
+        case .closeRange(let id, let end): ("close-range", ["--event", id.rawValue, "--end", end.text])
+        case .reopenRange(let id): ("reopen-range", ["--event", id.rawValue])
+        case .moveEvent(let id, let timeline): ("move-event", ["--event", id.rawValue, "--timeline", timeline.rawValue])
+        case .removeEvent(let id): ("remove-event", ["--event", id.rawValue])
+        }
+    }
+
+    /// A word as a POSIX shell reads it back: bare when it is safe, else in single quotes.
+    private static func shellWord(_ word: String) -> String {
+        let safe = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.:+/@,".unicodeScalars.contains(scalar))
+        }
+        return safe ? word : "'" + word.replacing("'", with: #"'\''"#) + "'"
+    }
+
+    // MARK: history
+
+    func history(_ arguments: ParsedArguments) throws -> String {
+        let event = EventID(try arguments.required("--event"))
+        let path = try logPath(arguments)
+        var history = EventHistory(event: event)
+        _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
+            history.add(contentsOf: contents.records)
+        }
+        guard !history.records.isEmpty else {
+            throw CommandFailure("\(path): no record touched event \(quotedDisplayText(event.rawValue)); "
+                                 + "'timeline rows --log \(path)' lists the events")
+        }
+        let json = arguments.flag("--json")
+        var text = ""
+        for record in history.records {
+            for fact in record.facts {
+                let data = Self.dataJSON(fact, position: record.position)
+                if json {
+                    text += #"{"seq":\#(record.position),"type":"\#(fact.type.rawValue)","at":"#
+                        + (record.recordedAt.map { JSONText.string($0.text) } ?? "null")
+                        + #","cmd":"# + (record.commandID.map(JSONText.string) ?? "null")
+                        + #","data":"# + data + "}\n"
+                } else {
+                    text += displayText([String(record.position), record.recordedAt?.text ?? "-", fact.type.rawValue,
+                                         record.commandID ?? "-", data].joined(separator: "  ")) + "\n"
+                }
+            }
+        }
+        return text
+    }
+
+    /// The `data` object of `fact`, exactly as the log writes it.
+    static func dataJSON(_ fact: Fact, position: Int64) -> String {
+        var bytes: [UInt8] = []
+        RecordEncoder(layout: .plain).encode(fact, position: position, into: &bytes)
+        let line = String(decoding: bytes, as: UTF8.self)
+        // The plain line is {"seq":N,"type":"T","data":{…},"v":1}: strings inside `data` are
+        // escaped, so `,"v":` after it cannot occur within it.
+        guard let start = line.range(of: #""data":"#)?.upperBound, let end = line.range(of: #","v":"#, options: .backwards)?.lowerBound
+        else { return "{}" }
+        return String(line[start..<end])
+    }
+}

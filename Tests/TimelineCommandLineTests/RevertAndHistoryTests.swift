@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import TimelineCore
+@testable import TimelineCommandLine
+
+/// `revert` and `history` through the built `timeline` executable.
+@Suite("timeline revert and history, end to end")
+struct RevertAndHistoryTests {
+    /// Runs each command on `log`, expecting success.
+    func given(_ commands: [[String]], log: String) async throws {
+        for command in commands {
+            let run = try await timeline(command + ["--log", log])
+            #expect(run.status == 0, "\(command): \(run)")
+        }
+    }
+
+    /// A log of a timeline with two events (records 1-4), then the timeline removed (record 5).
+    func lifeRemoved(in directory: TemporaryDirectory) async throws -> String {
+        let log = directory.path("life.jsonl")
+        try await given([
+            ["create-timeline", "--timeline", "life", "--name", "My life"],
+            ["add-event", "--timeline", "life", "--title", "Born", "--date", "1990", "--event", "e1"],
+            ["add-event", "--timeline", "life", "--title", "Berlin", "--start", "2019", "--event", "e2"],
+            ["remove-timeline", "--timeline", "life"],
+        ], log: log)
+        return log
+    }
+
+    func lineCount(_ path: String) throws -> Int {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count
+    }
+
+    @Test func revertBringsARemovedTimelineBackWithItsEvents() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await lifeRemoved(in: directory)
+        let dryRun = try await timeline(["revert", "5", "--log", log, "--dry-run"])
+        #expect(dryRun.status == 0, "\(dryRun)")
+        #expect(dryRun.output == """
+            would revert record 5 with 3 commands (cmd undo:5):
+              timeline create-timeline --timeline life --name 'My life'
+              timeline add-event --event e1 --timeline life --title Born --date 1990
+              timeline add-event --event e2 --timeline life --title Berlin --start 2019
+            (dry run: nothing appended)
+
+            """)
+        let json = try await timeline(["revert", "5", "--log", log, "--dry-run", "--json"])
+        #expect(json.outputLines.first == #"{"command":"create-timeline","arguments":["--timeline","life","--name","My life"]}"#)
+        #expect(try lineCount(log) == 5, "a dry run appends nothing")
+
+        let revert = try await timeline(["revert", "5", "--log", log])
+        #expect(revert.status == 0, "\(revert)")
+        #expect(revert.output == "reverted record 5 (records 6-9, cmd undo:5)\n")
+        let rows = try await timeline(["rows", "--log", log, "--json", "--now", "2026-01-01"])
+        #expect(rows.outputLines == [
+            #"{"event":"e1","timeline":"life","title":"Born","kind":"single","date":"1990"}"#,
+            #"{"event":"e2","timeline":"life","title":"Berlin","kind":"start","date":"2019"}"#,
+            #"{"event":"e2","timeline":"life","title":"Berlin","kind":"ongoing","date":null}"#,
+        ])
+        let again = try await timeline(["revert", "5", "--log", log])
+        #expect(again.status == 1)
+        #expect(again.errors.contains("revert refused: this batch was undone already, by record 6"), "\(again)")
+        // Reverting the revert redoes the removal.
+        let redo = try await timeline(["revert", "7", "--log", log, "--json"])
+        #expect(redo.status == 0, "\(redo)")
+        #expect(redo.outputLines.count == 1 && redo.output.contains(#""type":"timelineRemoved""#))
+    }
+
+    @Test func revertIsRefusedNamingTheLaterRecord() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await lifeRemoved(in: directory)
+        try await given([["revert", "5"], ["retitle-event", "--event", "e1", "--title", "Birth"]], log: log)
+        let refused = try await timeline(["revert", "2", "--log", log])
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("revert refused: record 10 changed event e1 after this batch; revert that change first"),
+                "\(refused)")
+        #expect(try lineCount(log) == 10)
+        let unknown = try await timeline(["revert", "99", "--log", log])
+        #expect(unknown.status == 1 && unknown.errors.contains("no record 99: the log's records are 1-10"), "\(unknown)")
+        let bad = try await timeline(["revert", "x", "--log", log])
+        #expect(bad.status == 2 && bad.errors.contains("invalid SEQ 'x'"), "\(bad)")
+    }
+
+    @Test func revertOfABatchThatChangedNothingAppendsNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("life.jsonl")
+        try await given([
+            ["create-timeline", "--timeline", "life", "--name", "Life"],
+            ["add-event", "--timeline", "life", "--title", "Born", "--date", "1990", "--event", "e1"],
+            ["move-event", "--event", "e1", "--timeline", "life"],
+        ], log: log)
+        let run = try await timeline(["revert", "3", "--log", log])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output == "nothing to revert: record 3 changed nothing\n")
+        #expect(try lineCount(log) == 3)
+    }
+
+    @Test func historyShowsEveryRecordThatTouchedTheEventInBothLives() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await lifeRemoved(in: directory)
+        try await given([
+            ["create-timeline", "--timeline", "life", "--name", "Life"],
+            ["add-event", "--timeline", "life", "--title", "Born again", "--date", "1991", "--event", "e1"],
+            ["add-event", "--timeline", "life", "--title", "Other", "--date", "2000", "--event", "e3"],
+        ], log: log)
+        let json = try await timeline(["history", "--event", "e1", "--log", log, "--json"])
+        #expect(json.status == 0, "\(json)")
+        #expect(json.outputLines.count == 3)
+        let objects = try json.outputLines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(objects.map { $0["seq"] as? Int } == [2, 5, 7])
+        #expect(objects.map { $0["type"] as? String } == ["eventAdded", "timelineRemoved", "eventAdded"])
+        for line in json.outputLines { #expect(memberNames(ofJSONObjectLine: line) == ["seq", "type", "at", "cmd", "data"]) }
+        #expect(objects[0]["cmd"] is NSNull && objects[0]["at"] is String)
+        #expect(json.outputLines[2].hasSuffix(#""data":{"event":"e1","timeline":"life","title":"Born again","date":"1991"}}"#))
+        let text = try await timeline(["history", "--event", "e1", "--log", log])
+        #expect(text.outputLines.count == 3 && text.outputLines[1].hasPrefix("5  "))
+        let none = try await timeline(["history", "--event", "nobody", "--log", log])
+        #expect(none.status == 1 && none.errors.contains(#"no record touched event "nobody""#), "\(none)")
+    }
+}
