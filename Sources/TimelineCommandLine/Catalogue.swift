@@ -338,7 +338,8 @@ enum Catalogue {
         summary: "undo the atomic batch that holds record SEQ, with a new batch",
         positionals: [PositionalSpec(name: "SEQ", help: "the position of any record of the batch to undo")],
         options: [log, OptionSpec(name: "--dry-run", help: "print the commands it would send, append nothing"),
-                  OptionSpec(name: "--json", help: "print the records appended (with --dry-run, the commands), as JSON Lines")],
+                  OptionSpec(name: "--json", help: "print the records appended (with --dry-run, the commands), as JSON Lines"),
+                  offline],
         details: """
             Appends the batch's compensating batch: the commands that bring every event \
             and timeline the batch touched back to their state just before it (a removed \
@@ -350,7 +351,10 @@ enum Catalogue {
             the rule's message when the rules refuse it (the timeline it needs is gone). \
             A batch that changed nothing (a move to the event's own timeline) has nothing \
             to revert: it says so and exits with status 0. Takes the log's writer lock \
-            for the append, as the other store commands do.
+            for the append, as the other store commands do. On a replica it is one \
+            submission carrying its condition (nothing touched these events and timelines \
+            after the mirror's position), which the shared log checks: it is rejected \
+            (changedSince) when another device changed them first.
             """,
         examples: ["timeline revert 42 --log life.jsonl --dry-run", "timeline revert 42 --log life.jsonl"])
 

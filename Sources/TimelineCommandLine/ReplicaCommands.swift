@@ -288,10 +288,10 @@ extension Runner {
     /// Saves `commands` as one submission on `replica` (checked against what it shows),
     /// then, without `--offline`, syncs once; `done` says what was done.
     func submit(_ commands: [Command], on replica: TimelineReplica, _ arguments: ParsedArguments,
-                describing done: String) async throws -> String {
+                condition: UndoCondition? = nil, describing done: String) async throws -> String {
         let name = arguments.command.name
         let submission: Submission
-        do { submission = try await replica.send(commands) } catch {
+        do { submission = try await replica.send(commands, condition: condition) } catch {
             switch error {
             case .rejected(let rejection): throw CommandFailure("\(name) refused: \(rejection)")
             case .replica(let failure): throw CommandFailure(failure.description + "; nothing was queued")
@@ -372,11 +372,38 @@ extension Runner {
 }
 
 extension Runner {
-    /// `revert` on a replica: not yet a submission (the shared log must check that nothing
-    /// touched the batch's events since); refused, so that the mirror is never written.
+    /// `revert` on a replica: the commands that undo the batch, worked out from the mirror,
+    /// sent as one submission that carries its condition (nothing touched the batch's events
+    /// and timelines after the mirror's position), which the shared log checks
+    /// (`changedSince`). The mirror is only read.
     func revertOnReplica(_ position: Int64, _ arguments: ParsedArguments, path: String) async throws -> String {
-        throw CommandFailure("\(path) is a replica: revert on a replica is not built yet (it must be decided by "
-            + "the shared log); revert on the shared log itself ('timeline status --log \(path)' names it), then "
-            + "'timeline sync'")
+        let name = arguments.command.name
+        let replica = try openReplica(arguments)
+        let store = try openStore(path, command: name)
+        let compensation: Compensation
+        let checked: Int64
+        do throws(StoreError) {
+            compensation = try await store.compensation(forBatchContaining: position)
+            checked = await store.position
+            let later: [Record]
+            do { later = try store.log.records(after: compensation.positions.upperBound) } catch { throw StoreError.log(error) }
+            do throws(UndoRefusal) { try compensation.checkLater(later) } catch { throw StoreError.undoRefused(error) }
+        } catch {
+            await store.release()
+            throw CommandFailure(message(for: error, path: path, command: name))
+        }
+        await store.release()
+        guard !compensation.commands.isEmpty else {
+            let nothing = "nothing to revert: \(positions(compensation.positions)) changed nothing"
+            guard arguments.flag("--json") else { return nothing + "\n" }
+            context.diagnose(nothing)
+            return ""
+        }
+        if arguments.flag("--dry-run") {
+            return dryRun(compensation, json: arguments.flag("--json"), id: "one submission of this replica")
+        }
+        let condition = UndoCondition(after: checked, events: compensation.events, timelines: compensation.timelines)
+        return try await submit(compensation.commands, on: replica, arguments, condition: condition,
+                                describing: "reverted \(positions(compensation.positions))")
     }
 }

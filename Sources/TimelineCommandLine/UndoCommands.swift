@@ -32,12 +32,7 @@ extension Runner {
         }
         if arguments.flag("--dry-run") {
             await store.release()
-            if arguments.flag("--json") {
-                return compensation.commands.map { Self.commandJSON($0) + "\n" }.joined()
-            }
-            return "would revert \(batch) with \(count(compensation.commands.count, "command")) (cmd \(compensation.commandID)):\n"
-                + compensation.commands.map { "  " + displayText(Self.commandLine($0)) + "\n" }.joined()
-                + "(dry run: nothing appended)\n"
+            return dryRun(compensation, json: arguments.flag("--json"), id: "cmd \(compensation.commandID)")
         }
         let records: [Record]
         do { records = try await store.revert(compensation) } catch {
@@ -48,6 +43,14 @@ extension Runner {
         await finish(store)
         if arguments.flag("--json") { return plainLines(records) }
         return "reverted \(batch) (\(positions(records)), cmd \(compensation.commandID))\n"
+    }
+
+    /// What `revert --dry-run` prints: the commands it would send.
+    func dryRun(_ compensation: Compensation, json: Bool, id: String) -> String {
+        if json { return compensation.commands.map { Self.commandJSON($0) + "\n" }.joined() }
+        return "would revert \(positions(compensation.positions)) with \(count(compensation.commands.count, "command")) "
+            + "(\(id)):\n" + compensation.commands.map { "  " + displayText(Self.commandLine($0)) + "\n" }.joined()
+            + "(dry run: nothing appended)\n"
     }
 
     /// A command as the tool's own command line would give it.

@@ -281,6 +281,36 @@ extension ReplicaCommandTests {
     }
 }
 
+extension ReplicaCommandTests {
+    /// Undo on a replica (section 11): a submission carrying its condition; the shared log
+    /// rejects it (`changedSince`) when another device changed the same event first.
+    @Test func revertOnAReplicaIsASubmissionTheSharedLogChecks() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, laptop) = try await twoDevices(directory)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "A"]).status == 0)
+        let dry = try await timeline(["revert", "3", "--log", phone, "--dry-run"])
+        #expect(dry.output.contains("timeline retitle-event --event born --title Born"), "\(dry)")
+        let reverted = try await timeline(["revert", "3", "--log", phone])
+        #expect(reverted.status == 0 && reverted.output.contains("synced"), "\(reverted)")
+        #expect(try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"]).output.contains(#""title":"Born""#))
+
+        // The phone changes the event, then, offline, undoes it; the laptop changed it in between.
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "B"]).status == 0)
+        let last = try await timeline(["status", "--log", phone, "--json"])
+        #expect(last.output.contains(#""position":5,"#), "\(last)")
+        #expect(try await timeline(["sync", "--log", laptop]).status == 0)
+        #expect(try await timeline(["retitle-event", "--log", laptop, "--event", "born", "--title", "C"]).status == 0)
+        #expect(try await timeline(["revert", "5", "--log", phone, "--offline"]).status == 0)
+        let sync = try await timeline(["sync", "--log", phone, "--json"])
+        #expect(sync.output.hasPrefix(#"{"pushed":1,"accepted":0,"rejected":1,"#), "\(sync)")
+        let notices = try await timeline(["notices", "--log", phone, "--json"])
+        #expect(notices.output.contains(#""rule":"changedSince""#) && notices.output.contains("record 6"), "\(notices)")
+        #expect(try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"]).output.contains(#""title":"C""#))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == Data(contentsOf: URL(fileURLWithPath: shared)))
+    }
+}
+
 private func jsonString(_ text: String) -> String {
     "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }

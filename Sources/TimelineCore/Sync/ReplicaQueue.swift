@@ -40,9 +40,9 @@ package struct ReplicaQueue: Hashable, Sendable {
     ///
     /// - Complexity: O(1) amortised.
     package mutating func submit(_ commands: [Command], basePosition: Int64, nonce: String,
-                                 madeAt: DateValue?) -> Submission {
+                                 madeAt: DateValue?, condition: UndoCondition? = nil) -> Submission {
         let submission = Submission(id: SubmissionID(device: device, number: nextNumber), nonce: nonce,
-                                    commands: commands, basePosition: basePosition, madeAt: madeAt)
+                                    commands: commands, basePosition: basePosition, madeAt: madeAt, condition: condition)
         nextNumber += 1
         pending.append(submission)
         return submission

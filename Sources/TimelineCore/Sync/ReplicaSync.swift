@@ -100,10 +100,11 @@ package struct ReplicaSync {
 
     /// Records a submission of `commands` durably (before it returns) and queues it; it
     /// touches no network.
-    package mutating func send(_ commands: [Command], madeAt: DateValue?, nonce: String) throws(ReplicaError)
-        -> Submission {
+    package mutating func send(_ commands: [Command], madeAt: DateValue?, nonce: String,
+                               condition: UndoCondition? = nil) throws(ReplicaError) -> Submission {
         var next = queue
-        let submission = next.submit(commands, basePosition: mirrorPosition, nonce: nonce, madeAt: madeAt)
+        let submission = next.submit(commands, basePosition: mirrorPosition, nonce: nonce, madeAt: madeAt,
+                                     condition: condition)
         try storage.appendPending(submission)
         queue = next
         return submission

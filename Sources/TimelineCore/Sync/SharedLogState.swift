@@ -34,6 +34,11 @@ package struct SharedLogState: Sendable {
     package private(set) var lastNumbers: [DeviceID: Int64] = [:]
     private var eventBirths: [EventID: Birth] = [:]
     private var timelineBirths: [TimelineID: Birth] = [:]
+    /// The position of the last record that touched each event and timeline (section 11:
+    /// a record touches the event it names; a timeline's creation, renaming or removal the
+    /// timeline, a removal also all its events).
+    private var eventTouches: [EventID: Int64] = [:]
+    private var timelineTouches: [TimelineID: Int64] = [:]
 
     /// The state of an empty log.
     package init() {}
@@ -67,6 +72,13 @@ package struct SharedLogState: Sendable {
     }
 
     private mutating func note(_ fact: Fact, of record: Record) {
+        if let event = fact.event { eventTouches[event] = record.position }
+        if let timeline = fact.touchedTimeline {
+            timelineTouches[timeline] = record.position
+            if case .timelineRemoved = fact {
+                for event in domain.eventIDs(in: timeline) { eventTouches[event] = record.position }
+            }
+        }
         switch fact {
         case .timelineCreated(let id, _):
             timelineBirths[id] = Birth(position: record.position, command: record.commandID)
@@ -92,12 +104,33 @@ package struct SharedLogState: Sendable {
             .append([.commandRejected(command: command, rule: rule, message: message)], options)
         }
         if let stale = staleReference(in: submission) { return rejected(stale.rule, stale.description) }
+        if let condition = submission.condition, let change = changeSince(condition) {
+            return rejected("changedSince", change)
+        }
         guard !submission.commands.isEmpty else { return rejected("emptySubmission", "the submission holds no command") }
         do {
             return .append(try Decider.decide(submission.commands, domain), options)
         } catch {
             return rejected(error.rule, error.description)
         }
+    }
+
+    /// Why an undo's condition fails: the first of its events or timelines that a record
+    /// after `condition.after` touched, or `nil` when none was.
+    func changeSince(_ condition: UndoCondition) -> String? {
+        for event in condition.events {
+            if let position = eventTouches[event], position > condition.after {
+                return "event \(IdentifierText.quoted(event.rawValue)) was changed by record \(position), after position "
+                    + "\(condition.after) where the undo was made: the undo would overwrite that change; undo it first"
+            }
+        }
+        for timeline in condition.timelines {
+            if let position = timelineTouches[timeline], position > condition.after {
+                return "timeline \(IdentifierText.quoted(timeline.rawValue)) was changed by record \(position), after "
+                    + "position \(condition.after) where the undo was made: the undo would overwrite that change; undo it first"
+            }
+        }
+        return nil
     }
 
     /// The first id the submission names that was removed and made again after the

@@ -13,20 +13,43 @@ public struct Submission: Hashable, Sendable {
     public var basePosition: Int64
     /// When it was made, on the device's clock.
     public var madeAt: DateValue?
+    /// For an undo: the condition the shared log checks before it decides the commands.
+    public var condition: UndoCondition?
 
     /// Creates a submission.
-    public init(id: SubmissionID, nonce: String, commands: [Command], basePosition: Int64, madeAt: DateValue? = nil) {
+    public init(id: SubmissionID, nonce: String, commands: [Command], basePosition: Int64, madeAt: DateValue? = nil,
+                condition: UndoCondition? = nil) {
         self.id = id
         self.nonce = nonce
         self.commands = commands
         self.basePosition = basePosition
         self.madeAt = madeAt
+        self.condition = condition
     }
 
     /// A new random nonce: 128 bits in lowercase hexadecimal.
     package static func makeNonce(using random: inout some RandomNumberGenerator) -> String {
         let digits = Array("0123456789abcdef")
         return String((0..<32).map { _ in digits[Int.random(in: 0..<16, using: &random)] })
+    }
+}
+
+/// What an undo made on a replica carries (section 11): nothing touched these events and
+/// timelines after position `after` of the shared log; else the shared log rejects it
+/// (`changedSince`), never overwriting another device's work.
+public struct UndoCondition: Hashable, Sendable {
+    /// The position the device checked up to.
+    public var after: Int64
+    /// The events the undone batch touched.
+    public var events: [EventID]
+    /// The timelines the undone batch touched.
+    public var timelines: [TimelineID]
+
+    /// Creates a condition.
+    public init(after: Int64, events: [EventID], timelines: [TimelineID]) {
+        self.after = after
+        self.events = events
+        self.timelines = timelines
     }
 }
 

@@ -38,6 +38,12 @@ package enum SyncCoding {
         "{\"command\":\(JSONStringWriter.quoted(submission.id.description)),\"nonce\":"
             + JSONStringWriter.quoted(submission.nonce) + ",\"base\":\(submission.basePosition)"
             + (submission.madeAt.map { ",\"at\":" + JSONStringWriter.quoted($0.text) } ?? "")
+            + (submission.condition.map { condition in
+                ",\"condition\":{\"after\":\(condition.after),\"events\":["
+                    + condition.events.map { JSONStringWriter.quoted($0.rawValue) }.joined(separator: ",")
+                    + "],\"timelines\":["
+                    + condition.timelines.map { JSONStringWriter.quoted($0.rawValue) }.joined(separator: ",") + "]}"
+            } ?? "")
             + ",\"commands\":[" + submission.commands.map(json).joined(separator: ",") + "]}"
     }
 
@@ -58,8 +64,24 @@ package enum SyncCoding {
         let object = try object(line)
         guard let id = SubmissionID(commandID: try text(object, "command")) else { throw Failure(description: "bad command id") }
         let madeAt = try object.first { $0.key == "at" }.map { member throws(Failure) in try date(member.value, "at") }
+        var condition: UndoCondition?
+        if case .object(let members)? = object.first(where: { $0.key == "condition" })?.value {
+            func ids(_ name: String) throws(Failure) -> [String] {
+                guard case .array(let items) = try member(members, name) else { throw Failure(description: "no \(name)") }
+                var texts: [String] = []
+                for item in items {
+                    guard case .string(let text) = item else { throw Failure(description: "\(name) holds a non-string") }
+                    texts.append(text)
+                }
+                return texts
+            }
+            let after = try integer(members, "after")
+            let events = try ids("events").map { EventID($0) }
+            let timelines = try ids("timelines").map { TimelineID($0) }
+            condition = UndoCondition(after: after, events: events, timelines: timelines)
+        }
         return Submission(id: id, nonce: try text(object, "nonce"), commands: try commands(object),
-                          basePosition: try integer(object, "base"), madeAt: madeAt)
+                          basePosition: try integer(object, "base"), madeAt: madeAt, condition: condition)
     }
 
     /// The notice in a line written by ``json(_:)-(Notice)``.

@@ -96,7 +96,7 @@ public actor TimelineReplica {
 
     /// Records `commands` as one submission, durably, after checking them against what the
     /// replica shows (a refused command is not queued: ``ReplicaSendError/rejected(_:)``).
-    public func send(_ commands: [Command]) throws(ReplicaSendError) -> Submission {
+    public func send(_ commands: [Command], condition: UndoCondition? = nil) throws(ReplicaSendError) -> Submission {
         do { try refresh() } catch { throw .replica(error) }
         // What the replica shows, as an overlay: O(pending) per send, never a copy of the state.
         let shown = engine.queue.tentative(on: engine.shared.domain).shown
@@ -105,7 +105,7 @@ public actor TimelineReplica {
         let madeAt = DateValue(utc: clock.now())
         do {
             return try exclusively { engine throws(ReplicaError) in
-                try engine.send(commands, madeAt: madeAt, nonce: nonce)
+                try engine.send(commands, madeAt: madeAt, nonce: nonce, condition: condition)
             }
         } catch {
             throw .replica(error)

@@ -216,7 +216,14 @@ struct SyncSimulation {
         // Refused by the replica's own view: nothing queued, as on any store.
         guard (try? Decider.decide(commands, view)) != nil else { return }
         let nonce = Submission.makeNonce(using: &rng)
-        let submission = try! replica.send(commands, madeAt: DateValue(utc: clock), nonce: nonce)
+        // Now and then an undo's condition: nothing touched the ids it names since the mirror's position.
+        var condition: UndoCondition?
+        if Int.random(in: 0..<6, using: &rng) == 0 {
+            let names = commands.map(\.names)
+            condition = UndoCondition(after: replica.mirrorPosition, events: names.flatMap(\.events),
+                                      timelines: names.flatMap(\.timelines))
+        }
+        let submission = try! replica.send(commands, madeAt: DateValue(utc: clock), nonce: nonce, condition: condition)
         devices[k].acknowledged[submission.id.description] = submission
         devices[k].acknowledgedSinceRestore[submission.id] = submission
         devices[k].replica = replica
@@ -325,10 +332,30 @@ struct SyncSimulation {
                         "device \(k) lost \(id): no outcome with its nonce, and not kept pending")
             }
         }
-        // Decided against what the device saw: an accepted submission names no id whose
-        // current life began after the position it was made at, unless its device made it.
         let submissions = Dictionary(devices.flatMap { $0.acknowledged.map { ($0.key, $0.value) } },
                                      uniquingKeysWith: { first, _ in first })
+        // An accepted undo overwrote nothing: no record between its condition's position and
+        // its outcome touched what it names.
+        for (command, submission) in submissions {
+            guard let condition = submission.condition,
+                  let outcome = records.firstIndex(where: { $0.commandID == command && $0.submission == submission.nonce }),
+                  records[outcome].facts.first?.type != .commandRejected else { continue }
+            var state = DomainState()
+            for record in records[..<outcome] {
+                for fact in record.facts {
+                    if record.position > condition.after {
+                        let events = fact.event.map { [$0] } ?? []
+                        let removed = fact.type == .timelineRemoved ? Array(state.eventIDs(in: fact.touchedTimeline!)) : []
+                        let touched = Set(events + removed).intersection(condition.events)
+                        #expect(touched.isEmpty && !(fact.touchedTimeline.map(condition.timelines.contains) ?? false),
+                                "\(command), an undo, overwrote record \(record.position)")
+                    }
+                    state.apply(fact)
+                }
+            }
+        }
+        // Decided against what the device saw: an accepted submission names no id whose
+        // current life began after the position it was made at, unless its device made it.
         var births: [String: (position: Int64, command: String?)] = [:]
         var remaining = 0
         for record in records {
