@@ -8,6 +8,9 @@ import PackageDescription
 /// Settings every target shares, so that a target added later cannot quietly differ.
 let shared: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
+    // `any P` for every existential, and members visible only through a module's own imports.
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(

@@ -1,3 +1,4 @@
+import TimelineCore
 /// Turns the old and new indices of the rows a batch touched into a minimal change set.
 ///
 /// Rows the batch did not touch keep their relative order. A touched row that is in both

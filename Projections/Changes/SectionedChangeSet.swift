@@ -1,3 +1,4 @@
+import TimelineCore
 /// A row's place in a sectioned list: its section, and its item within the section.
 public struct RowPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The section's index in the list of sections.

@@ -6,6 +6,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 
 /// What to tell a person whose log is corrupt: that `timeline repair` moves the bad
 /// lines aside and keeps the rest.

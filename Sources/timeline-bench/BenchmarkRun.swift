@@ -1,4 +1,5 @@
 import TimelineCore
+import Foundation
 
 /// One run of the benchmark: the sections the options ask for, in order, then the tables.
 ///

@@ -1,5 +1,6 @@
 import TimelineCore
 import TimelineKit
+import Foundation
 
 /// Measurement 9: replicas of a shared file log (section 10), each beside a baseline in
 /// the same run, samples alternated where they are taken one by one:

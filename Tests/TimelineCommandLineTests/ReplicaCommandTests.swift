@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TimelineTestSupport
 @testable import TimelineCommandLine
 
 /// Replicas through the tool, as a person with two devices uses them (section 10).

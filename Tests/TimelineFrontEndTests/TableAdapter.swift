@@ -43,7 +43,7 @@ final class TimelineTableAdapter {
     }
 
     /// Takes the change set's rows and animates the change: one batch, then the updates.
-    func apply(_ change: ChangeSet, to table: BatchTable) {
+    func apply(_ change: ChangeSet, to table: any BatchTable) {
         rows = change.rows
         sections = change.sections
         // A reset (a subscriber that fell behind, a large import) has no positions.

@@ -1,3 +1,4 @@
+import TimelineCore
 #if PostgreSQL
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import TimelineCore
 import TimelineTestSupport
 import Testing
 @testable import TimelineProjections
