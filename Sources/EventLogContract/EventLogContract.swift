@@ -14,6 +14,52 @@ public protocol EventLogFixture: AnyObject {
 /// catch-up reading, and many writers at once. Each kind's test target runs them on a
 /// fresh log of its kind.
 public enum EventLogContract {
+    /// Several batches in one hold of the lock (a replica pushing its submissions): each
+    /// decided with the ones before it seen, a command id already there (or planned) skipped,
+    /// a batch without facts skipped, stopping at `nil`, all durable and read back after
+    /// reopening as if appended one by one.
+    public static func severalBatchesAppendInOneHold(_ fixture: some EventLogFixture) throws {
+        let date = try DateValue(parsing: "2000")
+        let plans: [PlannedBatch] = [
+            PlannedBatch(facts: [.timelineCreated(timeline: "t", name: "T")], options: AppendOptions(commandID: "a")),
+            PlannedBatch(facts: [.eventAdded(event: "e", timeline: "t", title: "E", date: date),
+                                 .rangeSet(event: "e", start: date, end: nil)],
+                         options: AppendOptions(commandID: "b", submission: "n")),
+            PlannedBatch(facts: [.eventRemoved(event: "e")], options: AppendOptions(commandID: "a")),  // a again: skipped
+            PlannedBatch(facts: [], options: AppendOptions(commandID: "c")),  // nothing to append
+            PlannedBatch(facts: [.eventRetitled(event: "e", title: "F")], options: AppendOptions(commandID: "d")),
+        ]
+        let log = try #require(fixture.log as? any BatchAppending, "\(type(of: fixture.log)) appends several batches at once")
+        var seen: [Int64] = []
+        let appended = try log.appendEach(after: 0, count: plans.count, catchingUp: { (records: [Record]) throws(Never) in
+            seen += records.map(\.position)
+        }, deciding: { (index: Int) throws(Never) -> PlannedBatch? in plans[index] })
+        #expect(appended.map(\.position) == [1, 2, 3, 4])
+        #expect(seen == [1, 2, 3, 4], "each planned batch is seen before the next is decided")
+        #expect(log.position == 4)
+        let records = try log.records(after: 0)
+        #expect(records == appended)
+        #expect(records.map(\.commandID) == ["a", "b", "b", "d"])
+        #expect(records.map(\.batchRemainder) == [0, 1, 0, 0])
+        #expect(records[1].submission == "n")
+        #expect(try log.records(forCommandID: "b")?.map(\.position) == [2, 3])
+        // A command id already in the log is skipped; stopping early (`nil`) appends what
+        // was planned before.
+        let more = try log.appendEach(after: 4, count: 3, catchingUp: { (_: [Record]) throws(Never) in },
+                                      deciding: { (index: Int) throws(Never) -> PlannedBatch? in
+            switch index {
+            case 0: PlannedBatch(facts: [.eventRemoved(event: "e")], options: AppendOptions(commandID: "d"))
+            case 1: PlannedBatch(facts: [.eventRemoved(event: "e")], options: AppendOptions(commandID: "e"))
+            default: nil
+            }
+        })
+        #expect(more.map(\.position) == [5])
+        try fixture.reopen()
+        #expect(try fixture.log.records(after: 0).map(\.commandID) == ["a", "b", "b", "d", "e"])
+        #expect(try fixture.log.records(forCommandID: "d")?.first?.position == 4)
+        #expect(try fixture.log.records(forCommandID: "e")?.first?.position == 5)
+    }
+
     /// Positions run 1, 2, 3, … across batches and reopening; each batch's records count down `more`.
     public static func appendsReturnContiguousPositionsAcrossBatchesAndReopening(_ fixture: some EventLogFixture) throws {
         let facts = try storyFacts()

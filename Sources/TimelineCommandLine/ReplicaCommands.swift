@@ -290,26 +290,32 @@ extension Runner {
     func submit(_ commands: [Command], on replica: TimelineReplica, _ arguments: ParsedArguments,
                 condition: UndoCondition? = nil, describing done: String) async throws -> String {
         let name = arguments.command.name
-        let submission: Submission
-        do { submission = try await replica.send(commands, condition: condition) } catch {
+        let localID = arguments.value("--command-id")
+        let id: SubmissionID
+        do { id = try await replica.send(commands, condition: condition, localID: localID).id } catch {
             switch error {
             case .rejected(let rejection): throw CommandFailure("\(name) refused: \(rejection)")
             case .replica(let failure): throw CommandFailure(failure.description + "; nothing was queued")
+            case .alreadySent(let sent):
+                // A resend with the app's own id: the first send's submission, reported as a send would be.
+                context.warn("--command-id \(localID ?? "") was sent on this replica already, as \(sent): "
+                    + "nothing was queued again")
+                id = sent
             }
         }
         changes.note()
         if arguments.flag("--offline") {
-            context.warn("saved on this replica as \(submission.id), not synced (--offline): "
-                + "'timeline sync' sends it")
+            context.warn("saved on this replica as \(id), not synced (--offline): 'timeline sync' sends it")
             return done + " (pending)\n"
         }
         let report: SyncReport
         do { report = try await replica.sync(with: try openShared(replica.shared)) } catch {
-            context.warn("saved on this replica as \(submission.id), not synced: \(error)")
+            context.warn("saved on this replica as \(id), not synced: \(error)")
             return done + " (pending)\n"
         }
-        for notice in report.notices where notice.id != submission.id { context.warn(noticeLine(notice)) }
-        if let notice = report.notices.first(where: { $0.id == submission.id }) {
+        for notice in report.notices where notice.id != id { context.warn(noticeLine(notice)) }
+        let earlier = await replica.notices.first { $0.id == id }
+        if let notice = report.notices.first(where: { $0.id == id }) ?? earlier {
             throw CommandFailure("\(name) rejected by the shared log (\(notice.rule)): \(notice.message); "
                 + "kept as notice \(notice.id) ('timeline notices')")
         }

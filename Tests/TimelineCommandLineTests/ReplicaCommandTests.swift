@@ -310,6 +310,39 @@ extension ReplicaCommandTests {
         #expect(try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"]).output.contains(#""title":"C""#))
         #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == Data(contentsOf: URL(fileURLWithPath: shared)))
     }
+    /// `--command-id` on a replica is the app's own id for local resends (section 10): a
+    /// resend queues nothing, before or after the sync, and reports the first send's outcome;
+    /// the shared log's id stays `D:n`.
+    @Test func aResendWithTheSameCommandIDQueuesNothingAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, laptop) = try await twoDevices(directory)
+        let retitle = ["retitle-event", "--log", phone, "--event", "born", "--title", "Born here", "--command-id", "app-1"]
+        let first = try await timeline(retitle + ["--offline"])
+        #expect(first.status == 0, "\(first)")
+        let again = try await timeline(retitle + ["--offline"])
+        #expect(again.status == 0, "\(again)")
+        #expect(again.errors.contains("--command-id app-1 was sent on this replica already, as "), "\(again)")
+        #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""pending":1,"#))
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        // Decided: sent again (online), still nothing new; the shared log has one outcome.
+        let late = try await timeline(retitle)
+        #expect(late.status == 0, "\(late)")
+        #expect(late.errors.contains("sent on this replica already"))
+        let lines = try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3, "\(lines)")
+        #expect(!lines[2].contains("app-1"), "the app's id never reaches the shared log")
+        // Another id is another submission; a rejected one, sent again, says its rejection again.
+        #expect(try await timeline(["remove-event", "--log", laptop, "--event", "born"]).status == 0)
+        let doomed = ["retitle-event", "--log", phone, "--event", "born", "--title", "X", "--command-id", "app-2", "--offline"]
+        #expect(try await timeline(doomed).status == 0)
+        let rejected = try await timeline(["sync", "--log", phone])
+        #expect(rejected.status == 0, "\(rejected)")
+        let resent = try await timeline(Array(doomed.dropLast()))
+        #expect(resent.status == 1, "\(resent)")
+        #expect(resent.errors.contains("rejected by the shared log (unknownEvent)"), "\(resent)")
+        #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""pending":0,"#))
+    }
 }
 
 private func jsonString(_ text: String) -> String {

@@ -63,6 +63,11 @@ func withLog(_ kind: LogKind, _ body: (LogFixture) throws -> Void) throws {
     }
 
     @Test(arguments: LogKind.allCases)
+    func severalBatchesAppendInOneHold(kind: LogKind) throws {
+        try withLog(kind) { try EventLogContract.severalBatchesAppendInOneHold($0) }
+    }
+
+    @Test(arguments: LogKind.allCases)
     func aConflictAppendsNothing(kind: LogKind) throws {
         try withLog(kind) { try EventLogContract.aConflictAppendsNothing($0) }
     }

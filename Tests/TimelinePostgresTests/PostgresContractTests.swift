@@ -9,6 +9,10 @@ struct PostgresContractTests {
         try EventLogContract.appendsReturnContiguousPositionsAcrossBatchesAndReopening(PostgresFixture("contiguous"))
     }
 
+    @Test func severalBatchesAppendInOneHold() throws {
+        try EventLogContract.severalBatchesAppendInOneHold(PostgresFixture("several"))
+    }
+
     @Test func aConflictAppendsNothing() throws {
         try EventLogContract.aConflictAppendsNothing(PostgresFixture("conflict"))
     }

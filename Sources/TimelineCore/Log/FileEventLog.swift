@@ -987,7 +987,7 @@ extension RecordEncoder {
     /// only a record whose bound (``RecordEncoder/lineLengthBound(of:recordedAt:commandID:)``)
     /// is over the limit is encoded to tell.
     /// - Complexity: O(*n*) for *n* facts, plus the length of the lines encoded.
-    fileprivate func refuseLinesTooLong(in batch: RecordBatch) throws(EventLogError) {
+    package func refuseLinesTooLong(in batch: RecordBatch) throws(EventLogError) {
         let limit = LogReader.maximumLineLength
         let (recordedAt, commandID) = (batch.options.recordedAt, batch.options.commandID)
         let parts = (batch.count + FileEventLog.recordsPerEncodedPart - 1) / FileEventLog.recordsPerEncodedPart

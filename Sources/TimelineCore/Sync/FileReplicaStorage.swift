@@ -65,7 +65,7 @@ package struct FileReplicaStorage: ReplicaStorage {
         do {
             try DurableFile.write(Array(identity.utf8), to: identityPath(of: path), permissionsOf: path)
         } catch { throw .storage(path: identityPath(of: path), reason: error.description) }
-        try storage.write(generation: 0, pending: [], notices: [], state: .pushing)
+        try storage.write(generation: 0, queue: ReplicaQueue(device: device))
         return storage
     }
 
@@ -93,7 +93,7 @@ package struct FileReplicaStorage: ReplicaStorage {
         }
         let queue = try readQueue(device: device)
         return ReplicaContents(device: device, mirror: mirror, mirrorProblem: problem, pending: queue.pending,
-                               notices: queue.notices, state: queue.state)
+                               notices: queue.notices, state: queue.state, decidedLocalIDs: queue.decidedLocalIDs)
     }
 
     /// The queue's generation, pending submissions, notices and push state, with the
@@ -119,7 +119,8 @@ package struct FileReplicaStorage: ReplicaStorage {
                 }
             }
         }
-        return ReplicaQueue(device: device, pending: pending, notices: queue.notices, state: queue.state)
+        return ReplicaQueue(device: device, pending: pending, notices: queue.notices, state: queue.state,
+                            decidedLocalIDs: queue.decidedLocalIDs)
     }
 
     /// The generation and contents of `LOCAL.queue`.
@@ -136,6 +137,7 @@ package struct FileReplicaStorage: ReplicaStorage {
         var pending: [Submission] = []
         var notices: [Notice] = []
         var state = ReplicaQueue.State.pushing
+        var decidedLocalIDs: [ReplicaQueue.LocalSend] = []
         for (number, line) in bytes.split(separator: 0x0A).enumerated() {
             let text = String(decoding: line, as: UTF8.self)
             do throws(SyncCoding.Failure) {
@@ -145,6 +147,8 @@ package struct FileReplicaStorage: ReplicaStorage {
                     pending.append(try SyncCoding.submission(String(text.dropFirst())))
                 } else if text.hasPrefix("N") {
                     notices.append(try SyncCoding.notice(String(text.dropFirst())))
+                } else if text.hasPrefix("L") {
+                    decidedLocalIDs.append(try SyncCoding.localSend(String(text.dropFirst())))
                 } else if text.hasPrefix("S"), let id = SubmissionID(commandID: String(text.dropFirst())) {
                     state = .stopped(conflict: id)
                 } else {
@@ -154,7 +158,8 @@ package struct FileReplicaStorage: ReplicaStorage {
                 throw .damaged(path: queuePath, reason: "line \(number + 1): \(error.description)")
             }
         }
-        return (generation, ReplicaQueue(device: device, pending: pending, notices: notices, state: state))
+        return (generation, ReplicaQueue(device: device, pending: pending, notices: notices, state: state,
+                                         decidedLocalIDs: decidedLocalIDs))
     }
 
     /// Holds the exclusive lock of `LOCAL.replica` (`flock`) while `body` runs: the kernel
@@ -242,18 +247,19 @@ package struct FileReplicaStorage: ReplicaStorage {
     /// A new generation of `LOCAL.queue`, then `LOCAL.pending` removed (it is in the queue).
     package func replaceQueue(_ queue: ReplicaQueue) throws(ReplicaError) {
         let generation = ((try? readSnapshot(device: queue.device).generation) ?? 0) + 1
-        try write(generation: generation, pending: queue.pending, notices: queue.notices, state: queue.state)
+        try write(generation: generation, queue: queue)
         DurableFile.remove(pendingPath)
     }
 
-    /// One line a submission (`P`), a notice (`N`), and `S` with the conflicting command id
-    /// once the replica stopped pushing; replaced in one atomic, durable write.
-    private func write(generation: Int64, pending: [Submission], notices: [Notice],
-                       state: ReplicaQueue.State) throws(ReplicaError) {
+    /// One line a submission (`P`), a notice (`N`), a decided submission's local id (`L`),
+    /// and `S` with the conflicting command id once the replica stopped pushing; replaced
+    /// in one atomic, durable write.
+    private func write(generation: Int64, queue: ReplicaQueue) throws(ReplicaError) {
         var text = "G\(generation)\n"
-        if case .stopped(let id) = state { text += "S\(id)\n" }
-        for submission in pending { text += "P" + SyncCoding.json(submission) + "\n" }
-        for notice in notices { text += "N" + SyncCoding.json(notice) + "\n" }
+        if case .stopped(let id) = queue.state { text += "S\(id)\n" }
+        for submission in queue.pending { text += "P" + SyncCoding.json(submission) + "\n" }
+        for notice in queue.notices { text += "N" + SyncCoding.json(notice) + "\n" }
+        for sent in queue.decidedLocalIDs { text += "L" + SyncCoding.json(sent) + "\n" }
         do { try DurableFile.write(Array(text.utf8), to: queuePath, permissionsOf: path) } catch {
             throw .storage(path: queuePath, reason: error.description)
         }

@@ -15,6 +15,24 @@ package struct ReplicaQueue: Hashable, Sendable {
         case stopped(conflict: SubmissionID)
     }
 
+    /// A local id (the app's own id for a send) and the submission it was sent as.
+    package struct LocalSend: Hashable, Sendable {
+        /// The app's id.
+        package var localID: String
+        /// The submission.
+        package var id: SubmissionID
+
+        /// Creates one.
+        package init(localID: String, id: SubmissionID) {
+            self.localID = localID
+            self.id = id
+        }
+    }
+
+    /// How many decided submissions' local ids are remembered: a resend comes soon after
+    /// its send (a process killed before it answered), not thousands of sends later.
+    package static let decidedLocalIDsKept = 1_000
+
     /// The replica's device id.
     package let device: DeviceID
     /// The submissions not yet decided, in number order.
@@ -25,24 +43,37 @@ package struct ReplicaQueue: Hashable, Sendable {
     package private(set) var nextNumber: Int64
     /// Whether it pushes.
     package private(set) var state: State
+    /// The local ids of the last decided submissions that had one, oldest first
+    /// (at most ``decidedLocalIDsKept``); pending ones keep theirs in ``pending``.
+    package private(set) var decidedLocalIDs: [LocalSend]
 
     /// A queue with these contents (as read back from a replica's files).
     package init(device: DeviceID, pending: [Submission] = [], notices: [Notice] = [], nextNumber: Int64 = 1,
-                 state: State = .pushing) {
+                 state: State = .pushing, decidedLocalIDs: [LocalSend] = []) {
         self.device = device
         self.pending = pending
         self.notices = notices
         self.nextNumber = max(nextNumber, (pending.last?.id.number ?? 0) + 1)
         self.state = state
+        self.decidedLocalIDs = decidedLocalIDs
+    }
+
+    /// The submission sent with the local id `localID`, pending or among the last decided.
+    ///
+    /// - Complexity: O(*p* + ``decidedLocalIDsKept``).
+    package func submission(localID: String) -> SubmissionID? {
+        pending.first { $0.localID == localID }?.id ?? decidedLocalIDs.last { $0.localID == localID }?.id
     }
 
     /// Records a new submission of `commands`, made at `basePosition` of the shared log.
     ///
     /// - Complexity: O(1) amortised.
     package mutating func submit(_ commands: [Command], basePosition: Int64, nonce: String,
-                                 madeAt: DateValue?, condition: UndoCondition? = nil) -> Submission {
+                                 madeAt: DateValue?, condition: UndoCondition? = nil,
+                                 localID: String? = nil) -> Submission {
         let submission = Submission(id: SubmissionID(device: device, number: nextNumber), nonce: nonce,
-                                    commands: commands, basePosition: basePosition, madeAt: madeAt, condition: condition)
+                                    commands: commands, basePosition: basePosition, madeAt: madeAt, condition: condition,
+                                    localID: localID)
         nextNumber += 1
         pending.append(submission)
         return submission
@@ -80,6 +111,10 @@ package struct ReplicaQueue: Hashable, Sendable {
                 continue
             }
             pending.remove(at: index)
+            if let localID = submission.localID {
+                decidedLocalIDs.append(LocalSend(localID: localID, id: id))
+                if decidedLocalIDs.count > Self.decidedLocalIDsKept { decidedLocalIDs.removeFirst() }
+            }
             if case .commandRejected(_, let rule, let message)? = record.facts.first {
                 let notice = Notice(id: id, commands: submission.commands, rule: rule, message: message,
                                     position: record.position)

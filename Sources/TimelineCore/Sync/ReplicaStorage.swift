@@ -41,16 +41,19 @@ package struct ReplicaContents: Sendable {
     package var notices: [Notice]
     /// The push state.
     package var state: ReplicaQueue.State
+    /// The local ids of the last decided submissions (``ReplicaQueue/decidedLocalIDs``).
+    package var decidedLocalIDs: [ReplicaQueue.LocalSend]
 
     /// Creates contents.
     package init(device: DeviceID, mirror: [Record], mirrorProblem: String? = nil, pending: [Submission],
-                 notices: [Notice], state: ReplicaQueue.State) {
+                 notices: [Notice], state: ReplicaQueue.State, decidedLocalIDs: [ReplicaQueue.LocalSend] = []) {
         self.device = device
         self.mirror = mirror
         self.mirrorProblem = mirrorProblem
         self.pending = pending
         self.notices = notices
         self.state = state
+        self.decidedLocalIDs = decidedLocalIDs
     }
 }
 

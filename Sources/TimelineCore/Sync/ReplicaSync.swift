@@ -72,7 +72,7 @@ package struct ReplicaSync {
         self.sharedName = sharedName
         let contents = try storage.load()
         queue = ReplicaQueue(device: contents.device, pending: contents.pending, notices: contents.notices,
-                             state: contents.state)
+                             state: contents.state, decidedLocalIDs: contents.decidedLocalIDs)
         mirrorProblem = contents.mirrorProblem
         if mirrorProblem == nil {
             do { try shared.apply(contents.mirror) } catch {
@@ -87,9 +87,7 @@ package struct ReplicaSync {
         mirrorPosition = shared.position
         lastMirrored = contents.mirror.last
         let learned = queue.learn(from: contents.mirror)
-        queue = ReplicaQueue(device: queue.device, pending: queue.pending, notices: queue.notices,
-                             nextNumber: max(queue.nextNumber, (shared.lastNumbers[queue.device] ?? 0) + 1),
-                             state: queue.state)
+        queue.numberAtLeast((shared.lastNumbers[queue.device] ?? 0) + 1)
         // Saved when it can be: the mirror teaches the same again at the next opening (a
         // full disk must not stop a command that only reads).
         if !learned.isEmpty { try? storage.replaceQueue(queue) }
@@ -101,10 +99,10 @@ package struct ReplicaSync {
     /// Records a submission of `commands` durably (before it returns) and queues it; it
     /// touches no network.
     package mutating func send(_ commands: [Command], madeAt: DateValue?, nonce: String,
-                               condition: UndoCondition? = nil) throws(ReplicaError) -> Submission {
+                               condition: UndoCondition? = nil, localID: String? = nil) throws(ReplicaError) -> Submission {
         var next = queue
         let submission = next.submit(commands, basePosition: mirrorPosition, nonce: nonce, madeAt: madeAt,
-                                     condition: condition)
+                                     condition: condition, localID: localID)
         try storage.appendPending(submission)
         queue = next
         return submission

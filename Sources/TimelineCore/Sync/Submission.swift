@@ -15,16 +15,20 @@ public struct Submission: Hashable, Sendable {
     public var madeAt: DateValue?
     /// For an undo: the condition the shared log checks before it decides the commands.
     public var condition: UndoCondition?
+    /// The app's own id for it (the tool's `--command-id`), so that sending it again on
+    /// this replica queues nothing new; it never reaches the shared log.
+    public var localID: String?
 
     /// Creates a submission.
     public init(id: SubmissionID, nonce: String, commands: [Command], basePosition: Int64, madeAt: DateValue? = nil,
-                condition: UndoCondition? = nil) {
+                condition: UndoCondition? = nil, localID: String? = nil) {
         self.id = id
         self.nonce = nonce
         self.commands = commands
         self.basePosition = basePosition
         self.madeAt = madeAt
         self.condition = condition
+        self.localID = localID
     }
 
     /// A new random nonce: 128 bits in lowercase hexadecimal.

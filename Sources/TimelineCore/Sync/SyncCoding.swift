@@ -44,7 +44,20 @@ package enum SyncCoding {
                     + "],\"timelines\":["
                     + condition.timelines.map { JSONStringWriter.quoted($0.rawValue) }.joined(separator: ",") + "]}"
             } ?? "")
+            + (submission.localID.map { ",\"local\":" + JSONStringWriter.quoted($0) } ?? "")
             + ",\"commands\":[" + submission.commands.map(json).joined(separator: ",") + "]}"
+    }
+
+    /// A local id and the submission it was sent as, as one line of JSON (no newline).
+    package static func json(_ sent: ReplicaQueue.LocalSend) -> String {
+        "{\"local\":\(JSONStringWriter.quoted(sent.localID)),\"command\":\(JSONStringWriter.quoted(sent.id.description))}"
+    }
+
+    /// The local id and submission in a line written by ``json(_:)-(ReplicaQueue.LocalSend)``.
+    package static func localSend(_ line: String) throws(Failure) -> ReplicaQueue.LocalSend {
+        let object = try object(line)
+        guard let id = SubmissionID(commandID: try text(object, "command")) else { throw Failure(description: "bad command id") }
+        return ReplicaQueue.LocalSend(localID: try text(object, "local"), id: id)
     }
 
     /// A notice as one line of JSON (the tool's `notices --json`).
@@ -80,8 +93,10 @@ package enum SyncCoding {
             let timelines = try ids("timelines").map { TimelineID($0) }
             condition = UndoCondition(after: after, events: events, timelines: timelines)
         }
+        let localID = object.contains { $0.key == "local" } ? try text(object, "local") : nil
         return Submission(id: id, nonce: try text(object, "nonce"), commands: try commands(object),
-                          basePosition: try integer(object, "base"), madeAt: madeAt, condition: condition)
+                          basePosition: try integer(object, "base"), madeAt: madeAt, condition: condition,
+                          localID: localID)
     }
 
     /// The notice in a line written by ``json(_:)-(Notice)``.

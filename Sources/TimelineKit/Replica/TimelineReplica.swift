@@ -96,20 +96,32 @@ public actor TimelineReplica {
 
     /// Records `commands` as one submission, durably, after checking them against what the
     /// replica shows (a refused command is not queued: ``ReplicaSendError/rejected(_:)``).
-    public func send(_ commands: [Command], condition: UndoCondition? = nil) throws(ReplicaSendError) -> Submission {
+    ///
+    /// `localID` is the app's own id for this send: sending again with it (after a crash,
+    /// not knowing whether the first send was saved) queues nothing and throws
+    /// ``ReplicaSendError/alreadySent(_:)`` with the submission it was saved as, while that
+    /// submission is pending or among the last 1,000 decided. The shared log never sees it.
+    public func send(_ commands: [Command], condition: UndoCondition? = nil,
+                     localID: String? = nil) throws(ReplicaSendError) -> Submission {
         do { try refresh() } catch { throw .replica(error) }
+        if let localID, let sent = engine.queue.submission(localID: localID) { throw .alreadySent(sent) }
         // What the replica shows, as an overlay: O(pending) per send, never a copy of the state.
         let shown = engine.queue.tentative(on: engine.shared.domain).shown
         do { _ = try Decider.decide(commands, shown) } catch { throw .rejected(error) }
         let nonce = Submission.makeNonce(using: &random)
         let madeAt = DateValue(utc: clock.now())
+        let outcome: Result<Submission, ReplicaSendError>
         do {
-            return try exclusively { engine throws(ReplicaError) in
-                try engine.send(commands, madeAt: madeAt, nonce: nonce, condition: condition)
+            outcome = try exclusively { engine throws(ReplicaError) -> Result<Submission, ReplicaSendError> in
+                // Another process may have sent it since the check above.
+                if let localID, let sent = engine.queue.submission(localID: localID) { return .failure(.alreadySent(sent)) }
+                return .success(try engine.send(commands, madeAt: madeAt, nonce: nonce, condition: condition,
+                                                localID: localID))
             }
         } catch {
             throw .replica(error)
         }
+        return try outcome.get()
     }
 
     /// One sync with the shared log: pull, push every pending submission in order, pull.
@@ -293,12 +305,15 @@ public enum ReplicaSendError: Error, Hashable, Sendable, CustomStringConvertible
     case rejected(Rejection)
     /// The replica's files could not be written: nothing was queued.
     case replica(ReplicaError)
+    /// A submission with the same local id was sent before, as this one: nothing was queued.
+    case alreadySent(SubmissionID)
 
     /// A message a person can act on.
     public var description: String {
         switch self {
         case .rejected(let rejection): rejection.description
         case .replica(let error): error.description
+        case .alreadySent(let id): "already sent as \(id): nothing was queued again"
         }
     }
 }

@@ -33,7 +33,8 @@ final class MemoryReplicaStorage: ReplicaStorage {
             lineStart = index + 1
         }
         return ReplicaContents(device: files.queue.device, mirror: records, mirrorProblem: problem,
-                               pending: files.pending, notices: files.queue.notices, state: files.queue.state)
+                               pending: files.pending, notices: files.queue.notices, state: files.queue.state,
+                               decidedLocalIDs: files.queue.decidedLocalIDs)
     }
 
     func appendToMirror(_ bytes: [UInt8]) throws(ReplicaError) { files.withLock { $0.mirror += bytes } }
