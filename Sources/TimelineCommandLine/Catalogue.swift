@@ -8,7 +8,7 @@ enum Catalogue {
     static let json = OptionSpec(name: "--json", help: "print JSON, one object per line")
     static let commandID = OptionSpec(
         name: "--command-id", value: "ID",
-        help: "the command's id: run again with the same ID, it appends nothing (an id's rules: as an event's)")
+        help: "the command's id: run again with the same ID, it appends nothing (on a replica: queues nothing) (an id's rules: as an event's)")
 
     static let viewOptions: [OptionSpec] = [
         OptionSpec(name: "--timeline", value: "ID", help: "only the rows of this timeline's events"),
