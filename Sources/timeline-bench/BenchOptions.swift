@@ -1,7 +1,7 @@
 /// What to measure and at which sizes, from the command line.
 struct BenchOptions {
     enum Section: String, CaseIterable {
-        case command, replay, open, memory, append, processes, tool, sync
+        case command, replay, open, memory, append, processes, tool, sync, undo
     }
 
     var quick = false
@@ -16,7 +16,7 @@ struct BenchOptions {
     var repetitions = 3
     var seed: UInt64 = 42
     var showHelp = false
-    /// The PostgreSQL server for measurement 6 (`--postgres URL`).
+    /// The PostgreSQL server for measurement 7 (`--postgres URL`).
     var postgresURL: String?
     /// Only the pure pieces of measurement 1, synchronously (``CommandProfile``).
     var profile = false
@@ -76,13 +76,19 @@ struct BenchOptions {
                  plain log; deciding 1,000 pending submissions again beside deciding
                  them once; pushing 1,000 pending submissions in one sync beside 1,000
                  durable appends; a fresh clone of the replay log beside reading it once
+     10 undo     undo and redo of the command just sent, with the largest of --sizes
+                 rows, beside the send of the command itself, alternated; the timeline
+                 executable's history --event of one event on the replay log with its
+                 checkpoint, beside rows --timeline life from the checkpoint and
+                 without it (needs the tool, as 8 does)
 
     OPTIONS:
       --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
                         samples; finishes in seconds
       --only LIST       comma-separated sections to run: command, replay, open, memory,
-                        append, processes, tool, sync (default: all)
-      --sizes LIST      rows present for the one-command measurement
+                        append, processes, tool, sync, undo (default: all)
+      --sizes LIST      rows present for the one-command measurement (the undo
+                        measurement takes the largest)
                         (default 10k,100k,1M; with --quick 10k); k and M suffixes allowed
       --records N       records in the replay and open log (default 1M; --quick 20k)
       --events N        events in the store whose memory is measured (default 1M; --quick 20k)
@@ -107,7 +113,7 @@ struct BenchOptions {
                           valgrind --tool=callgrind --collect-atstart=no \\
                             --toggle-collect='*profiledCommands*' \\
                             timeline-bench --profile --sizes 100k --commands 500
-      --postgres URL    run measurement 6 alone on the server at URL
+      --postgres URL    run measurement 7 alone on the server at URL
                         (postgresql://USER@HOST:PORT/DATABASE); it creates logs
                         named bench-*; one command and the latency take --commands
                         samples, the catch-up reads a log of --records records

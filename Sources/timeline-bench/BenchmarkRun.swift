@@ -254,11 +254,40 @@ struct BenchmarkRun {
             comparison.add("9", "a fresh clone", size: Formatting.size(records) + " records", result.clone,
                            baseline: "reading the log once (open)", result.cloneBaseline)
         }
+        // 10. Undo, redo and history.
+        var undo: UndoBenchmark.Result?
+        if options.sections.contains(.undo) {
+            let log = generateHistory()
+            let tool = ToolBenchmark.builtTool()
+            let rows = options.commandSizes.max() ?? 10_000
+            let result = try await UndoBenchmark(
+                seed: options.seed, dates: dates, rows: rows,
+                budget: SampleBudget(maximum: options.commands, minimum: 20, seconds: quick ? 1.5 : 6, warmup: 50),
+                tool: tool, storePath: storeLog, records: log.records, directory: directory, runs: quick ? 2 : 5,
+                log: progress).run()
+            undo = result
+            let label = Formatting.size(rows) + " rows"
+            comparison.add("10", "undo of the command just sent", size: label, result.undo,
+                           baseline: "the command itself (send)", result.send)
+            comparison.add("10", "redo of that undo", size: label, result.redo,
+                           baseline: "the command itself (send)", result.send)
+            if case let (history, rowsRuns, fullReplay)? = result.history {
+                comparison.add("10", "timeline history --event \(result.event) (process)", size: recordsLabel,
+                               history.figure, baseline: "timeline rows --timeline life, checkpoint", rowsRuns.figure)
+                comparison.add("10", "timeline history --event \(result.event) (process)", size: recordsLabel,
+                               history.figure, baseline: "the same rows without the checkpoint", fullReplay.figure)
+            } else {
+                notes.append("history was not measured: there is no `timeline` executable beside this program; "
+                    + "build it first (swift build -c release).")
+            }
+            if result.rejected > 0 { notes.append("\(result.rejected) commands were rejected in the undo measurement (a workload bug)") }
+        }
         var targets = Self.commandTargets(commandResults, repetitions)
         targets.append(Self.laterTargets(replay: replay, withCheckpoints: withCheckpoints, later: later,
                                          memory: memory, records: options.records, events: options.events))
         if let processes { targets.append(Self.processTargets(processes)) }
         if let sync { targets.append(SyncBenchmark.targets(sync)) }
+        if let undo { targets.append(UndoBenchmark.targets(undo)) }
 
         print(comparison.rendered)
         if !stages.rows.isEmpty { print(stages.rendered) }
