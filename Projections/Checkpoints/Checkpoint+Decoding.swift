@@ -41,6 +41,29 @@ extension Checkpoint {
         }
     }
 
+    /// The resume point in a checkpoint's header, read with `read(offset, count)` (the
+    /// checkpoint's bytes from `offset`, fewer at its end) without reading the rest: `nil`
+    /// when the bytes are not a checkpoint of this schema or hold no resume point. The
+    /// body's checksum is not checked: a resume point is trusted only once it verifies
+    /// against its log (``FileEventLog/open(path:resumingAt:consume:)``).
+    /// - Complexity: O(*c*) for the *c* bytes of the resume point.
+    package static func resumePoint(reading read: (_ offset: Int, _ count: Int) -> [UInt8]?) -> LogResumePoint? {
+        // magic, schema version, position, now (µs, ns), the point's flag, position and length
+        let fixed = magic.count + 4 + 8 + 8 + 2 + 1 + 8 + 4
+        guard let head = read(0, fixed), head.count == fixed, head.starts(with: magic) else { return nil }
+        return head.withUnsafeBytes { raw -> LogResumePoint? in
+            var reader = ByteReader(raw)
+            reader.offset = magic.count
+            guard let version = try? reader.read(UInt32.self), version == TimelineProjection.schemaVersion,
+                  let position = try? reader.read(Int64.self), (try? reader.read(Int64.self)) != nil,
+                  (try? reader.read(UInt16.self)) != nil, (try? reader.read(UInt8.self)) == 1,
+                  let pointPosition = try? reader.read(Int64.self), pointPosition == position,
+                  let count = try? reader.read(UInt32.self), count > 0,
+                  let bytes = read(fixed, Int(count)), bytes.count == Int(count) else { return nil }
+            return LogResumePoint(position: position, bytes: bytes)
+        }
+    }
+
     private static func decodeResumePoint(_ reader: inout ByteReader) throws -> LogResumePoint? {
         switch try reader.read(UInt8.self) {
         case 0: return nil

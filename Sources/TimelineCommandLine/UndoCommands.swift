@@ -103,17 +103,25 @@ extension Runner {
     func history(_ arguments: ParsedArguments) throws -> String {
         let event = EventID(try arguments.required("--event"))
         let path = try logPath(arguments)
-        var history = EventHistory(event: event)
-        _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
-            history.add(contentsOf: contents.records)
+        let records: [Record]
+        let isFile = !DatabaseLogs.isURL(path)
+        if isFile { try requireLog(path) }
+        if isFile, let found = try? TimelineStore.eventHistory(of: event, logPath: path) {
+            records = found  // the checkpoint vouches for the log: only lines that can touch the event are read
+        } else {
+            var history = EventHistory(event: event)
+            _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
+                history.add(contentsOf: contents.records)
+            }
+            records = history.records
         }
-        guard !history.records.isEmpty else {
+        guard !records.isEmpty else {
             throw CommandFailure("\(path): no record touched event \(quotedDisplayText(event.rawValue)); "
                                  + "'timeline rows --log \(path)' lists the events")
         }
         let json = arguments.flag("--json")
         var text = ""
-        for record in history.records {
+        for record in records {
             for fact in record.facts {
                 let data = Self.dataJSON(fact, position: record.position)
                 if json {

@@ -1,3 +1,4 @@
+import Foundation
 import TimelineCore
 import TimelineProjections
 
@@ -148,6 +149,24 @@ extension TimelineStore {
     /// The checkpoint at `file` if it can be read and says where the log was, with the rows
     /// of `views` (those of other views are not restored: ``settle(_:views:clock:)`` would
     /// drop them); otherwise `nil`, with the reason in `problem` (none when there is no file).
+    /// The records of the log at `path` that touched `event`, oldest first, found with the
+    /// checkpoint beside the log without reading every record
+    /// (``FileEventLog/history(of:path:resumingAt:)``); `nil` when the checkpoint cannot
+    /// vouch for the whole log: then fold the log through an ``EventHistory``.
+    /// - Complexity: O(*b*) for the log's *b* bytes, searched, not decoded.
+    package static func eventHistory(of event: EventID, logPath path: String) throws(EventLogError) -> [Record]? {
+        guard let handle = FileHandle(forReadingAtPath: checkpointPath(forLog: path)) else { return nil }
+        defer { try? handle.close() }
+        let point = Checkpoint.resumePoint { offset, count in
+            guard (try? handle.seek(toOffset: UInt64(offset))) != nil, let data = try? handle.read(upToCount: count) else {
+                return nil
+            }
+            return Array(data)
+        }
+        guard let point else { return nil }
+        return try FileEventLog.history(of: event, path: path, resumingAt: point)
+    }
+
     private static func loadCheckpoint(at file: String, keeping views: [ViewDefinition], problem: inout String?)
         -> Checkpoint? {
         let bytes: [UInt8]?

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension FileEventLog {
+    /// The records of the log at `path` that touched `event` (``EventHistory``), oldest
+    /// first, found by searching the log's bytes instead of reading every record: only
+    /// when a checkpoint's resume point `point` vouches for the whole log (it verifies, as
+    /// ``open(path:resumingAt:consume:)`` checks it, and no record follows it), so that
+    /// every record was checked against the rules when the checkpoint was made.
+    ///
+    /// A line can touch the event only if it names it or removes a timeline, so only the
+    /// lines that hold the id as a JSON string (`"id"`), the word `timelineRemoved`, or a
+    /// backslash (an escape could spell either) are decoded; each is checked by its
+    /// checksum as any read is.
+    ///
+    /// Returns `nil` when this cannot answer and the log must be read whole: the point
+    /// does not fit the log, records follow it, the id is not ASCII (Unicode-equivalent
+    /// spellings compare equal), or a candidate line has no `seq` (a hand-written log).
+    ///
+    /// - Complexity: O(*b*) for the *b* bytes of the log, searched a chunk at a time, plus
+    ///   the decoding of the candidate lines.
+    package static func history(of event: EventID, path: String, resumingAt point: LogResumePoint)
+        throws(EventLogError) -> [Record]? {
+        guard event.rawValue.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        var followed = false
+        let opening = try open(path: path, resumingAt: { point }, consume: { resumed, records in
+            if !resumed || !records.isEmpty { followed = true }
+        })
+        opening.log.close()
+        guard opening.resumed, !followed, case .success(let (resume, identity)) = decode(point) else { return nil }
+        let file = try SystemFile(path: path, flags: O_RDONLY)
+        guard try file.identity() == identity else { return nil }
+
+        var needles = [Array("timelineRemoved".utf8), [UInt8(ascii: "\\")]]
+        if !event.rawValue.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            needles.append(Array("\"\(event.rawValue)\"".utf8))
+        }
+        var candidates: [Record] = []
+        var chunk: [UInt8] = []
+        var start = 0  // the file offset of `chunk[0]`, always a line's start
+        let chunkBytes = 8 << 20
+        while start < resume.offset {
+            try file.read(at: start, count: min(chunkBytes, resume.offset - start), into: &chunk)
+            guard !chunk.isEmpty else { return nil }
+            // Whole lines only: up to the chunk's last newline (a line longer than a chunk
+            // is read again with a chunk that holds it).
+            guard let end = chunk.lastIndex(of: 0x0A).map({ $0 + 1 }) else {
+                if chunk.count < resume.offset - start { return nil }
+                break
+            }
+            var lines: [Range<Int>] = []
+            chunk.withUnsafeBytes { bytes in
+                for needle in needles {
+                    var from = 0
+                    while from < end {
+                        guard let at = Self.find(needle, in: bytes, from: from, to: end) else { break }
+                        var lineStart = at
+                        while lineStart > 0, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
+                        var lineEnd = at
+                        while lineEnd < end, bytes[lineEnd] != 0x0A { lineEnd += 1 }
+                        lines.append(lineStart..<lineEnd)
+                        from = lineEnd + 1
+                    }
+                }
+            }
+            for line in Set(lines) {
+                let decoded: DecodedLine
+                do {
+                    decoded = try chunk[line].withUnsafeBytes { bytes in
+                        Result { () throws(RecordError) in try RecordDecoder().decodeLine(bytes, lineNumber: 0) }
+                    }.get()
+                } catch {
+                    return nil
+                }
+                guard let seq = decoded.seq,
+                      let record = try? decoded.record(expectedPosition: seq, lineNumber: 0) else { return nil }
+                candidates.append(record)
+            }
+            start += end
+        }
+        candidates.sort { $0.position < $1.position }
+        var history = EventHistory(event: event)
+        history.add(contentsOf: candidates)
+        return history.records
+    }
+
+    /// Where `needle` first occurs in `bytes[from..<end]`: `memchr` finds each place its
+    /// first byte occurs, `memcmp` compares the rest.
+    private static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from: Int, to end: Int) -> Int? {
+        guard let base = bytes.baseAddress, let first = needle.first else { return nil }
+        var from = from
+        while end - from >= needle.count {
+            guard let hit = memchr(base + from, Int32(first), end - from - needle.count + 1) else { return nil }
+            let at = base.distance(to: UnsafeRawPointer(hit))
+            let same = needle.withUnsafeBytes { memcmp(base + at, $0.baseAddress!, needle.count) == 0 }
+            if same { return at }
+            from = at + 1
+        }
+        return nil
+    }
+}
