@@ -28,7 +28,7 @@ let package = Package(
         .trait(name: "PostgreSQL", description: "The event log on PostgreSQL (links libpq from the system's packages)."),
     ],
     targets: [
-        .target(name: "TimelineCore", path: "Sources/TimelineCore", swiftSettings: shared),
+        .target(name: "TimelineCore", dependencies: ["CStringSearch"], path: "Sources/TimelineCore", swiftSettings: shared),
         .target(name: "TimelineProjections", dependencies: ["TimelineCore"], path: "Projections", swiftSettings: shared),
         .target(
             name: "TimelineKit", dependencies: ["TimelineCore", "TimelineProjections"], path: "Sources/TimelineKit",
@@ -45,6 +45,8 @@ let package = Package(
             path: "Sources/TimelineCommandLine", swiftSettings: shared),
         // libpq, PostgreSQL's C client library, from the system's packages (Debian: libpq-dev);
         // built and linked only with the trait `PostgreSQL`.
+        // The C library's `memmem`, declared for every platform (no code of its own).
+        .systemLibrary(name: "CStringSearch", path: "Sources/CStringSearch"),
         .systemLibrary(
             name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),

@@ -1,3 +1,4 @@
+internal import CStringSearch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -89,18 +90,10 @@ extension FileEventLog {
         return history.records
     }
 
-    /// Where `needle` first occurs in `bytes[from..<end]`: `memchr` finds each place its
-    /// first byte occurs, `memcmp` compares the rest.
+    /// Where `needle` first occurs in `bytes[from..<end]` (the C library's `memmem`).
     private static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from: Int, to end: Int) -> Int? {
-        guard let base = bytes.baseAddress, let first = needle.first else { return nil }
-        var from = from
-        while end - from >= needle.count {
-            guard let hit = memchr(base + from, Int32(first), end - from - needle.count + 1) else { return nil }
-            let at = base.distance(to: UnsafeRawPointer(hit))
-            let same = needle.withUnsafeBytes { memcmp(base + at, $0.baseAddress!, needle.count) == 0 }
-            if same { return at }
-            from = at + 1
-        }
-        return nil
+        guard let base = bytes.baseAddress, from < end else { return nil }
+        let hit = needle.withUnsafeBytes { timeline_memmem(base + from, end - from, $0.baseAddress!, $0.count) }
+        return hit.map { base.distance(to: $0) }
     }
 }
