@@ -14,11 +14,11 @@ enum HelpText {
               timeline --version
 
             """
-        let nameWidth = Catalogue.all.map(\.name.count).max() ?? 0
+        let nameWidth = Catalogue.names.map(\.count).max() ?? 0
         for group in Catalogue.groups {
             text += "\n\(group.title):\n"
             for command in group.commands {
-                text += "  " + pad(command.name, nameWidth) + "  " + command.summary + "\n"
+                text += "  " + pad(command.spec.name, nameWidth) + "  " + command.spec.summary + "\n"
             }
         }
         text += """
@@ -71,7 +71,7 @@ enum HelpText {
     /// options, then optional ones in brackets.
     static func usageWords(of command: CommandSpec) -> [String] {
         var words = command.positionals.map { $0.isOptional ? "[\($0.name)]" : $0.name }
-        if command.name == Catalogue.addEvent.name {
+        if command.name == AddEventCommand.spec.name {
             let grouped = ["--timeline", "--title", "--date", "--start", "--end"]
             words += ["--timeline ID", "--title TITLE", "(--date DATE | --start DATE [--end DATE])"]
             words += command.options.filter { !grouped.contains($0.name) }.map { "[\($0.synopsis)]" }

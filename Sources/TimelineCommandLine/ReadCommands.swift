@@ -3,6 +3,112 @@ import TimelineCore
 import TimelineKit
 import TimelineProjections
 
+/// `timeline replay FILE`: the rows of a log file.
+enum ReplayCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "replay",
+        summary: "print the date rows of a log file, replayed from scratch",
+        positionals: [PositionalSpec(name: "FILE", help: "a log: JSON Lines, one record per line; - for standard input")],
+        options: ViewOptions.specs,
+        details: """
+            Reads every record of FILE, checks each against the format and the domain \
+            rules, and prints the rows of the chosen view. An invalid log prints nothing \
+            on standard output, names the first bad line on standard error, and exits \
+            with status 1. An incomplete last line (a torn write) is named in a warning \
+            and not applied. FILE may be a pipe or a FIFO (cat L | timeline replay -, \
+            timeline replay <(...)): it is read as a stream to its end.
+            """ + "\n\n" + ViewOptions.details + "\n\n" + dateDetails,
+        examples: [
+            "timeline replay life.jsonl --now 2026-11-29",
+            "timeline replay life.jsonl --timeline work --order desc --ongoing last --json",
+            "timeline replay life.jsonl --sections decade --upto 40",
+            "timeline replay - --json < life.jsonl",
+        ])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.replay(arguments, path: arguments.firstPositional, input: true)
+    }
+}
+
+/// `timeline rows`: the rows of the store's log.
+enum RowsCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "rows",
+        summary: "print the date rows of the store's log (the options and output of replay)",
+        options: [log] + ViewOptions.specs,
+        details: "Waits while another process holds the log's writer lock (an import or a rebuild holds it "
+            + "for its run), then prints what is committed; 'timeline replay' of the file reads it without "
+            + "the lock.\n\n"
+            + ViewOptions.details,
+        examples: ["timeline rows --log life.jsonl --timeline home --order desc"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.replay(arguments, path: try runner.logPath(arguments))
+    }
+}
+
+/// `timeline timelines`: the timelines and their counts.
+enum TimelinesCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "timelines",
+        summary: "list the timelines with their event counts and date spans",
+        options: [log, OptionSpec(name: "--upto", value: "SEQ",
+                                  help: "apply only the atomic batches that end at or before position SEQ"), json],
+        details: """
+            Columns: timeline id, name, events, ongoing (open ranges), earliest and latest \
+            date. With --json, each timeline is
+              {"timeline":"work","name":"Work","events":9,"ongoing":1,"earliest":"2008-10","latest":"2023-01-15"}
+            with "earliest" and "latest" null for a timeline without dated rows.
+            """,
+        examples: ["timeline timelines --log life.jsonl --json"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.timelines(arguments)
+    }
+}
+
+/// `timeline verify`: checks the store's log.
+enum VerifyCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "verify",
+        summary: "check the store's log: checksums, positions, domain rules",
+        options: [log],
+        details: """
+            Reads the log without taking its lock (it works while a store writes) and \
+            checks every line. Exits with status 1 naming the first bad line; see \
+            'timeline repair'. An incomplete last line (a write in progress, or cut short) \
+            is named in a warning.
+            """,
+        examples: ["timeline verify --log life.jsonl"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) throws -> String {
+        try runner.verify(arguments)
+    }
+}
+
+/// `timeline export`: the store's log as plain JSON Lines.
+enum ExportCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "export",
+        summary: "print the store's log as plain JSON Lines",
+        options: [log],
+        details: """
+            One fact per record, renumbered from 1, with "seq", "type", "data", "at", "v", \
+            the command id "cmd" and the batch marker "more" (records left in the batch) \
+            but no checksums: a log that 'timeline replay' and 'timeline import' read, \
+            with the same batches and command ids. \
+            The log is checked and written a chunk at a time (an atomic batch, such as \
+            an import's, is one chunk): a bad line stops the export there (exit status \
+            1), after the records before its chunk, and the message says how many were \
+            written.
+            """,
+        examples: ["timeline export --log life.jsonl > copy.jsonl"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) throws -> String {
+        try runner.export(arguments)
+    }
+}
+
 /// The commands that read a log without changing it: replay, rows, timelines, verify,
 /// export. None of them takes the writer's lock.
 extension Runner {
@@ -66,10 +172,11 @@ extension Runner {
     /// `replay FILE` (`input`: the path is a file argument, read as a stream) or `rows`
     /// (the store's log).
     func replay(_ arguments: ParsedArguments, path: String, input: Bool = false) async throws -> String {
-        let view = try view(arguments)
+        let options = ViewOptions(arguments)
+        let view = try options.view()
         let rows: RowList, sections: SectionList
         var pending: Set<EventID>?
-        if !input, TimelineReplica.isReplica(path), try arguments.nonNegativeInteger("--upto") == nil {
+        if !input, TimelineReplica.isReplica(path), try options.upTo() == nil {
             // A replica shows its mirror with its pending submissions on top, and says
             // which rows rest on them.
             let replica = try openReplica(arguments)
@@ -86,7 +193,7 @@ extension Runner {
             let (projection, _) = try projectedView(arguments, path: path, input: input)
             (rows, sections) = (projection.rows(view) ?? RowList(), projection.sections(view))
             pending = []
-        } else if !input, try arguments.nonNegativeInteger("--upto") == nil {
+        } else if !input, try options.upTo() == nil {
             let snapshot = try await readingStore(arguments, path: path, view: view) { await $0.snapshot(view) }
             (rows, sections) = (snapshot.rows, snapshot.sections)
         } else {
@@ -94,7 +201,7 @@ extension Runner {
             (rows, sections) = (projection.rows(view) ?? RowList(), projection.sections(view))
         }
         let printer = RowPrinter(rows: rows, sections: Array(sections), pending: pending)
-        return arguments.flag("--json") ? printer.json()
+        return options.json ? printer.json()
             : printer.table(width: context.tableWidth, colour: context.usesColour)
     }
 
@@ -117,9 +224,10 @@ extension Runner {
     /// argument (`-` for standard input), read as a stream.
     func projectedView(_ arguments: ParsedArguments, path: String,
                        input: Bool = false) throws -> (TimelineProjection, ViewDefinition) {
-        let view = try view(arguments)
+        let options = ViewOptions(arguments)
+        let view = try options.view()
         let now = try now(arguments)
-        let upTo = try arguments.nonNegativeInteger("--upto")
+        let upTo = try options.upTo()
         let folded = try foldLog(path, input: input, views: [view], now: now, upTo: upTo)
         warnIfMissing(view, among: folded.projection.timelineSummaries, path: folded.name)
         return (folded.projection, view)

@@ -3,6 +3,34 @@ import TimelineCore
 import TimelineKit
 import TimelineProjections
 
+/// `timeline rebuild`: the projections and the checkpoint, from the whole log.
+enum RebuildCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "rebuild",
+        summary: "rebuild the projections from the whole log and write the checkpoint",
+        options: [log, OptionSpec(name: "--now", value: "DATE", help: "the moment taken as now (default: the system clock)")],
+        details: """
+            Reads the whole log once, ignoring any checkpoint, checks every record, builds \
+            the date-row list of everything, of each timeline, and the timeline summaries \
+            from scratch, and writes the checkpoint that the other commands open from \
+            (PATH.checkpoint, with the log's permissions; for a PostgreSQL log, a file in \
+            the user's cache directory). Holds the log's writer lock while it reads. A \
+            record that is not valid, or that the domain rules refuse, fails with status 1 \
+            naming its line, and no checkpoint is written.
+            Progress goes to standard error, measured in bytes of the log read: on a \
+            terminal, one line redrawn in place at most ten times a second (a bar, the \
+            percent, records per second and the time left), cleared at the end; otherwise \
+            a plain line at each tenth of the log. An atomic batch (an import's) is read \
+            whole, so progress steps over it at once. Both end with a line of the records, \
+            the time and the records per second.
+            """,
+        examples: ["timeline rebuild --log life.jsonl"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.rebuild(arguments)
+    }
+}
+
 extension Runner {
     // MARK: rebuild
 

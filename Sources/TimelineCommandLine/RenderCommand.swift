@@ -5,14 +5,14 @@ import TimelineProjections
 import TimelineRender
 
 /// `timeline render`: a view of a log as a picture.
-extension Catalogue {
-    static let render = CommandSpec(
+enum RenderCommand: ToolCommand {
+    static let spec = CommandSpec(
         name: "render",
         summary: "draw the rows of a log as a picture: SVG, or a self-contained HTML page",
         positionals: [PositionalSpec(name: "FILE", help: "a log file, read whole (without it, the store's log: --log PATH, "
                                      + "opened from its checkpoint)",
                                      isOptional: true)],
-        options: [log] + viewOptions.filter { $0.name != "--json" } + [
+        options: [log] + ViewOptions.specs.filter { $0.name != "--json" } + [
             OptionSpec(name: "--format", value: "svg|html", choices: ["svg", "html"],
                        help: "an SVG picture (the default; html when --output ends in .html) or an HTML page"),
             OptionSpec(name: "--width", value: "N", help: "the picture's width in pixels, 320 to 20000 (default: 1200)"),
@@ -48,6 +48,10 @@ extension Catalogue {
             "timeline render life.jsonl --timeline work --from 2005 --to 2028 --output work.svg",
             "timeline render --log timeline.jsonl --sections year --width 1600 --output years.html",
         ])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.render(arguments)
+    }
 }
 
 extension Runner {
@@ -87,9 +91,10 @@ extension Runner {
         }
         let options = try pictureOptions(arguments, output: output)
         let picture: String
-        if !input, try arguments.nonNegativeInteger("--upto") == nil {
+        let viewOptions = ViewOptions(arguments)
+        if !input, try viewOptions.upTo() == nil {
             // The store's state now, as rows shows it: from its checkpoint and the log after it.
-            let view = try view(arguments)
+            let view = try viewOptions.view()
             picture = try await readingStore(arguments, path: path, view: view) {
                 await TimelinePicture.render(view, of: $0, options: options)
             }

@@ -4,13 +4,12 @@ import TimelineCore
 import TimelineKit
 import TimelineProjections
 
-/// The commands of replicas (section 10 of the design): clone, sync, status, notices, and
-/// the write commands sent on a replica.
-extension Catalogue {
-    static let offline = OptionSpec(
-        name: "--offline", help: "on a replica: save the submission without trying to sync")
+// The commands of replicas (section 10 of the design): clone, sync, status, notices, and
+// the write commands sent on a replica.
 
-    static let clone = CommandSpec(
+/// `timeline clone SHARED --log LOCAL`: a new replica.
+enum CloneCommand: ToolCommand {
+    static let spec = CommandSpec(
         name: "clone",
         summary: "make a replica of a shared log on this device",
         positionals: [PositionalSpec(name: "SHARED", help: "the shared log: a file log's path or a postgresql:// URL")],
@@ -27,7 +26,14 @@ extension Catalogue {
         examples: ["timeline clone /shared/life.jsonl --log life.jsonl",
                    "timeline clone 'postgresql://me@host/db?log=life' --log life.jsonl"])
 
-    static let sync = CommandSpec(
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.clone(arguments)
+    }
+}
+
+/// `timeline sync`: a replica's submissions sent, and others' records mirrored.
+enum SyncCommand: ToolCommand {
+    static let spec = CommandSpec(
         name: "sync",
         summary: "send a replica's pending submissions and mirror what others committed",
         options: [OptionSpec(name: "--log", value: "LOCAL", help: "the replica (default: $TIMELINE_LOG, else ./timeline.jsonl)"),
@@ -50,7 +56,14 @@ extension Catalogue {
             """,
         examples: ["timeline sync --log life.jsonl", "timeline sync --json", "timeline sync --watch --log life.jsonl"])
 
-    static let status = CommandSpec(
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.sync(arguments)
+    }
+}
+
+/// `timeline status`: a replica's state.
+enum StatusCommand: ToolCommand {
+    static let spec = CommandSpec(
         name: "status",
         summary: "show a replica's device, position, pending submissions and notices",
         options: [OptionSpec(name: "--log", value: "LOCAL", help: "the replica (default: $TIMELINE_LOG, else ./timeline.jsonl)"),
@@ -62,7 +75,14 @@ extension Catalogue {
             """,
         examples: ["timeline status --log life.jsonl --json"])
 
-    static let notices = CommandSpec(
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.status(arguments)
+    }
+}
+
+/// `timeline notices`: a replica's rejected submissions.
+enum NoticesCommand: ToolCommand {
+    static let spec = CommandSpec(
         name: "notices",
         summary: "list (or dismiss) this device's submissions that the shared log rejected",
         options: [OptionSpec(name: "--log", value: "LOCAL", help: "the replica (default: $TIMELINE_LOG, else ./timeline.jsonl)"),
@@ -76,6 +96,10 @@ extension Catalogue {
               {"command":"D:n","rule":"R","message":"…","position":P,"commands":[{"command":"retitleEvent","data":{…}},…]}
             """,
         examples: ["timeline notices --log life.jsonl", "timeline notices --dismiss-all"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.notices(arguments)
+    }
 }
 
 extension Runner {
@@ -352,10 +376,11 @@ extension Runner {
     /// it is pending; until SIGINT (exit 0).
     func watchReplica(_ arguments: ParsedArguments, path: String) async throws -> String {
         let replica = try openReplica(arguments)
-        let view = try view(arguments)
-        let fixedNow = try arguments.date("--now")?.instant
+        let options = ViewOptions(arguments)
+        let view = try options.view()
+        let fixedNow = try options.now()
         let clock = context.clock
-        let json = arguments.flag("--json")
+        let json = options.json
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         interrupt.setEventHandler { exit(TimelineTool.success) }

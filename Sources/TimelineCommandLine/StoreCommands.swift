@@ -11,6 +11,55 @@ import Musl
 import Darwin
 #endif
 
+/// `timeline import FILE`: the facts of another log, appended all or nothing.
+enum ImportCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "import",
+        summary: "append the facts of another log to the store's log, all or nothing",
+        positionals: [PositionalSpec(name: "FILE", help: "the log to import; - for standard input")],
+        options: storeOptions,
+        details: """
+            Checks FILE completely (format and domain rules, on its own and then after \
+            the store's records) before writing anything, then appends all of its facts \
+            as one atomic batch, recorded now. A torn last line in FILE refuses the import. \
+            FILE may be a pipe or a FIFO, read as a stream. Creates the store's log when \
+            there is none yet and FILE has facts to import. With --json, prints the records appended, as export does \
+            (none when FILE holds nothing to import).
+            The import carries a command id, --command-id ID or else one made from its facts \
+            (import-, then 16 hexadecimal digits): importing the same facts again appends \
+            nothing and says where they are. So when an import's outcome is unknown (the \
+            connection to a database lost during its commit), importing the same FILE \
+            again is safe.
+            """,
+        examples: ["timeline import --log timeline.jsonl exported.jsonl",
+                   "timeline import - --log new.jsonl < exported.jsonl"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.importLog(arguments)
+    }
+}
+
+/// `timeline repair`: the bad lines of the store's log moved aside.
+enum RepairCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "repair",
+        summary: "move the bad lines of the store's log to a side file",
+        options: [log, OptionSpec(name: "--dry-run", help: "say what would be done, change nothing")],
+        details: """
+            Makes every log that 'timeline verify' refuses open again. Every line that is \
+            not a valid record, or whose fact the domain rules refuse, is appended byte for \
+            byte to PATH.rejected; the good records stay, in order, renumbered without gaps. \
+            Nothing is deleted. The file keeps its mode and owner (when it cannot, nothing \
+            is changed); a symbolic link's target is repaired. Holds the log's lock for the \
+            whole run: writers wait, then append to the repaired log.
+            """,
+        examples: ["timeline repair --log life.jsonl --dry-run", "timeline repair --log life.jsonl"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.repair(arguments)
+    }
+}
+
 /// The commands that change the store's log: one per domain command, import and repair.
 /// Each takes the log's writer lock for as long as it runs.
 extension Runner {
@@ -22,9 +71,9 @@ extension Runner {
         case command(Command)
     }
 
-    func storeCommand(_ arguments: ParsedArguments) async throws -> String {
-        // Every argument is checked before the log is touched.
-        let request = try request(from: arguments)
+    /// Sends the domain command of `request` (made from `arguments`, which are all checked
+    /// by then, before the log is touched).
+    func storeCommand(_ arguments: ParsedArguments, request: Request) async throws -> String {
         let commandID = try commandID(arguments)
         let path = try logPath(arguments)
         if TimelineReplica.isReplica(path) { return try await replicaCommand(request, arguments, path: path) }
@@ -32,7 +81,7 @@ extension Runner {
             throw UsageError(message: "--offline is for a replica, and \(path) is not one (see 'timeline clone')",
                              command: arguments.command.name)
         }
-        if !DatabaseLogs.isURL(path), arguments.command.name != Catalogue.createTimeline.name { try requireLog(path) }
+        if !DatabaseLogs.isURL(path), arguments.command.name != CreateTimelineCommand.spec.name { try requireLog(path) }
         let creating = logFileIsMissing(path)
         let store = try openStore(path, command: arguments.command.name)
         var command: Command
@@ -109,7 +158,7 @@ extension Runner {
     func openStore(_ path: String, command: String, now: Instant? = nil, views: [ViewDefinition] = [])
         throws -> TimelineStore {
         // Only these create a log; any other command refuses a log that is not there.
-        let creates = [Catalogue.createTimeline.name, Catalogue.importLog.name].contains(command)
+        let creates = [CreateTimelineCommand.spec.name, ImportCommand.spec.name].contains(command)
         let store: TimelineStore
         let read: @Sendable () -> Instant
         if let now { read = { now } } else { read = context.clock }
@@ -199,7 +248,7 @@ extension Runner {
 
     /// How to finish a command whose outcome is unknown without appending it twice.
     static func unknownOutcomeAdvice(command: String, commandID: String?) -> String {
-        if command == Catalogue.importLog.name, let commandID {
+        if command == ImportCommand.spec.name, let commandID {
             return "Run the same import again: it carries the command id \(displayText(commandID)), so it appends "
                 + "nothing if this one landed"
         }
@@ -219,52 +268,6 @@ extension Runner {
                              command: arguments.command.name)
         }
         return id
-    }
-
-    private func request(from arguments: ParsedArguments) throws -> Request {
-        let name = arguments.command.name
-        func timeline() throws -> TimelineID { TimelineID(try arguments.required("--timeline")) }
-        func event() throws -> EventID { EventID(try arguments.required("--event")) }
-        func text(_ option: String) throws -> String { try arguments.required(option) }
-        func date(_ option: String) throws -> DateValue {
-            if let date = try arguments.date(option) { return date }
-            throw UsageError(message: "missing \(option) DATE", command: name)
-        }
-        switch name {
-        case Catalogue.createTimeline.name:
-            return .createTimeline(arguments.value("--timeline").map(TimelineID.init(rawValue:)), name: try text("--name"))
-        case Catalogue.renameTimeline.name:
-            return .command(.renameTimeline(try timeline(), name: try text("--name")))
-        case Catalogue.removeTimeline.name:
-            return .command(.removeTimeline(try timeline()))
-        case Catalogue.addEvent.name:
-            let dates: EventDates
-            switch (try arguments.date("--date"), try arguments.date("--start"), try arguments.date("--end")) {
-            case (let date?, nil, nil): dates = .single(date)
-            case (nil, let start?, let end): dates = .range(start: start, end: end)
-            case (_?, _?, _): throw UsageError(message: "give either --date or --start, not both", command: name)
-            case (_?, nil, _?): throw UsageError(message: "--end goes with --start, not with --date", command: name)
-            case (nil, nil, _): throw UsageError(message: "missing --date DATE or --start DATE", command: name)
-            }
-            return .addEvent(arguments.value("--event").map(EventID.init(rawValue:)), timeline: try timeline(),
-                             title: try text("--title"), dates: dates)
-        case Catalogue.retitleEvent.name:
-            return .command(.retitleEvent(try event(), title: try text("--title")))
-        case Catalogue.setDate.name:
-            return .command(.setDate(try event(), try date("--date")))
-        case Catalogue.setRange.name:
-            return .command(.setRange(try event(), start: try date("--start"), end: try arguments.date("--end")))
-        case Catalogue.closeRange.name:
-            return .command(.closeRange(try event(), end: try date("--end")))
-        case Catalogue.reopenRange.name:
-            return .command(.reopenRange(try event()))
-        case Catalogue.moveEvent.name:
-            return .command(.moveEvent(try event(), to: try timeline()))
-        case Catalogue.removeEvent.name:
-            return .command(.removeEvent(try event()))
-        default:
-            preconditionFailure("no store command named \(name)")
-        }
     }
 
     /// What a command did, with its name or title as recorded (the decider trims it).

@@ -62,7 +62,7 @@ public enum TimelineTool {
             return write(output, context: context, changes: runner.changes)
         } catch let error as UsageError {
             context.diagnose(error.message)
-            context.diagnose("usage: " + HelpText.usageLine(of: error.command.flatMap(Catalogue.command(named:))))
+            context.diagnose("usage: " + HelpText.usageLine(of: error.command.flatMap(Catalogue.command(named:))?.spec))
             context.diagnose(error.helpHint)
             return usageError
         } catch let error as CommandFailure {
@@ -143,6 +143,8 @@ struct Runner {
     /// Whether the command changed the log (records appended, lines moved by a repair).
     let changes = LogChanges()
 
+    /// Runs the command that `arguments` name: it is looked up in ``Catalogue``, its
+    /// arguments are parsed against its spec, and its type runs it.
     func run(_ arguments: [String]) async throws -> String {
         guard let name = arguments.first else {
             throw UsageError(message: "missing command", command: nil)
@@ -153,61 +155,24 @@ struct Runner {
             return HelpText.overview()
         case "--version":
             return "timeline \(TimelineTool.version)\n"
-        case "help":
-            return try help(rest)
+        case HelpCommand.spec.name:
+            return try HelpCommand.text(rest)
         default:
             break
         }
         guard let command = Catalogue.command(named: name) else {
             let kind = name.hasPrefix("-") ? "option" : "command"
             var message = "unknown \(kind) '\(name)'"
-            let candidates = name.hasPrefix("-") ? ["--help", "--version"] : Catalogue.all.map(\.name)
+            let candidates = name.hasPrefix("-") ? ["--help", "--version"] : Catalogue.names
             if let near = Suggestion.nearest(to: name, among: candidates) { message += "; did you mean '\(near)'?" }
             throw UsageError(message: message, command: nil)
         }
-        switch try ArgumentParser.parse(rest, for: command) {
-        case .help(let command):
-            return HelpText.page(for: command)
+        switch try ArgumentParser.parse(rest, for: command.spec) {
+        case .help(let spec):
+            return HelpText.page(for: spec)
         case .run(let arguments):
             changes.noteCommand()
-            return try await run(arguments)
-        }
-    }
-
-    private func help(_ arguments: [String]) throws -> String {
-        guard let name = arguments.first, name != "--help", name != "-h" else { return HelpText.overview() }
-        guard arguments.count == 1 else {
-            throw UsageError(message: "unexpected argument '\(arguments[1])'", command: "help")
-        }
-        guard let command = Catalogue.command(named: name) else {
-            var message = "no help for '\(name)': there is no such command"
-            if let near = Suggestion.nearest(to: name, among: Catalogue.all.map(\.name)) {
-                message += "; did you mean '\(near)'?"
-            }
-            throw UsageError(message: message, command: nil)
-        }
-        return HelpText.page(for: command)
-    }
-
-    private func run(_ arguments: ParsedArguments) async throws -> String {
-        switch arguments.command.name {
-        case Catalogue.replay.name: try await replay(arguments, path: arguments.firstPositional, input: true)
-        case Catalogue.rows.name: try await replay(arguments, path: try logPath(arguments))
-        case Catalogue.watch.name: try await watch(arguments)
-        case Catalogue.render.name: try await render(arguments)
-        case Catalogue.timelines.name: try await timelines(arguments)
-        case Catalogue.verify.name: try verify(arguments)
-        case Catalogue.rebuild.name: try await rebuild(arguments)
-        case Catalogue.repair.name: try await repair(arguments)
-        case Catalogue.export.name: try export(arguments)
-        case Catalogue.importLog.name: try await importLog(arguments)
-        case Catalogue.clone.name: try await clone(arguments)
-        case Catalogue.sync.name: try await sync(arguments)
-        case Catalogue.status.name: try await status(arguments)
-        case Catalogue.notices.name: try await notices(arguments)
-        case Catalogue.revert.name: try await revert(arguments)
-        case Catalogue.history.name: try history(arguments)
-        default: try await storeCommand(arguments)
+            return try await command.run(arguments, self)
         }
     }
 

@@ -2,6 +2,60 @@ import Foundation
 import TimelineCore
 import TimelineKit
 
+/// `timeline revert SEQ`: a batch undone by a new batch.
+enum RevertCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "revert",
+        summary: "undo the atomic batch that holds record SEQ, with a new batch",
+        positionals: [PositionalSpec(name: "SEQ", help: "the position of any record of the batch to undo")],
+        options: [log, OptionSpec(name: "--dry-run", help: "print the commands it would send, append nothing"),
+                  OptionSpec(name: "--json", help: "print the records appended (with --dry-run, the commands), as JSON Lines"),
+                  offline],
+        details: """
+            Appends the batch's compensating batch: the commands that bring every event \
+            and timeline the batch touched back to their state just before it (a removed \
+            event comes back with its dates and title, a removed timeline with its events, \
+            a moved event moves back, a closed range reopens, an added event goes). Its \
+            command id is undo:N, N the batch's first position, so reverting twice appends \
+            once; reverting a revert redoes. Refused, naming the record, when a later \
+            record touched the same events or timelines (revert that one first), and with \
+            the rule's message when the rules refuse it (the timeline it needs is gone). \
+            A batch that changed nothing (a move to the event's own timeline) has nothing \
+            to revert: it says so and exits with status 0. Takes the log's writer lock \
+            for the append, as the other store commands do. On a replica it is one \
+            submission carrying its condition (nothing touched these events and timelines \
+            after the mirror's position), which the shared log checks: it is rejected \
+            (changedSince) when another device changed them first.
+            """,
+        examples: ["timeline revert 42 --log life.jsonl --dry-run", "timeline revert 42 --log life.jsonl"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.revert(arguments)
+    }
+}
+
+/// `timeline history --event ID`: every record that touched an event.
+enum HistoryCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "history",
+        summary: "list every record that touched an event, oldest first",
+        options: [subject("--event", "ID", "the event"), log,
+                  OptionSpec(name: "--json", help: "one JSON object per record, per line")],
+        details: """
+            A record touches the event when it names it, or removes the timeline the event \
+            is in. An id removed and added again shows both lives. Columns: seq, when it \
+            was recorded, type, command id (- for none), data. With --json, each record is
+              {"seq":12,"type":"eventRetitled","at":"2026-11-29T12:00:00Z","cmd":null,"data":{"event":"e1","title":"Born"}}
+            with "at" null for a record without a time. An event no record touched is an \
+            error (exit status 1).
+            """,
+        examples: ["timeline history --event e1 --log life.jsonl", "timeline history --event e1 --json"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) throws -> String {
+        try runner.history(arguments)
+    }
+}
+
 /// `revert` and `history`: the log's memory, for people. The rules (what a batch touched,
 /// what undoes it, when that is refused) are the library's; this is their presentation.
 extension Runner {

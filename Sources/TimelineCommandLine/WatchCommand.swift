@@ -11,31 +11,67 @@ import Musl
 import Darwin
 #endif
 
+/// `timeline watch`: its spec and its run.
+enum WatchCommand: ToolCommand {
+    static let spec = CommandSpec(
+        name: "watch",
+        summary: "follow a view of the store's log live, while any process writes it",
+        options: [log] + ViewOptions.specs.compactMap { option in
+            switch option.name {
+            case "--upto": nil
+            case "--json": OptionSpec(name: "--json", help: "one JSON object per change, per line, as it happens")
+            default: option
+            }
+        },
+        details: """
+            Prints the view's rows, then each change as it happens, until interrupted \
+            (Ctrl-C: exit status 0) or until the reader of a pipe goes away (| head -1 \
+            ends it at once, as SIGPIPE would, with no change to wait for); Ctrl-\\ ends \
+            it as SIGQUIT does. Other processes' appends arrive through the \
+            operating system's file notifications, not by polling; for a PostgreSQL log, \
+            through LISTEN/NOTIFY, on a connection that connects again after a loss and \
+            catches up. The view follows what the path names now: a log replaced, \
+            overwritten in place or cut and written again, a symbolic link re-pointed, a \
+            directory removed and made again, each ends in a reset. Without --now, "now" \
+            follows the clock, so an ongoing row that passes a date moves. With --json, \
+            one object per line, each written as it happens. The first is a reset of the \
+            rows at the log's position, "from" and "to" both that position. A later \
+            reset goes from the position before it to the one after (a change too big to \
+            animate), or again has both at the new position (the log replaced by repair):
+              {"type":"reset","from":12,"to":12,"rows":[ROW,...]}
+              {"type":"change","from":12,"to":13,"removals":[i,...],"insertions":[{"index":i,"row":ROW},...],\
+            "moves":[[a,b],...],"updates":[{"index":i,"row":ROW},...]}
+            where ROW is an object as in 'replay --json', removals and move sources are \
+            old indices, insertions, move destinations and updates new ones, and a change \
+            from the clock has "from" equal to "to". A missing log is an error; a log \
+            that cannot be read on (a line Timeline did not write, a file cut shorter or \
+            gone) holds the view where it is, with a warning saying why, until the log \
+            can be read on again.
+            """ + "\n\n" + ViewOptions.details(upto: false),
+        examples: ["timeline watch --log life.jsonl", "timeline watch --log life.jsonl --timeline work --json"])
+
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.watch(arguments)
+    }
+}
+
 /// `timeline watch`: a view followed live while any process writes the log.
 extension Runner {
-    /// The view the view options (`--timeline`, `--ongoing`, `--order`, `--sections`) ask for.
-    func view(_ arguments: ParsedArguments) throws -> ViewDefinition {
-        ViewDefinition(
-            filter: arguments.value("--timeline").map { .timeline(TimelineID($0)) } ?? .all,
-            placement: try arguments.choice("--ongoing", as: OngoingPlacement.self) ?? .now,
-            order: try arguments.choice("--order", as: ViewOrder.self) ?? .ascending,
-            sections: try arguments.choice("--sections", as: Sectioning.self) ?? .none)
-    }
-
     /// Prints the view's rows, then each change set as it comes, until SIGINT (exit 0).
     /// Other processes' appends arrive through the store's log notifications; without
     /// `--now`, "now" follows the system clock, so ongoing rows that pass a date move.
     func watch(_ arguments: ParsedArguments) async throws -> String {
         let path = try logPath(arguments)
         if TimelineReplica.isReplica(path) { return try await watchReplica(arguments, path: path) }
-        let view = try view(arguments)
-        let fixedNow = try arguments.date("--now")?.instant
-        let json = arguments.flag("--json")
+        let options = ViewOptions(arguments)
+        let view = try options.view()
+        let fixedNow = try options.now()
+        let json = options.json
         let store: TimelineStore
         if DatabaseLogs.isURL(path) {
             // A PostgreSQL log is followed through LISTEN/NOTIFY, on a connection of the
             // follower's own that connects again after a loss and catches up.
-            store = try openStore(path, command: Catalogue.watch.name, now: fixedNow, views: [view])
+            store = try openStore(path, command: WatchCommand.spec.name, now: fixedNow, views: [view])
         } else {
             store = try openFileStore(path, view: view, fixedNow: fixedNow)
         }

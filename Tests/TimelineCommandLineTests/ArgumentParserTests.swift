@@ -6,14 +6,14 @@ import TimelineProjections
 
 @Suite("Argument parser")
 struct ArgumentParserTests {
-    func parse(_ arguments: [String], for command: CommandSpec = Catalogue.replay) throws(UsageError) -> ParsedArguments {
+    func parse(_ arguments: [String], for command: CommandSpec = ReplayCommand.spec) throws(UsageError) -> ParsedArguments {
         switch try ArgumentParser.parse(arguments, for: command) {
         case .run(let parsed): return parsed
         case .help: throw UsageError(message: "asked for help", command: nil)
         }
     }
 
-    func usageError(_ arguments: [String], for command: CommandSpec = Catalogue.replay) -> UsageError? {
+    func usageError(_ arguments: [String], for command: CommandSpec = ReplayCommand.spec) -> UsageError? {
         do {
             _ = try parse(arguments, for: command)
             return nil
@@ -37,17 +37,17 @@ struct ArgumentParserTests {
         ("--section", "--sections"), ("-now", "--now"),
     ])
     func suggestsTheNearestOption(_ typo: String, _ expected: String) {
-        let names = Catalogue.replay.options.map(\.name)
+        let names = ReplayCommand.spec.options.map(\.name)
         #expect(Suggestion.nearest(to: typo, among: names) == expected)
     }
 
     @Test(arguments: ["--verbose", "--frobnicate", "--x", "--"])
     func suggestsNothingFarAway(_ word: String) {
-        #expect(Suggestion.nearest(to: word, among: Catalogue.replay.options.map(\.name)) == nil)
+        #expect(Suggestion.nearest(to: word, among: ReplayCommand.spec.options.map(\.name)) == nil)
     }
 
     @Test func suggestsCommands() {
-        let names = Catalogue.all.map(\.name)
+        let names = Catalogue.names
         #expect(Suggestion.nearest(to: "replya", among: names) == "replay")
         #expect(Suggestion.nearest(to: "add-evnet", among: names) == "add-event")
         #expect(Suggestion.nearest(to: "timline", among: names) == "timelines")
@@ -140,7 +140,7 @@ struct ArgumentParserTests {
 
     @Test func helpWinsOverOtherMistakes() throws {
         for arguments in [["--help"], ["-h"], ["--bogus", "--help"], ["a", "b", "c", "-h"]] {
-            guard case .help(let command) = try ArgumentParser.parse(arguments, for: Catalogue.replay) else {
+            guard case .help(let command) = try ArgumentParser.parse(arguments, for: ReplayCommand.spec) else {
                 Issue.record("\(arguments) did not ask for help")
                 continue
             }
@@ -155,7 +155,7 @@ struct ArgumentParserTests {
     }
 
     @Test func valuesMayStartWithOneDashOrBeGivenInline() throws {
-        let parsed = try parse(["--title", "-3 degrees", "--timeline=--odd", "--name", "-"], for: Catalogue.createTimeline
+        let parsed = try parse(["--title", "-3 degrees", "--timeline=--odd", "--name", "-"], for: CreateTimelineCommand.spec
             .withOptions(["--title", "--name", "--timeline"]))
         #expect(parsed.value("--title") == "-3 degrees")
         #expect(parsed.value("--timeline") == "--odd")
@@ -164,18 +164,26 @@ struct ArgumentParserTests {
 
     @Test func aliasesAreStoredUnderTheOptionsName() throws {
         let parsed = try parse(["--id", "e7", "--timeline", "life", "--title", "Born", "--date", "1990"],
-                               for: Catalogue.addEvent)
+                               for: AddEventCommand.spec)
         #expect(parsed.value("--event") == "e7")
     }
 
     @Test func requiredOptionsAreNamedWhenMissing() {
-        #expect(usageError(["--title", "Born"], for: Catalogue.addEvent)?.message == "missing --timeline ID")
-        #expect(usageError(["--event", "e1"], for: Catalogue.closeRange)?.message == "missing --end DATE")
-        #expect(usageError(["--end", "2020"], for: Catalogue.closeRange)?.message == "missing --event ID")
+        #expect(usageError(["--title", "Born"], for: AddEventCommand.spec)?.message == "missing --timeline ID")
+        #expect(usageError(["--event", "e1"], for: CloseRangeCommand.spec)?.message == "missing --end DATE")
+        #expect(usageError(["--end", "2020"], for: CloseRangeCommand.spec)?.message == "missing --event ID")
+    }
+
+    /// The table is the dispatch: every command in it is found by its name, and runs as its own type.
+    @Test func everyListedCommandIsFoundByItsName() {
+        #expect(Set(Catalogue.names).count == Catalogue.all.count)
+        for command in Catalogue.all {
+            #expect(Catalogue.command(named: command.spec.name).map { ObjectIdentifier($0) } == ObjectIdentifier(command))
+        }
     }
 
     @Test func everyCommandHasHelpAndAnExample() {
-        for command in Catalogue.all {
+        for command in Catalogue.all.map({ $0.spec }) {
             let page = HelpText.page(for: command)
             #expect(page.hasPrefix("timeline \(command.name): \(command.summary)\n"))
             #expect(page.contains("Usage:\n  timeline \(command.name)"))
@@ -184,13 +192,13 @@ struct ArgumentParserTests {
             for option in command.options { #expect(page.contains(option.name), "\(command.name) \(option.name)") }
         }
         let overview = HelpText.overview()
-        for command in Catalogue.all { #expect(overview.contains("  \(command.name) ")) }
+        for command in Catalogue.all.map({ $0.spec }) { #expect(overview.contains("  \(command.name) ")) }
     }
 
     /// A command's help speaks only of options it takes (watch's once spoke of --upto).
     @Test func everyOptionAHelpPageNamesIsOneItTakes() throws {
         let word = try Regex("--[a-z][a-z-]*")
-        for command in Catalogue.all {
+        for command in Catalogue.all.map({ $0.spec }) {
             let taken = Set(command.options.map(\.name) + command.options.flatMap(\.aliases) + ["--help"])
             let details = command.details ?? ""
             for match in details.matches(of: word) {
@@ -198,14 +206,14 @@ struct ArgumentParserTests {
                 #expect(taken.contains(named), "\(command.name) --help names \(named)")
             }
         }
-        let watch = HelpText.page(for: Catalogue.watch)
+        let watch = HelpText.page(for: WatchCommand.spec)
         #expect(watch.contains("--json                one JSON object per change, per line, as it happens"), "\(watch)")
     }
 
     @Test func theContractsFlagsAreReplays() {
-        let names = Set(Catalogue.replay.options.map(\.name))
+        let names = Set(ReplayCommand.spec.options.map(\.name))
         #expect(names == ["--timeline", "--order", "--ongoing", "--now", "--upto", "--json", "--sections"])
-        #expect(Catalogue.rows.options.map(\.name) == ["--log"] + Catalogue.replay.options.map(\.name))
+        #expect(RowsCommand.spec.options.map(\.name) == ["--log"] + ReplayCommand.spec.options.map(\.name))
     }
 }
 

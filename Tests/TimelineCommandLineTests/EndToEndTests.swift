@@ -304,7 +304,7 @@ struct EndToEndTests {
         #expect(run.errors.hasSuffix("timeline: see '\(help)'\n"))
     }
 
-    @Test(arguments: [["--help"], ["help"], ["-h"]] + Catalogue.all.map { [$0.name, "--help"] })
+    @Test(arguments: [["--help"], ["help"], ["-h"]] + Catalogue.names.map { [$0, "--help"] })
     func helpExitsZeroOnStandardOutput(_ arguments: [String]) async throws {
         let run = try await timeline(arguments)
         #expect(run.status == 0)

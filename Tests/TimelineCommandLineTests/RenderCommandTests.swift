@@ -174,14 +174,14 @@ struct RenderCommandTests {
     }
 
     @Test func theFileIsOptionalButOnlyOne() throws {
-        guard case .run(let none) = try ArgumentParser.parse([], for: Catalogue.render) else {
+        guard case .run(let none) = try ArgumentParser.parse([], for: RenderCommand.spec) else {
             Issue.record("no run")
             return
         }
         #expect(none.positionals.isEmpty)
         #expect(throws: UsageError(message: "unexpected argument 'b.jsonl'", command: "render")) {
-            try ArgumentParser.parse(["a.jsonl", "b.jsonl"], for: Catalogue.render)
+            try ArgumentParser.parse(["a.jsonl", "b.jsonl"], for: RenderCommand.spec)
         }
-        #expect(HelpText.usageLine(of: Catalogue.render).hasPrefix("timeline render [FILE] [--log PATH] [--timeline ID]"))
+        #expect(HelpText.usageLine(of: RenderCommand.spec).hasPrefix("timeline render [FILE] [--log PATH] [--timeline ID]"))
     }
 }

@@ -158,7 +158,7 @@ struct ThirdHostilePassTests {
     func noMessageNamesThePassword(url: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        for command in Catalogue.all where command.name != "help" {
+        for command in Catalogue.all.map({ $0.spec }) where command.name != "help" {
             var arguments = [command.name]
             for option in command.options where option.isRequired {
                 arguments += [option.name, option.name == "--date" || option.name == "--start" || option.name == "--end"
