@@ -44,16 +44,14 @@ extension FileEventLog {
         var candidates: [Record] = []
         var chunk: [UInt8] = []
         var start = 0  // the file offset of `chunk[0]`, always a line's start
-        let chunkBytes = 8 << 20
+        // Small enough that the three searches of a chunk find it in the cache, and longer
+        // than any line a log may hold (so every chunk holds a whole line).
+        let chunkBytes = 2 * LogReader.maximumLineLength
         while start < resume.offset {
             try file.read(at: start, count: min(chunkBytes, resume.offset - start), into: &chunk)
             guard !chunk.isEmpty else { return nil }
-            // Whole lines only: up to the chunk's last newline (a line longer than a chunk
-            // is read again with a chunk that holds it).
-            guard let end = chunk.lastIndex(of: 0x0A).map({ $0 + 1 }) else {
-                if chunk.count < resume.offset - start { return nil }
-                break
-            }
+            // Whole lines only: up to the chunk's last newline (the prefix ends with one).
+            guard let end = chunk.lastIndex(of: 0x0A).map({ $0 + 1 }) else { return nil }
             var lines: [Range<Int>] = []
             chunk.withUnsafeBytes { bytes in
                 for needle in needles {
