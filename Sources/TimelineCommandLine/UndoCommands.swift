@@ -47,7 +47,8 @@ enum HistoryCommand: ToolCommand {
             was recorded, type, command id (- for none), data. With --json, each record is
               {"seq":12,"type":"eventRetitled","at":"2026-11-29T12:00:00Z","cmd":null,"data":{"event":"e1","title":"Born"}}
             with "at" null for a record without a time. An event no record touched is an \
-            error (exit status 1).
+            error (exit status 1). When the checkpoint covers the whole log, only the lines \
+            that can touch the event are read.
             """,
         examples: ["timeline history --event e1 --log life.jsonl", "timeline history --event e1 --json"])
 

@@ -6,7 +6,7 @@ import TimelineCore
 import TimelineKit
 import TimelinePostgres
 
-/// Measurement 6 (`--postgres URL`, in a build with the trait `PostgreSQL`): the event log
+/// Measurement 7 (`--postgres URL`, in a build with the trait `PostgreSQL`): the event log
 /// on PostgreSQL beside the file log, in the same run, on the same commands.
 ///
 /// - one command appended durably (a transaction, its commit flushed by the server);
@@ -98,6 +98,11 @@ struct PostgresBenchmark {
         table.add("store opening from a checkpoint", Figure(.duration, opening.resumed),
                   Figure(.duration, opening.resumedFile), goal: "—")
 
+        log("postgres: pushing \(Self.batchSize) pending submissions of a replica in one sync")
+        let (push, pushFile) = try measurePush()
+        table.add("a replica pushing 1,000 pending submissions, one sync", Figure(.rate, push), Figure(.rate, pushFile),
+                  goal: "≥ 5k/s")
+
         log("postgres: append-to-notification latency across connections")
         let latency = try measureNotificationLatency(model: &model, at: at)
         table.add(["append → notified follower has read it (across connections)",
@@ -121,6 +126,43 @@ struct PostgresBenchmark {
                        Figure(.duration, after.latencies).comparison(with: Figure(.duration, inside.latencies))])
         }
         return table.rendered + "\n" + queue.rendered
+    }
+
+    /// A replica of a shared log with 1,000 pending submissions (one command each), synced
+    /// once: submissions decided per second, on PostgreSQL (one transaction) and on a file
+    /// log (one write and fsync), each replica made and filled the same way.
+    private func measurePush() throws -> (Samples, Samples) {
+        var timelines = WorkloadModel(seed: seed &+ 6, dates: dates)
+        let created = timelines.createPermanentTimelines()
+        guard case .createTimeline(let timeline, _)? = created.first else { return (Samples(), Samples()) }
+        let date = try DateValue(parsing: "2001-02-03")
+        let commands = (0..<Self.batchSize).map { index in
+            Command.addEvent(EventID("push-\(index)"), timeline: timeline, title: "Pushed \(index)", dates: .single(date))
+        }
+        func push(to log: any EventLog, shared: String, replica: String) throws -> Samples {
+            var random = SystemRandomNumberGenerator()
+            let storage = try FileReplicaStorage.create(
+                path: replica, device: DeviceID.make(at: BenchViews.now, using: &random), shared: shared)
+            var engine = try ReplicaSync(storage: storage, sharedName: shared)
+            _ = try engine.sync(with: log, now: { nil })
+            for (index, command) in commands.enumerated() {
+                _ = try engine.send([command], madeAt: nil, nonce: "n\(index)")
+            }
+            let time = try MonotonicClock.measure { () throws(ReplicaError) in _ = try engine.sync(with: log, now: { nil }) }
+            return Samples([Double(commands.count) / (Double(time.nanoseconds) / 1e9)])
+        }
+        let sharedURL = logURL("push")
+        let database = try PostgresEventLog(url: sharedURL)
+        defer { database.close() }
+        let filePath = directory.file("push-shared.jsonl")
+        let file = try FileEventLog(path: filePath)
+        defer { file.close() }
+        for command in created {
+            _ = try database.append(CommandFacts.facts(of: command), options: AppendOptions())
+            _ = try file.append(CommandFacts.facts(of: command), options: AppendOptions())
+        }
+        return (try push(to: database, shared: sharedURL, replica: directory.file("push-pg.jsonl")),
+                try push(to: file, shared: filePath, replica: directory.file("push-file.jsonl")))
     }
 
     /// Fills a log of its own to `records` records (batches of 1,000) and a file log with
