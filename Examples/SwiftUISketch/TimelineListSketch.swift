@@ -18,6 +18,9 @@ struct TimelineListSketch: View {
     var view = sketchView
     /// `nil` until the model has subscribed (it has the rows from then on).
     @State private var model: TimelineViewModel?
+    /// Sends of this screen go through it, so that ⌘Z undoes them (`StoreUndo`).
+    @State private var undo: StoreUndo?
+    @Environment(\.undoManager) private var undoManager
 
     var body: some View {
         Group {
@@ -33,10 +36,63 @@ struct TimelineListSketch: View {
             // A subscription, then the model made synchronously on the main actor.
             let subscription = await store.subscribe(view)
             model = TimelineViewModel(subscription: subscription)
+            let sends = StoreUndo(store: store)
+            sends.undoManager = undoManager
+            undo = sends
         }
+        .onChange(of: undoManager) { _, manager in undo?.undoManager = manager }
         .onDisappear {
             model?.stop()
             model = nil
+        }
+    }
+}
+
+/// The store's undo and redo behind SwiftUI's `UndoManager`: ⌘Z, shake to undo and the Edit
+/// menu's "Undo Retitle \"Born\"" undo the store's own sends, as ordinary batches that other
+/// windows, processes and devices see.
+///
+/// `UndoManager` takes what is registered while it undoes as the redo, and the reverse, so
+/// each handler registers the opposite step first, at once, and then asks the store (an
+/// actor) to undo or redo. When the store refuses (a later change touched the same events:
+/// `StoreError.undoRefused`), the undo manager's steps are dropped, never left pointing at
+/// a change that cannot be taken back.
+@MainActor
+final class StoreUndo {
+    let store: TimelineStore
+    /// The undo manager of the window that sends (SwiftUI's `@Environment(\.undoManager)`).
+    weak var undoManager: UndoManager?
+
+    init(store: TimelineStore) { self.store = store }
+
+    /// Sends `command` and makes it undoable under the store's name for it.
+    func send(_ command: Command) async throws {
+        try await store.send(command)
+        if let name = await store.undoActionName { register(.undo, named: name) }
+    }
+
+    private enum Step { case undo, redo }
+
+    private func register(_ step: Step, named name: String) {
+        guard let undoManager else { return }
+        undoManager.registerUndo(withTarget: self) { target in
+            target.register(step == .undo ? .redo : .undo, named: name)
+            target.perform(step)
+        }
+        undoManager.setActionName(name)
+    }
+
+    private func perform(_ step: Step) {
+        let store = store
+        Task {
+            do {
+                switch step {
+                case .undo: try await store.undo()
+                case .redo: try await store.redo()
+                }
+            } catch {
+                undoManager?.removeAllActions(withTarget: self)
+            }
         }
     }
 }

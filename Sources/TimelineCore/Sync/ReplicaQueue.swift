@@ -174,6 +174,12 @@ package struct ReplicaQueue: Hashable, Sendable {
     /// ``tentativeFacts(on:)``, with the state they make: `base` seen through them, not copied.
     package func tentative<Base: DomainLookup>(on base: Base)
         -> (facts: [Fact], passing: [SubmissionID], shown: some DomainLookup) {
+        overlay(on: base)
+    }
+
+    /// ``tentative(on:)``, with the overlay's own type, to keep it.
+    func overlay<Base: DomainLookup>(on base: Base)
+        -> (facts: [Fact], passing: [SubmissionID], shown: PendingState<Base>) {
         var overlay = PendingState(base: base)
         var facts: [Fact] = []
         var passing: [SubmissionID] = []

@@ -56,6 +56,24 @@ package struct ReplicaSync {
     package private(set) var shared = SharedLogState()
     /// This device's submissions and notices.
     package private(set) var queue: ReplicaQueue
+    /// What the replica shows (the mirror with the pending submissions that pass on top),
+    /// kept between sends so that a send decides its own commands only, never every pending
+    /// submission again; `key` says what it was made from.
+    private var shown: (key: ShownKey, state: PendingState<DomainState>)?
+
+    /// What ``shown`` was made from: the mirror's position and the pending submissions (a
+    /// submission decided or sent changes the count or an end; numbers are never reused).
+    private struct ShownKey: Equatable {
+        var position: Int64
+        var count: Int
+        var first: SubmissionID?
+        var last: SubmissionID?
+    }
+
+    private var shownKey: ShownKey {
+        ShownKey(position: mirrorPosition, count: queue.pending.count, first: queue.pending.first?.id,
+                 last: queue.pending.last?.id)
+    }
     /// The position of the mirror's last record.
     package private(set) var mirrorPosition: Int64 = 0
     /// The mirror's last record, to check that the shared log still continues it.
@@ -104,8 +122,27 @@ package struct ReplicaSync {
         let submission = next.submit(commands, basePosition: mirrorPosition, nonce: nonce, madeAt: madeAt,
                                      condition: condition, localID: localID)
         try storage.appendPending(submission)
+        let before = shownKey
         queue = next
+        // The shown state after it: its facts on top when they pass there, as
+        // `ReplicaQueue.tentative` would decide it; else made again when next needed.
+        if var kept = shown, kept.key == before, let facts = try? Decider.decide(commands, kept.state) {
+            for fact in facts { kept.state.apply(fact) }
+            shown = (shownKey, kept.state)
+        } else {
+            shown = nil
+        }
         return submission
+    }
+
+    /// Decides `commands` against what the replica shows (the mirror with the pending
+    /// submissions that pass on top): the facts they would record, or why not.
+    /// - Complexity: O(*k*) for the commands' *k* facts while the replica is unchanged since
+    ///   the last send or check; else O(*p*) to decide the *p* pending submissions' facts again.
+    package mutating func check(_ commands: [Command]) throws(Rejection) -> [Fact] {
+        let key = shownKey
+        if shown?.key != key { shown = (key, queue.overlay(on: shared.domain).shown) }
+        return try Decider.decide(commands, shown!.state)
     }
 
     /// Dismisses the notice of `id`; whether there was one.
@@ -133,6 +170,7 @@ package struct ReplicaSync {
     ///   appended to (what was done before stays done); ``ReplicaError/stopped(conflict:)``
     ///   once another copy of the device is found, after pulling.
     package mutating func sync(with log: any EventLog, now: () -> DateValue?) throws(ReplicaError) -> Report {
+        shown = nil  // a push reads the shared log beyond the mirror
         var report = Report()
         try pull(log, into: &report)
         if let batching = log as? any BatchAppending {
@@ -288,6 +326,7 @@ package struct ReplicaSync {
     /// Fetches the whole mirror again from `log` (`timeline repair` on a replica); the
     /// pending submissions and notices stay. Returns how many records it holds.
     package mutating func fetchMirrorAgain(from log: any EventLog) throws(ReplicaError) -> Int {
+        shown = nil
         var report = Report()
         try fetchAgain(log, because: "asked for", into: &report)
         return report.pulled

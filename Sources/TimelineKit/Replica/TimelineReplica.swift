@@ -105,9 +105,8 @@ public actor TimelineReplica {
                      localID: String? = nil) throws(ReplicaSendError) -> Submission {
         do { try refresh() } catch { throw .replica(error) }
         if let localID, let sent = engine.queue.submission(localID: localID) { throw .alreadySent(sent) }
-        // What the replica shows, as an overlay: O(pending) per send, never a copy of the state.
-        let shown = engine.queue.tentative(on: engine.shared.domain).shown
-        do { _ = try Decider.decide(commands, shown) } catch { throw .rejected(error) }
+        // Against what the replica shows, kept between sends: O(commands) per send.
+        do { _ = try engine.check(commands) } catch { throw .rejected(error) }
         let nonce = Submission.makeNonce(using: &random)
         let madeAt = DateValue(utc: clock.now())
         let outcome: Result<Submission, ReplicaSendError>
