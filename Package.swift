@@ -28,7 +28,9 @@ let package = Package(
         .trait(name: "PostgreSQL", description: "The event log on PostgreSQL (links libpq from the system's packages)."),
     ],
     targets: [
-        .target(name: "TimelineCore", path: "Sources/TimelineCore", swiftSettings: shared),
+        // The platform's C library behind one import (Glibc, Musl or Darwin); not a product.
+        .target(name: "SystemShim", path: "Sources/SystemShim", swiftSettings: shared),
+        .target(name: "TimelineCore", dependencies: ["SystemShim"], path: "Sources/TimelineCore", swiftSettings: shared),
         .target(name: "TimelineProjections", dependencies: ["TimelineCore"], path: "Projections", swiftSettings: shared),
         .target(
             name: "TimelineKit", dependencies: ["TimelineCore", "TimelineProjections"], path: "Sources/TimelineKit",
@@ -50,7 +52,9 @@ let package = Package(
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         .target(
             name: "TimelinePostgres",
-            dependencies: ["TimelineCore", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"]))],
+            dependencies: [
+                "TimelineCore", "SystemShim", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
+            ],
             path: "Sources/TimelinePostgres", swiftSettings: shared),
         .executableTarget(
             name: "timeline", dependencies: ["TimelineCommandLine"], path: "Sources/timeline", swiftSettings: shared),
@@ -58,12 +62,12 @@ let package = Package(
         .executableTarget(
             name: "timeline-bench",
             dependencies: [
-                "TimelineKit", "TimelineTestSupport",
+                "TimelineKit", "TimelineTestSupport", "SystemShim",
                 .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Sources/timeline-bench", swiftSettings: shared),
         .executableTarget(
-            name: "timeline-stress", dependencies: ["TimelineKit", "TimelineTestSupport"],
+            name: "timeline-stress", dependencies: ["TimelineKit", "TimelineTestSupport", "SystemShim"],
             path: "Sources/timeline-stress", swiftSettings: shared),
         .executableTarget(
             name: "TerminalFrontEnd",
@@ -72,13 +76,16 @@ let package = Package(
             swiftSettings: shared),
         .target(
             name: "SwiftUISketch", dependencies: ["TimelineKit"], path: "Examples/SwiftUISketch", swiftSettings: shared),
-        .target(name: "TimelineTestSupport", path: "Sources/TimelineTestSupport", swiftSettings: shared),
+        .target(
+            name: "TimelineTestSupport", dependencies: ["SystemShim"], path: "Sources/TimelineTestSupport",
+            swiftSettings: shared),
         // The checks every kind of event log must pass, shared by the test targets of each kind.
         .target(
             name: "EventLogContract", dependencies: ["TimelineCore"], path: "Sources/EventLogContract",
             swiftSettings: shared),
         .testTarget(
-            name: "TimelineCoreTests", dependencies: ["TimelineCore", "TimelineTestSupport", "EventLogContract"],
+            name: "TimelineCoreTests",
+            dependencies: ["TimelineCore", "TimelineTestSupport", "EventLogContract", "SystemShim"],
             path: "Tests/TimelineCoreTests", swiftSettings: shared),
         .testTarget(
             name: "TimelinePostgresTests",

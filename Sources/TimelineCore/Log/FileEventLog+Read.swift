@@ -1,11 +1,5 @@
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 extension FileEventLog {
     /// Reads the records before the point the log was opened at (their offsets, line
