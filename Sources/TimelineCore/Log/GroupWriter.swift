@@ -3,8 +3,8 @@ import Synchronization
 
 extension FileEventLog {
     /// Writes the groups of a big batch's lines in order, on one thread of its own, while
-    /// the caller encodes the next group: the copy into the kernel's cache was a third of an
-    /// import's writing, with the other processor idle. One thread makes every write, so
+    /// the caller encodes the next group: copying the lines into the kernel's cache takes
+    /// its time beside the encoding, not after it. One thread makes every write, so
     /// the writes are made in order, one group at a time, as by the caller.
     final class GroupWriter: Sendable {
         private struct State {
