@@ -28,7 +28,11 @@ let package = Package(
         .trait(name: "PostgreSQL", description: "The event log on PostgreSQL (links libpq from the system's packages)."),
     ],
     targets: [
-        .target(name: "TimelineCore", dependencies: ["CStringSearch"], path: "Sources/TimelineCore", swiftSettings: shared),
+        // The platform's C library behind one import (Glibc, Musl or Darwin); not a product.
+        .target(name: "SystemShim", path: "Sources/SystemShim", swiftSettings: shared),
+        .target(
+            name: "TimelineCore", dependencies: ["SystemShim", "CStringSearch"], path: "Sources/TimelineCore",
+            swiftSettings: shared),
         .target(name: "TimelineProjections", dependencies: ["TimelineCore"], path: "Projections", swiftSettings: shared),
         .target(
             name: "TimelineKit", dependencies: ["TimelineCore", "TimelineProjections"], path: "Sources/TimelineKit",
@@ -39,7 +43,7 @@ let package = Package(
         .target(
             name: "TimelineCommandLine",
             dependencies: [
-                "TimelineKit", "TimelineRender",
+                "SystemShim", "TimelineKit", "TimelineRender",
                 .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Sources/TimelineCommandLine", swiftSettings: shared),
@@ -52,20 +56,22 @@ let package = Package(
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         .target(
             name: "TimelinePostgres",
-            dependencies: ["TimelineCore", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"]))],
+            dependencies: [
+                "TimelineCore", "SystemShim", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
+            ],
             path: "Sources/TimelinePostgres", swiftSettings: shared),
         .executableTarget(
-            name: "timeline", dependencies: ["TimelineCommandLine"], path: "Sources/timeline", swiftSettings: shared),
+            name: "timeline", dependencies: ["SystemShim", "TimelineCommandLine"], path: "Sources/timeline", swiftSettings: shared),
         // The benchmark is a target CI runs (`swift run -c release timeline-bench`), not a product.
         .executableTarget(
             name: "timeline-bench",
             dependencies: [
-                "TimelineKit", "TimelineTestSupport",
+                "TimelineKit", "TimelineTestSupport", "SystemShim",
                 .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Sources/timeline-bench", swiftSettings: shared),
         .executableTarget(
-            name: "timeline-stress", dependencies: ["TimelineKit", "TimelineTestSupport"],
+            name: "timeline-stress", dependencies: ["TimelineKit", "TimelineTestSupport", "SystemShim"],
             path: "Sources/timeline-stress", swiftSettings: shared),
         .executableTarget(
             name: "TerminalFrontEnd",
@@ -74,13 +80,16 @@ let package = Package(
             swiftSettings: shared),
         .target(
             name: "SwiftUISketch", dependencies: ["TimelineKit"], path: "Examples/SwiftUISketch", swiftSettings: shared),
-        .target(name: "TimelineTestSupport", path: "Sources/TimelineTestSupport", swiftSettings: shared),
+        .target(
+            name: "TimelineTestSupport", dependencies: ["SystemShim"], path: "Sources/TimelineTestSupport",
+            swiftSettings: shared),
         // The checks every kind of event log must pass, shared by the test targets of each kind.
         .target(
             name: "EventLogContract", dependencies: ["TimelineCore"], path: "Sources/EventLogContract",
             swiftSettings: shared),
         .testTarget(
-            name: "TimelineCoreTests", dependencies: ["TimelineCore", "TimelineTestSupport", "EventLogContract"],
+            name: "TimelineCoreTests",
+            dependencies: ["TimelineCore", "TimelineTestSupport", "EventLogContract", "SystemShim"],
             path: "Tests/TimelineCoreTests", swiftSettings: shared),
         .testTarget(
             name: "TimelinePostgresTests",
@@ -106,7 +115,7 @@ let package = Package(
             path: "Tests/TimelineRenderTests", exclude: ["Golden"], swiftSettings: shared),
         .testTarget(
             name: "TimelineCommandLineTests",
-            dependencies: ["TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress"],
+            dependencies: ["SystemShim", "TimelineCommandLine", "TimelineTestSupport", "timeline", "timeline-stress"],
             path: "Tests/TimelineCommandLineTests", swiftSettings: shared
         ),
     ]

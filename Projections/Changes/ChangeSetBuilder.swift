@@ -149,8 +149,8 @@ struct ChangeSetBuilder<ID: Hashable> {
         return result
     }
 
-    /// ``buildAny(_:)`` for two rows (a range's two rows, or a row in and a row out: about
-    /// half of all change sets), without its working arrays, sort and set, each of which
+    /// ``buildAny(_:)`` for two rows (a range's two rows, or a row in and a row out: the
+    /// most common change sets), without its working arrays, sort and set, each of which
     /// is an allocation.
     static func buildPair(_ first: Touched, _ second: Touched) -> Result {
         var storage = Storage()

@@ -236,8 +236,8 @@ extension Checkpoint {
             return events
         }
         // Every event by its index, for the rows; unretained, as `parts` holds each
-        // snapshot until the tasks below are done (a counted reference to each of a million
-        // events was a million retains and releases of cold objects), and none at all for
+        // snapshot until the tasks below are done (a counted reference to each would retain
+        // and release every event, each a cold object), and none at all for
         // a store that keeps no view.
         let snapshots = savedRowSets.isEmpty ? [] : parts.flatMap { $0.snapshots.map(Unmanaged.passUnretained) }
         let eventTimelines = derivedRowSets.isEmpty ? [] : parts.flatMap(\.timelines)

@@ -61,7 +61,7 @@ extension Checkpoint {
         var eventNumbers = SnapshotNumbers(count: snapshots.count)
         for (offset, event) in snapshots.enumerated() { eventNumbers.insert(event, number: UInt32(offset)) }
         // Room for the rest at once (the blocks, the rows' 5 bytes each, the tables roughly):
-        // growing by doubling copied the blocks again and again, into fresh memory each time.
+        // growing by doubling would copy the blocks again and again, into fresh memory each time.
         let blockBytes = blocks.reduce(0) { $0 + 8 + $1.writer.bytes.count }
         let rowBytes = projection.rowSets.reduce(0) { $0 + 64 + 5 * $1.index.count }
         writer.bytes.reserveCapacity(writer.bytes.count + blockBytes + rowBytes + 32 * (timelines.count + dates.count) + 64)
@@ -139,7 +139,8 @@ extension Checkpoint {
     /// the events no row of it shows.
     ///
     /// Loading makes the events in this order, so that building a view walks them almost
-    /// in the order they lie in memory; in the table's order, every row was a cache miss.
+    /// in the order they lie in memory; in the table's order, nearly every row would be a
+    /// cache miss.
     private static func eventsInRowOrder(_ projection: TimelineProjection) -> [EventSnapshot] {
         var snapshots: [EventSnapshot] = []
         snapshots.reserveCapacity(projection.events.count)
@@ -177,7 +178,7 @@ private struct EncodedBlock: Sendable {
 
     init(_ events: ArraySlice<EventSnapshot>, timelines: [TimelineID: UInt32]) {
         // Room for events of a typical size, and for two dates each: growing by doubling
-        // copied the bytes again and again. (Not the set of dates: most are shared.)
+        // would copy the bytes again and again. (Not the set of dates: most are shared.)
         writer.bytes.reserveCapacity(64 * events.count)
         datePlaces.reserveCapacity(2 * events.count)
         for event in events {
@@ -229,8 +230,8 @@ private struct EncodedBlock: Sendable {
 }
 
 /// Each event's number in a checkpoint, by its snapshot's address: open addressing with
-/// linear probing, as hashing an address with `Hasher` for every event and every row was
-/// a fifth of encoding a checkpoint of a million records.
+/// linear probing and a multiplicative hash of the address, since a number is looked up
+/// for every event and every row: `Hasher`, seeded and general, does more for each.
 private struct SnapshotNumbers {
     /// Each slot's snapshot address; 0 for an empty slot.
     private var keys: [UInt]

@@ -9,9 +9,9 @@ import TimelineCore
 /// One allocation per event: the ids, the dates' instants and a layout word in the
 /// header (``EventSnapshotHeader``), the title's UTF-8 bytes after it, then the text of
 /// each date whose text does not follow from its instant and precision (timestamps; see
-/// ``DateValue/hasCanonicalText``). A class holding a `String` title and two
-/// `DateValue`s took 144 bytes, and the title 64 more of its own; this layout takes about
-/// 112 for the benchmark's events. ``title`` and ``dates`` are made on access.
+/// ``DateValue/hasCanonicalText``): an event is one allocation, where a class holding a
+/// `String` title and two `DateValue`s would make a second one for the title and take
+/// more room for the dates. ``title`` and ``dates`` are made on access.
 ///
 /// The class has no stored properties: ``allocate(header:count:fill:)`` lays the header
 /// and the bytes out behind the object with `ManagedBufferPointer` (`ManagedBuffer`

@@ -7,8 +7,8 @@ import TimelineCore
 ///
 /// A fact about an event touches one shard only, and a timeline's removal each shard on
 /// its own, so the shards of a log are folded at the same time, one per processor (see
-/// ``applyInParallel(_:alongside:)``), and a checkpoint's table is built the same way: one table
-/// folded by one thread was the longest step of a rebuild and of opening a checkpoint.
+/// ``applyInParallel(_:alongside:)``), and a checkpoint's table is built the same way: the
+/// events are the largest part of the work of a rebuild and of opening a checkpoint.
 struct EventTable: Sendable {
     /// A shard: some of the events, and the keys of those each timeline holds.
     struct Shard: Sendable {

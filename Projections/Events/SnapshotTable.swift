@@ -4,9 +4,8 @@ import TimelineCore
 /// linear probing, holding a reference and a 32-bit key per slot (31 bits of the id's
 /// mixed hash, with the top bit set to mark the slot full).
 ///
-/// A `Dictionary<EventID, EventSnapshot>` took 24 bytes a slot (the id's 16 and the
-/// reference's 8), and growing it held the old and the new storage at once: about 50
-/// bytes per event at a million, a sixth of a store. Here a slot is 12 bytes. The keys
+/// A slot is 12 bytes, half of a `Dictionary<EventID, EventSnapshot>`'s 24 (the id's 16
+/// and the reference's 8): the table holds every event of a store. The keys
 /// find a slot's home without reading its snapshot, so growing and removing
 /// never touch the snapshots, and a probe reads a snapshot only when its key matches.
 ///

@@ -14,7 +14,7 @@ extension OrderedIndex {
         /// The element count of each child's subtree (`childCounts[i] == children[i].count`).
         ///
         /// Finding a position sums the counts of the children before it; read from the
-        /// children themselves, that was a cache miss per child in a large index (about
+        /// children themselves, that would be a cache miss per child in a large index (about
         /// half of a node's children per level and search).
         var childCounts: ContiguousArray<Int>
     }

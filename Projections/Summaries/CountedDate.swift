@@ -72,7 +72,7 @@ extension OrderedIndex where Element == CountedDate {
     /// so that inserting or removing it walks once more, not three times.
     ///
     /// Most dates are shared, so most changes are counted in place: finding the date,
-    /// reading it and writing it back were three walks.
+    /// reading it and writing it back would be three walks.
     /// - Complexity: O(log *n*), copying the nodes on the path that another copy of
     ///   the index shares.
     private mutating func changeCount(of date: DatedEntry, by delta: Int) -> CountChange {

@@ -5,8 +5,8 @@ import TimelineCore
 /// A year, month or day keeps its instant and precision alone, since its text follows
 /// from them (``DateValue/hasCanonicalText``); a timestamp keeps its value in a box,
 /// shared by the entries of one text where they are built together (a rebuild, a
-/// checkpoint). A `DateValue` (a text, an instant and a precision) took 32 bytes, and
-/// the summaries' dates were about a sixth of a store's memory.
+/// checkpoint). Two words, not a `DateValue` (a text, an instant and a precision): the
+/// summaries keep every distinct date of every timeline, a large part of a store's memory.
 struct DatedEntry: OrderedIndexElement, Sendable, Comparable {
     /// A date whose text does not follow from its instant.
     final class Box: Sendable {

@@ -287,9 +287,9 @@ struct SummaryState: Sendable {
     /// How many date changes a timeline of `dates` distinct dates keeps pending: a quarter
     /// of its dates, at least 64 and at most 4,096.
     ///
-    /// The upper bound keeps one record's cost bounded (without it, the record that filled
-    /// the list of a timeline of a million dates counted a quarter of a million changes
-    /// in), and a read's, which sorts the list.
+    /// The upper bound keeps one record's cost bounded (without it, the record that fills
+    /// the list of a timeline of a million dates would count a quarter of a million
+    /// changes in), and a read's, which sorts the list.
     static func pendingLimit(dates: Int) -> Int { Swift.min(4_096, Swift.max(64, dates / 4)) }
 
     /// Counts a timeline's pending date changes into its dates.

@@ -52,8 +52,8 @@ struct RowOrder: Sendable {
     /// sort moves no references and rarely touches a string. The keys are made from the
     /// table's slots and the index's nodes are filled from the sorted keys, so no array of
     /// the rows is made: the keys
-    /// were the largest part of the peak of opening a store, and with an array of rows
-    /// beside them took 40 bytes a row.
+    /// are the largest part of the peak memory of opening a store, and an array of rows
+    /// beside them would add to it for every row.
     ///
     /// The keys' array is reserved for two rows per event; pages that no row reaches are
     /// never written, so they take no memory.

@@ -162,8 +162,8 @@ struct SectionCounts: Sendable, Equatable {
 /// Sections as keys and counts, ascending; named only when read.
 ///
 /// The keys and counts are those of ``SectionCounts`` (shared, not copied), and the rows
-/// at now are added where the sections are read: two arrays copied for every sectioned
-/// view and batch were a fiftieth of one command's time.
+/// at now are added where the sections are read, so that a batch copies no array for a
+/// sectioned view.
 struct KeyedSections: Sendable, Equatable {
     /// Where the rows at now go: into the section at `index`, or into a new section
     /// there (`isNew`) before the base section at `index`.

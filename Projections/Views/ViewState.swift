@@ -11,9 +11,9 @@ struct ViewState: Sendable {
     /// How the sections stood before the row set's batch in progress, noted at its first
     /// change: the rows at now then, and the counts changed since.
     ///
-    /// Keeping the sections themselves shared the counts' storage, so the batch's first
-    /// count copied it, and comparing the old counts with the new read every section,
-    /// O(*s*) a batch for *s* sections. The counts
+    /// Keeping the sections themselves would share the counts' storage, so the batch's
+    /// first count would copy it, and comparing the old counts with the new would read
+    /// every section, O(*s*) a batch for *s* sections. The counts
     /// changed since are what the old sections differ by: unless a section came or went,
     /// or the rows at now changed, they tell whether the sections changed without either
     /// (see ``sectionDifference(since:batchNow:marked:now:new:)``).

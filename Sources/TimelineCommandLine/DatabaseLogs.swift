@@ -1,11 +1,5 @@
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 import TimelineCore
 #if PostgreSQL
 import TimelinePostgres

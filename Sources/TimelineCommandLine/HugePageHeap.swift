@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import SystemShim
 
 /// Whether the executable starts itself again with glibc's heap in transparent huge pages,
 /// for a command that reads a whole log.

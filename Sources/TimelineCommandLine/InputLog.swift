@@ -1,13 +1,7 @@
 import Dispatch
 import Synchronization
 import TimelineCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// A log the tool reads from start to end: a file argument (`replay FILE`, `import FILE`:
 /// a file, a pipe, a FIFO, `/dev/stdin`, `<(…)`, or `-` for standard input) or the

@@ -1,11 +1,5 @@
 import TimelineCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 import Foundation
 
 /// What to tell a person whose log is corrupt: that `timeline repair` moves the bad

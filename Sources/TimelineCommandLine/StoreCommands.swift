@@ -3,13 +3,7 @@ import Foundation
 import Synchronization
 import TimelineCore
 import TimelineKit
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// `timeline import FILE`: the facts of another log, appended all or nothing.
 enum ImportCommand: ToolCommand {

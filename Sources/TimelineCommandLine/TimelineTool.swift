@@ -1,12 +1,6 @@
 import Synchronization
 import TimelineCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// The `timeline` command-line tool: parses the arguments, calls the library, prints.
 ///

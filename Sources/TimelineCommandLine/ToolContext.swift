@@ -1,13 +1,7 @@
 import Foundation
 import Synchronization
 import TimelineCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// Somewhere the tool writes text: standard output, standard error, or memory in tests.
 public protocol TextOutput: Sendable {

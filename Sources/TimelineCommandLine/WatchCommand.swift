@@ -3,13 +3,7 @@ import Foundation
 import Synchronization
 import TimelineCore
 import TimelineKit
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// `timeline watch`: its spec and its run.
 enum WatchCommand: ToolCommand {

@@ -1,12 +1,8 @@
 #if PostgreSQL
 import CLibPQ
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+import SystemShim
 import TimelineCore
 
 /// A follower of one PostgreSQL log: a thread of its own with a connection of its own that

@@ -1,11 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// Real processes on replicas of one shared log (section 10 of the design): three
 /// replicas cloned from `shared` (a file path or a PostgreSQL URL), each sending through

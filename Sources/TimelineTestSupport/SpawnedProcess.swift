@@ -1,12 +1,6 @@
 import Foundation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// A child process whose standard input is empty and whose standard output and error go
 /// to files, so that a test can read what it printed so far, signal it, kill it or wait

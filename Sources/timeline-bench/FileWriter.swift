@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// Writes a large file through a buffer of a few megabytes, so generating a log of a
 /// million lines never holds it all in memory.

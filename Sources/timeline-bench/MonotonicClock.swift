@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// Nanoseconds from `clock_gettime(CLOCK_MONOTONIC)`: immune to wall-clock changes, and
 /// cheap enough (tens of nanoseconds) to read around every single command.

@@ -1,13 +1,7 @@
 import Dispatch
 import Foundation
+import SystemShim
 import TimelineKit
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Measurement 6: processes on one log. Writers are this program run again
 /// (`--writer-child`); the follower is a `TimelineStore` in this process that subscribes

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// The durable-append baseline: the same bytes written with one `write` and made
 /// durable with `fsync`, straight through the C library — the floor for any log.

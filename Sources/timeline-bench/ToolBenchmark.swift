@@ -1,11 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// Measurement 8: the `timeline` tool as a person runs it, whole processes on the
 /// generated log — wall time (median of a few runs) and peak resident memory (the

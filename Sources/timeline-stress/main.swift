@@ -13,13 +13,7 @@
 // state and its send: ids start with `sSEED-`, every send carries the command id
 // `sSEED-cN`, a send the store refuses (the state moved under it) is skipped, and each
 // acknowledged line reads `POSITION COMMAND-ID`.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 import TimelineKit
 import TimelineTestSupport
 

@@ -1,11 +1,5 @@
+import SystemShim
 import TimelineCommandLine
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 // Before anything opens a file: a log must never take the number of a closed standard output.
 TimelineTool.holdClosedStandardDescriptors()

@@ -3,13 +3,7 @@ import Testing
 import TimelineCore
 import TimelineProjections
 import TimelineTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// Whether the process `pid` holds a granted (not awaited) exclusive `flock` on the file
 /// with inode `inode`, as `/proc/locks` tells (Linux).

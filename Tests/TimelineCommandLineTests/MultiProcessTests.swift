@@ -4,13 +4,7 @@ import TimelineCore
 import TimelineProjections
 import TimelineTestSupport
 @testable import TimelineCommandLine
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// A row of `timeline watch --json` or `replay --json`, compared member by member.
 typealias JSONRow = NSDictionary

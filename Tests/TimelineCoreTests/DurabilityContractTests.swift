@@ -1,13 +1,7 @@
 import Foundation
+import SystemShim
 import Testing
 @testable import TimelineCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The durability and repair contract: nothing acknowledged is cut or lost, a torn tail
 /// goes to the side file before the log is shortened, and repair opens every log that

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import SystemShim
 
 /// Asks the kernel to back the large arrays of a big store with huge pages.
 ///

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// Compares `n` bytes at `a` and `b` with the C library's `memcmp`: negative, zero or
 /// positive as the first differing byte of `a` is less, neither or greater. The one byte

@@ -34,8 +34,8 @@ public struct DateValue: Hashable, Sendable, Comparable, CustomStringConvertible
     ///
     /// The store stamps every record with one such value, and a log kept in memory
     /// never reads its text: formatting it (a string of 20 or 27 bytes, too long to be
-    /// stored inline, so an allocation) was about half of appending a command to an
-    /// in-memory log, and copying a record retained the string.
+    /// stored inline, so an allocation) would be a large part of appending a command to
+    /// an in-memory log, and copying a record would retain the string.
     private let writtenText: String?
     /// The UTC instant the value stands for (the start of its period for partial dates).
     public let instant: Instant

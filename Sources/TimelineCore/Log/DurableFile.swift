@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// Whole-file reads and atomic, durable whole-file writes (for checkpoints and side files).
 package enum DurableFile {

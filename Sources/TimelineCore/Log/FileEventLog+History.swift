@@ -1,11 +1,5 @@
 internal import CStringSearch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 extension FileEventLog {
     /// The records of the log at `path` that touched `event` (``EventHistory``), oldest

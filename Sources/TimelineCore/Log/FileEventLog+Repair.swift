@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 extension FileEventLog {
     /// What ``repair(path:)`` did: the records it kept and the lines it moved aside.

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension FileEventLog {
     /// Where a log was at some position, saved (in a checkpoint) so that the log can be
     /// reopened reading only the records after it: see ``open(path:resumingAt:consume:)``.
@@ -182,5 +184,111 @@ extension FileEventLog {
         package let resumed: Bool
         /// Why the resume point was not used, when one was given: the log was read whole.
         package let resumeProblem: String?
+    }
+
+    /// The file log's point that `saved` describes when it fits the log in `file`, or why not.
+    static func usable(
+        _ saved: LogResumePoint, file: SystemFile
+    ) throws(EventLogError) -> (point: ResumePoint?, problem: String?) {
+        let point: ResumePoint
+        let identity: FileIdentity
+        switch decode(saved) {
+        case .failure(let failure): return (nil, failure.reason)
+        case .success(let decoded): (point, identity) = decoded
+        }
+        guard identity == (try file.identity()) else { return (nil, "it was made for another log file") }
+        if let problem = try verify(point, file: file) { return (nil, problem) }
+        return (point, nil)
+    }
+
+    /// Why `point` does not fit the log in `file`, or `nil` when it does.
+    private static func verify(_ point: ResumePoint, file: SystemFile) throws(EventLogError) -> String? {
+        if let inconsistency = point.inconsistency { return "resume point: \(inconsistency)" }
+        let size = try file.size()
+        guard size >= point.offset else {
+            return "the resume point at position \(point.position) is ahead of the log: the log is \(size) bytes long, "
+                + "the point is at byte \(point.offset)"
+        }
+        guard point.position > 0 else { return nil }
+        let line = try file.read(at: point.offset - point.lastLineLength, count: point.lastLineLength)
+        guard line.count == point.lastLineLength, line.last == 0x0A,
+              CRC32C.checksum(line) == point.lastLineChecksum else {
+            return "the line ending at byte \(point.offset) of the log is not the record \(point.position) "
+                + "the checkpoint saw: the log was changed or replaced"
+        }
+        do {
+            let record = try RecordDecoder().decode(line: line.dropLast(), lineNumber: point.lineCount,
+                                                    expectedPosition: point.position)
+            guard record.batchRemainder == 0 else {
+                return "the record at position \(point.position) is not the last of its batch"
+            }
+        } catch {
+            return "the record at position \(point.position) does not read back: \(error.reason)"
+        }
+        return nil
+    }
+
+    /// Where the log stands at `position` (at most ``position``), to save in a checkpoint
+    /// and reopen with ``open(path:resumingAt:consume:)``; `nil` when `position` is inside an
+    /// atomic batch or beyond the end.
+    ///
+    /// - Complexity: O(*c* log *c*) for the *c* command ids up to `position`, plus reading
+    ///   one line (and the first time, for a position before the point the log was opened
+    ///   at, the records before that point).
+    package func resumePoint(at position: Int64) throws(EventLogError) -> LogResumePoint? {
+        let identity = state.withLock { $0.identity }
+        return try fileResumePoint(at: position).map { Self.encode($0, identity: identity) }
+    }
+
+    /// Why reading on from `point` would not continue this log: it was made for another
+    /// file, or the line that ends at its offset is not the record it saw; `nil` when it fits.
+    package func resumeProblem(at point: LogResumePoint) throws(EventLogError) -> String? {
+        let outcome: Result<String?, EventLogError> = state.withLock { state in
+            guard let file = state.file else { return .failure(.closed(path: path)) }
+            return Result { () throws(EventLogError) in try Self.usable(point, file: file).problem }
+        }
+        return try outcome.get()
+    }
+
+    /// The file log's own resume point at `position` (see ``resumePoint(at:)``).
+    func fileResumePoint(at position: Int64) throws(EventLogError) -> ResumePoint? {
+        let outcome: Result<ResumePoint?, EventLogError> = state.withLock { state in
+            guard let file = state.file else { return .failure(.closed(path: path)) }
+            return Result { () throws(EventLogError) in
+                guard position >= 0, position <= Int64(state.count) else { return nil }
+                if position == 0 {
+                    return ResumePoint(position: 0, offset: 0, lineCount: 0, lastLineLength: 0, lastLineChecksum: 0,
+                                       commands: CommandTable())
+                }
+                // The point the log was opened at is known: its prefix need not be read for it.
+                if let point = state.openedAt, point.position == position, state.base == Int(position) { return point }
+                let index = Int(position) - 1
+                if index < state.base { try Self.readPrefix(&state, file: file) }
+                let start = state.offsets[index - state.base]
+                let end = index + 1 < state.count ? state.offsets[index + 1 - state.base] : state.size
+                let bytes = try file.read(at: start, count: end - start)
+                guard let newline = bytes.firstIndex(of: 0x0A) else { return nil }
+                let line = bytes[...newline]
+                let record: Record
+                do throws(RecordError) {
+                    record = try RecordDecoder().decode(line: line.dropLast(), lineNumber: index + 1,
+                                                        expectedPosition: position)
+                } catch {
+                    throw .invalidLine(path: path, line: state.lineNumber(ofRecord: index + 1),
+                                       reason: error.reason.description)
+                }
+                guard record.batchRemainder == 0 else { return nil }
+                var entries = state.prefixCommands.entries
+                for (id, range) in state.commands where range.upperBound <= index + 1 {
+                    entries.append(CommandTable.Entry(
+                        hash: CommandTable.hash(id.text), firstPosition: Int64(range.lowerBound + 1),
+                        count: Int32(clamping: range.count), offset: state.offsets[range.lowerBound - state.base]))
+                }
+                return ResumePoint(position: position, offset: start + line.count,
+                                   lineCount: state.lineNumber(ofRecord: index + 1), lastLineLength: line.count,
+                                   lastLineChecksum: CRC32C.checksum(line), commands: CommandTable(unsorted: entries))
+            }
+        }
+        return try outcome.get()
     }
 }

@@ -1,12 +1,6 @@
 import Foundation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 extension FileEventLog {
     /// Calls `changed` whenever another process (or this one) may have appended to the log,

@@ -1,12 +1,6 @@
 import Dispatch
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// A log's lines, decoded piece by piece: the first step of ``LogReader/read(_:)-(UnsafeRawBufferPointer)``.
 ///

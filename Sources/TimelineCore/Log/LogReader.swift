@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// Reads a whole JSON Lines log: splits it into lines, decodes each record, checks that
 /// positions run 1, 2, 3, … and that atomic batches are complete, and finds a torn tail.

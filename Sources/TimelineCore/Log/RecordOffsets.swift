@@ -1,7 +1,7 @@
 /// Where each record's line starts in a log, in order: four bytes an offset while they fit.
 ///
-/// An open log keeps one offset per record for as long as it is open. As `Int`s they were
-/// 8 bytes a record, about a twentieth of a store of 1M events. They are kept as `UInt32`
+/// An open log keeps one offset per record for as long as it is open. As `Int`s they
+/// would take 8 bytes a record, memory that grows with the log. They are kept as `UInt32`
 /// until one does not fit (a log past 4 GiB), and as `Int` from then on.
 struct RecordOffsets: Sendable {
     /// The offsets while every one fits in 32 bits.

@@ -1,11 +1,5 @@
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// A file's device and inode: what stays the same while a file is appended to, and
 /// changes when another file is renamed over its path.

@@ -47,9 +47,8 @@ package struct ByteReader {
     /// The bytes not read yet.
     package var remaining: Int { bytes.count - offset }
 
-    // One method per width, not one generic method: called from another module, the
-    // generic one went unspecialized, with a metadata lookup per integer (5 % of opening
-    // a checkpoint).
+    // One method per width, not one generic method: called from another module, a
+    // generic one is not specialized, and looks up metadata for every integer it reads.
     package mutating func read(_: UInt8.Type) throws(Failure) -> UInt8 { try readInteger() }
     package mutating func read(_: UInt16.Type) throws(Failure) -> UInt16 { try readInteger() }
     package mutating func read(_: UInt32.Type) throws(Failure) -> UInt32 { try readInteger() }

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemShim
 
 /// A replica's files (section 10): `LOCAL`, the mirror, a log any command reads; beside
 /// it `LOCAL.replica` (the device id and the shared log's location, written once by
