@@ -31,48 +31,12 @@ extension PostgresEventLog {
         deciding: () throws(Failure) -> [Fact]
     ) -> Result<AppendResult, AppendFailure<Failure>> {
         func rollback() { _ = try? connection.run("ROLLBACK") }
-        // One round trip: begin, lock the log's row (waiting for an append under way to
-        // commit), then read, in the same transaction and after the lock, what was
-        // committed after `known` and the records of the command id.
-        var sql = "BEGIN; SELECT head FROM timeline_logs WHERE id = \(id) FOR UPDATE;"
-        let catchUp = known < .max
-        if catchUp {
-            sql += " SELECT position, line FROM timeline_records WHERE log = \(id) AND position > \(max(0, known))"
-                + " ORDER BY position;"
+        let head: Int64, earlier: QueryResult?
+        switch begin(connection, after: known, commandID: options.commandID, catchingUp: catchingUp) {
+        case .success(let begun): (head, earlier) = begun
+        case .failure(let failure): return .failure(failure)
         }
-        if let command = options.commandID {
-            let quoted: String
-            do throws(EventLogError) { quoted = try connection.literal(command) } catch { return .failure(.log(error)) }
-            sql += " SELECT r.position, r.line FROM timeline_commands c JOIN timeline_records r"
-                + " ON r.log = c.log AND r.position BETWEEN c.first AND c.last"
-                + " WHERE c.log = \(id) AND c.command = \(quoted) ORDER BY r.position;"
-        }
-        let results: [QueryResult]
-        do throws(EventLogError) {
-            results = try Self.again(connection) { () throws(EventLogError) in try connection.run(sql) }
-        } catch {
-            rollback()
-            return .failure(.log(error))
-        }
-        guard results.count >= 2, results[1].rowCount == 1, let head = results[1].text(row: 0, column: 0).flatMap(Int64.init)
-        else {
-            rollback()
-            return .failure(.log(.database(log: location.displayName, message: "the log's row in timeline_logs is missing")))
-        }
-        if catchUp {
-            let newer: [Record]
-            do throws(EventLogError) { newer = try decode(results[2]) } catch {
-                rollback()
-                return .failure(.log(error))
-            }
-            if !newer.isEmpty {
-                do throws(Failure) { try catchingUp(newer) } catch {
-                    rollback()
-                    return .failure(.refused(error))
-                }
-            }
-        }
-        if options.commandID != nil, let earlier = results.last, earlier.rowCount > 0 {
+        if let earlier, earlier.rowCount > 0 {
             rollback()
             do throws(EventLogError) { return .success(AppendResult(records: try decode(earlier), wasDuplicate: true)) } catch {
                 return .failure(.log(error))
@@ -100,6 +64,56 @@ extension PostgresEventLog {
         }
         if let failure = commit(connection) { return .failure(.log(failure)) }
         return .success(AppendResult(records: records, wasDuplicate: false))
+    }
+
+    /// Begins an append's transaction in one round trip: locks the log's row (waiting for
+    /// an append under way to commit), then reads, in the same transaction and after the
+    /// lock, what was committed after `known` (handed to `catchingUp`) and the records of
+    /// `commandID`. Returns the log's head and those records; on a failure the transaction
+    /// is rolled back.
+    private func begin<Failure: Error>(
+        _ connection: PostgresConnection, after known: Int64, commandID: String?,
+        catchingUp: ([Record]) throws(Failure) -> Void
+    ) -> Result<(head: Int64, earlier: QueryResult?), AppendFailure<Failure>> {
+        func rollback() { _ = try? connection.run("ROLLBACK") }
+        var sql = "BEGIN; SELECT head FROM timeline_logs WHERE id = \(id) FOR UPDATE;"
+        let catchUp = known < .max
+        if catchUp {
+            sql += " SELECT position, line FROM timeline_records WHERE log = \(id) AND position > \(max(0, known))"
+                + " ORDER BY position;"
+        }
+        if let commandID {
+            let quoted: String
+            do throws(EventLogError) { quoted = try connection.literal(commandID) } catch { return .failure(.log(error)) }
+            sql += " SELECT r.position, r.line FROM timeline_commands c JOIN timeline_records r"
+                + " ON r.log = c.log AND r.position BETWEEN c.first AND c.last"
+                + " WHERE c.log = \(id) AND c.command = \(quoted) ORDER BY r.position;"
+        }
+        let results: [QueryResult]
+        do throws(EventLogError) {
+            results = try Self.again(connection) { () throws(EventLogError) in try connection.run(sql) }
+        } catch {
+            rollback()
+            return .failure(.log(error))
+        }
+        guard results.count >= 2, results[1].rowCount == 1, let head = results[1].text(row: 0, column: 0).flatMap(Int64.init)
+        else {
+            rollback()
+            return .failure(.log(.database(log: location.displayName, message: "the log's row in timeline_logs is missing")))
+        }
+        if catchUp {
+            do throws(AppendFailure<Failure>) {
+                let newer: [Record]
+                do throws(EventLogError) { newer = try decode(results[2]) } catch { throw .log(error) }
+                if !newer.isEmpty {
+                    do throws(Failure) { try catchingUp(newer) } catch { throw .refused(error) }
+                }
+            } catch {
+                rollback()
+                return .failure(error)
+            }
+        }
+        return .success((head, commandID == nil ? nil : results.last))
     }
 
     /// Commits the open transaction and notifies the log's channel; the error, if it did
@@ -150,35 +164,10 @@ extension PostgresEventLog {
         deciding: (Int) throws(Failure) -> PlannedBatch?
     ) -> Result<[Record], AppendFailure<Failure>> {
         func rollback() { _ = try? connection.run("ROLLBACK") }
-        var sql = "BEGIN; SELECT head FROM timeline_logs WHERE id = \(id) FOR UPDATE;"
-        let catchUp = known < .max
-        if catchUp {
-            sql += " SELECT position, line FROM timeline_records WHERE log = \(id) AND position > \(max(0, known))"
-                + " ORDER BY position;"
-        }
-        let results: [QueryResult]
-        do throws(EventLogError) {
-            results = try Self.again(connection) { () throws(EventLogError) in try connection.run(sql) }
-        } catch {
-            rollback()
-            return .failure(.log(error))
-        }
-        guard results.count >= 2, results[1].rowCount == 1, let head = results[1].text(row: 0, column: 0).flatMap(Int64.init)
-        else {
-            rollback()
-            return .failure(.log(.database(log: location.displayName, message: "the log's row in timeline_logs is missing")))
-        }
-        if catchUp {
-            do throws(AppendFailure<Failure>) {
-                let newer: [Record]
-                do throws(EventLogError) { newer = try decode(results[2]) } catch { throw .log(error) }
-                if !newer.isEmpty {
-                    do throws(Failure) { try catchingUp(newer) } catch { throw .refused(error) }
-                }
-            } catch {
-                rollback()
-                return .failure(error)
-            }
+        let head: Int64
+        switch begin(connection, after: known, commandID: nil, catchingUp: catchingUp) {
+        case .success(let begun): head = begun.head
+        case .failure(let failure): return .failure(failure)
         }
         let planned: [[Record]]
         do throws(AppendFailure<Failure>) {
