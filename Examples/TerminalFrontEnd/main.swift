@@ -8,6 +8,8 @@
 //   swift run timeline-live            # an in-memory store with a scripted life
 //   swift run timeline-live --log LOG.jsonl  # follow a store on a log file that any
 //                                            # process writes (Ctrl-C to stop)
+//   swift run timeline-live --log REPLICA    # follow a replica: pending rows marked *
+//                                            # until their outcome arrives
 import Foundation
 import TimelineKit
 #if PostgreSQL
@@ -43,14 +45,15 @@ func describe(_ change: SectionedChangeSet) -> String {
     return parts.joined(separator: "; ")
 }
 
-func show(rows: RowList, sections: SectionList) {
+func show(rows: RowList, sections: SectionList, pending: Set<EventID> = []) {
     var index = 0
     for section in sections {
         print("   \(section.title)")
         for _ in 0..<section.count {
             let row = rows[index]
             let date = row.date?.text ?? "now"
-            print(padded(String(index), 4, left: true) + "  " + padded(row.kind.rawValue, 8) + padded(date, 12) + row.title)
+            print(padded(String(index), 4, left: true) + "  " + padded(row.kind.rawValue, 8) + padded(date, 12) + row.title
+                + (pending.contains(row.id.event) ? " *" : ""))
             index += 1
         }
     }
@@ -87,7 +90,9 @@ if arguments.first == "--help" || arguments.first == "-h" {
                    with `timeline add-event --log LOG …` and each change arrives here as the
                    other process writes it (file notifications, no polling); LOG may be a
                    postgresql:// URL (a build with the PostgreSQL trait), followed through
-                   LISTEN/NOTIFY, connecting again after a lost connection
+                   LISTEN/NOTIFY, connecting again after a lost connection; LOG may be a
+                   replica (`timeline clone`): what it shows, its pending rows marked * until
+                   a sync brings their outcome
     """)
     exit(0)
 }
@@ -95,6 +100,23 @@ if arguments.first == "--help" || arguments.first == "-h" {
 let logPath: String? = arguments.first == "--log" ? arguments.dropFirst().first : arguments.first
 
 let clock = ManualClock(try date("2026-11-29").instant)
+
+if let path = logPath, TimelineReplica.isReplica(path) {
+    // What the replica shows (the mirror with its pending submissions on top), again
+    // whenever it changes: a send, a sync here or in another process.
+    let replica: TimelineReplica
+    do { replica = try TimelineReplica(path: path, clock: clock) } catch {
+        FileHandle.standardError.write(Data("timeline-live: \(error)\n".utf8))
+        exit(1)
+    }
+    for await shown in await replica.shownChanges(ViewDefinition(placement: .now, sections: .year), now: { clock.now() }) {
+        print("── rows at \(shown.position) (\(shown.rows.count), * pending)")
+        show(rows: shown.rows, sections: shown.sections, pending: shown.pending)
+        fflush(nil)  // each state as it comes, into a pipe or a file too
+    }
+    exit(0)
+}
+
 let store: TimelineStore
 do {
     if let path = logPath, path.lowercased().hasPrefix("postgres") && path.contains("://") {

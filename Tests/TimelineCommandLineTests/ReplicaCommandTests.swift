@@ -343,6 +343,32 @@ extension ReplicaCommandTests {
         #expect(resent.errors.contains("rejected by the shared log (unknownEvent)"), "\(resent)")
         #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""pending":0,"#))
     }
+
+    /// `timeline-live` on a replica: what it shows, a pending row marked `*` at once, then
+    /// unmarked once a sync (another process) brings its outcome.
+    @Test func timelineLiveShowsPendingRowsAndTheirConfirmation() async throws {
+        let live = try #require(builtExecutable(named: "timeline-live", packageRoot: packageRoot),
+                                "timeline-live is built with the tests")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, _) = try await twoDevices(directory)
+        let child = try SpawnedProcess(live, ["--log", phone], name: "live", scratch: directory.url.path)
+        defer { child.send(SIGKILL) }
+        func waitFor(_ what: String, _ condition: (String) -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !condition(child.output) {
+                #expect(ContinuousClock.now < deadline, "waiting for \(what): \(child.output) \(child.errors)")
+                if ContinuousClock.now >= deadline { return }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await waitFor("the first rows") { $0.contains("Born") }
+        #expect(try await timeline(["add-event", "--log", phone, "--timeline", "life", "--event", "moved",
+                                    "--title", "Moved", "--date", "2001", "--offline"]).status == 0)
+        try await waitFor("the pending row") { $0.contains("Moved *") }
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        try await waitFor("its confirmation") { $0.hasSuffix("Moved\n") }
+    }
 }
 
 private func jsonString(_ text: String) -> String {
