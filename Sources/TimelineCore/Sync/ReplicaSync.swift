@@ -59,11 +59,11 @@ package struct ReplicaSync {
     /// What the replica shows (the mirror with the pending submissions that pass on top),
     /// kept between sends so that a send decides its own commands only, never every pending
     /// submission again; `key` says what it was made from.
-    private var shown: (key: ShownKey, state: PendingState<DomainState>)?
+    var shown: (key: ShownKey, state: PendingState<DomainState>)?
 
     /// What ``shown`` was made from: the mirror's position and the pending submissions (a
     /// submission decided or sent changes the count or an end; numbers are never reused).
-    private struct ShownKey: Equatable {
+    struct ShownKey: Equatable {
         var position: Int64
         var count: Int
         var first: SubmissionID?
@@ -269,14 +269,29 @@ package struct ReplicaSync {
         }
     }
 
+    /// Reads the shared log's committed records after a position, with their lines.
+    typealias Reading = (Int64) throws(ReplicaError) -> (records: [Record], bytes: [UInt8])
+
+    /// How to read `log` after a position.
+    func reading(_ log: any EventLog) -> Reading {
+        { (position) throws(ReplicaError) in
+            do throws(EventLogError) { return try log.linesForMirror(after: position) } catch {
+                throw .unreachable(shared: sharedName, reason: error.description)
+            }
+        }
+    }
+
     /// Mirrors what the shared log committed after the mirror, folds it, and learns this
     /// device's outcomes from it.
     private mutating func pull(_ log: any EventLog, into report: inout Report) throws(ReplicaError) {
-        if let problem = mirrorProblem { try fetchAgain(log, because: problem, into: &report) }
-        let read: (records: [Record], bytes: [UInt8])
-        do { read = try log.linesForMirror(after: max(0, mirrorPosition - 1)) } catch {
-            throw .unreachable(shared: sharedName, reason: error.description)
-        }
+        try pull(reading(log), into: &report)
+    }
+
+    /// Mirrors what `read` gives after the mirror, folds it, and learns this device's
+    /// outcomes from it.
+    mutating func pull(_ read: Reading, into report: inout Report) throws(ReplicaError) {
+        if let problem = mirrorProblem { try fetchAgain(read, because: problem, into: &report) }
+        let read = try read(max(0, mirrorPosition - 1))
         var records = read.records[...]
         var bytes = read.bytes[...]
         if mirrorPosition > 0 {
@@ -296,7 +311,7 @@ package struct ReplicaSync {
     }
 
     /// Folds mirrored records and saves what they taught the queue.
-    private mutating func absorb(_ records: ArraySlice<Record>, into report: inout Report) throws(ReplicaError) {
+    mutating func absorb(_ records: ArraySlice<Record>, into report: inout Report) throws(ReplicaError) {
         guard let last = records.last else { return }
         mirrorPosition = last.position
         do { try shared.apply(records) } catch {
@@ -326,19 +341,21 @@ package struct ReplicaSync {
     /// Fetches the whole mirror again from `log` (`timeline repair` on a replica); the
     /// pending submissions and notices stay. Returns how many records it holds.
     package mutating func fetchMirrorAgain(from log: any EventLog) throws(ReplicaError) -> Int {
+        try fetchMirrorAgain(reading(log))
+    }
+
+    /// Fetches the whole mirror again from what `read` gives.
+    mutating func fetchMirrorAgain(_ read: Reading) throws(ReplicaError) -> Int {
         shown = nil
         var report = Report()
-        try fetchAgain(log, because: "asked for", into: &report)
+        try fetchAgain(read, because: "asked for", into: &report)
         return report.pulled
     }
 
     /// Fetches the whole mirror again (it was damaged); the pending submissions stay.
-    private mutating func fetchAgain(_ log: any EventLog, because problem: String,
+    private mutating func fetchAgain(_ read: Reading, because problem: String,
                                      into report: inout Report) throws(ReplicaError) {
-        let read: (records: [Record], bytes: [UInt8])
-        do { read = try log.linesForMirror(after: 0) } catch {
-            throw .unreachable(shared: sharedName, reason: error.description)
-        }
+        let read = try read(0)
         try storage.replaceMirror(read.bytes)
         shared = SharedLogState()
         mirrorPosition = 0

@@ -1,0 +1,162 @@
+extension ReplicaSync {
+    /// One sync through a shared folder (folder mode): pull what the sequencer published,
+    /// write this device's pending submissions not yet in its directory as one sealed
+    /// segment, remove its segments whose submissions all have their outcomes, pull again.
+    /// A submission stays pending until its outcome is in a published segment.
+    ///
+    /// The steps a test may stop at are those of a shared log's sync: `beforeLock` before
+    /// the segment is written, `afterAppend` after.
+    ///
+    /// - Throws: ``ReplicaError/unreachable(shared:reason:)`` when the folder cannot be read
+    ///   or written, or is of a newer layout; ``ReplicaError/stopped(conflict:)`` once
+    ///   another copy of the device is found.
+    package mutating func sync(throughFolder folder: any FolderFiles) throws(ReplicaError) -> Report {
+        shown = nil
+        var report = Report()
+        let read = reading(folder)
+        try FolderLayout.checkLayout(of: folder, name: sharedName)
+        try pull(read, into: &report)
+        try writeSegment(to: folder)
+        try removeDecidedSegments(from: folder)
+        try pull(read, into: &report)
+        report.position = mirrorPosition
+        report.pending = queue.pending.count
+        if case .stopped(let conflict) = queue.state { throw .stopped(conflict: conflict) }
+        return report
+    }
+
+    /// Fetches the whole mirror again from what the folder publishes.
+    package mutating func fetchMirrorAgain(fromFolder folder: any FolderFiles) throws(ReplicaError) -> Int {
+        try FolderLayout.checkLayout(of: folder, name: sharedName)
+        return try fetchMirrorAgain(reading(folder))
+    }
+
+    /// How to read the shared log that `folder` publishes.
+    private func reading(_ folder: any FolderFiles) -> Reading {
+        { [sharedName] (position) throws(ReplicaError) in
+            do throws(FolderFailure) {
+                let read = try FolderLayout.publishedLines(in: folder, after: position)
+                return (read.records, read.bytes)
+            } catch {
+                throw .unreachable(shared: sharedName, reason: error.description)
+            }
+        }
+    }
+
+    /// This device's segments in the folder that read whole, by name.
+    private func ownSegments(in folder: any FolderFiles) throws(ReplicaError) -> [String: [Submission]] {
+        let directory = FolderLayout.deviceDirectory(device)
+        var segments: [String: [Submission]] = [:]
+        do {
+            for name in try folder.names(in: directory) {
+                guard let (range, nonces) = FolderLayout.submissionSegment(name),
+                      let bytes = try folder.read(directory + "/" + name),
+                      let read = FolderLayout.readSubmissionSegment(bytes, device: device, range: range, nonces: nonces)
+                else { continue }
+                segments[name] = read.map(\.submission)
+            }
+        } catch {
+            throw .unreachable(shared: sharedName, reason: error.description)
+        }
+        return segments
+    }
+
+    /// Writes the pending submissions that no segment of this device holds (from the first
+    /// such to the last pending, so that a segment is one copy's chain) as one segment.
+    private mutating func writeSegment(to folder: any FolderFiles) throws(ReplicaError) {
+        let pushable = queue.pushable
+        guard !pushable.isEmpty else { return }
+        var written = Set<Submission>()
+        for submissions in try ownSegments(in: folder).values { written.formUnion(submissions) }
+        guard let start = pushable.firstIndex(where: { submission in
+            var sent = submission
+            sent.localID = nil
+            return !written.contains(sent)
+        }) else { return }
+        let chain = Array(pushable[start...])
+        let first = chain[0].id
+        let previous: String? = start > 0 && pushable[start - 1].id.number == first.number - 1
+            ? pushable[start - 1].nonce
+            : shared.outcomes[SubmissionID(device: device, number: first.number - 1).description]?.nonce
+        if fault?(.beforeLock) == true { throw .interrupted(step: Step.beforeLock.rawValue) }
+        let name = FolderLayout.submissionSegmentName(chain)
+        do {
+            try folder.write(FolderLayout.submissionSegment(chain, previous: previous),
+                             to: FolderLayout.deviceDirectory(device) + "/" + name)
+        } catch {
+            throw .unreachable(shared: sharedName, reason: error.description)
+        }
+        if fault?(.afterAppend) == true { throw .interrupted(step: Step.afterAppend.rawValue) }
+    }
+
+    /// Removes this device's segments whose every submission has its outcome (with its
+    /// nonce) in the mirror: the shared log holds them. A sync service that brings one
+    /// back changes nothing: the sequencer decides no command id twice.
+    private func removeDecidedSegments(from folder: any FolderFiles) throws(ReplicaError) {
+        let directory = FolderLayout.deviceDirectory(device)
+        for (name, submissions) in try ownSegments(in: folder) {
+            let decided = submissions.allSatisfy { shared.outcomes[$0.id.description]?.nonce == $0.nonce }
+            guard decided else { continue }
+            do { try folder.remove(directory + "/" + name) } catch {
+                throw .unreachable(shared: sharedName, reason: error.description)
+            }
+        }
+    }
+}
+
+extension FolderLayout {
+    /// Refuses a folder whose layout file names another layout than this version's; a
+    /// folder whose layout file has not arrived yet is read as it is.
+    static func checkLayout(of folder: any FolderFiles, name: String) throws(ReplicaError) {
+        let bytes: [UInt8]?
+        do { bytes = try folder.read(layoutFile) } catch { throw .unreachable(shared: name, reason: error.description) }
+        guard let bytes else { return }
+        guard let layout = layout(in: bytes) else { return }  // half copied: read again next time
+        guard layout == version else {
+            throw .unreachable(shared: name, reason: "it is a shared folder of layout \(layout); this version of Timeline "
+                + "reads layout \(version): update Timeline on this device")
+        }
+    }
+
+    /// The shared log's records after `position` as the folder publishes them, with their
+    /// lines, up to the first record no whole segment holds; and the last position any
+    /// segment's name claims (`head`, for `status`).
+    /// - Complexity: O(*s* + *n*) for *s* segment names and the *n* bytes read.
+    package static func publishedLines(in folder: any FolderFiles, after position: Int64) throws(FolderFailure)
+        -> (records: [Record], bytes: [UInt8], head: Int64) {
+        var byFirst: [Int64: [(range: ClosedRange<Int64>, name: String)]] = [:]
+        var head: Int64 = 0
+        for name in try folder.names(in: logDirectory) {
+            guard let range = logSegmentRange(name), range.upperBound > position else {
+                if let range = logSegmentRange(name) { head = max(head, range.upperBound) }
+                continue
+            }
+            head = max(head, range.upperBound)
+            byFirst[range.lowerBound, default: []].append((range, name))
+        }
+        var records: [Record] = []
+        var bytes: [UInt8] = []
+        var next = position + 1
+        while true {
+            // The segments that start at `next`, longest first; else any that holds it.
+            var candidates = (byFirst[next] ?? []).sorted { $0.range.upperBound > $1.range.upperBound }
+            if candidates.isEmpty {
+                candidates = byFirst.values.joined().filter { $0.range.contains(next) }
+                    .sorted { $0.range.upperBound > $1.range.upperBound }
+            }
+            var taken = false
+            for candidate in candidates {
+                guard let file = try folder.read(logDirectory + "/" + candidate.name),
+                      let segment = readLogSegment(file, range: candidate.range) else { continue }
+                let skip = Int(next - candidate.range.lowerBound)
+                records += segment.records[skip...]
+                bytes += segment.lines[(segment.lines.startIndex + segment.offsets[skip])...]
+                next = candidate.range.upperBound + 1
+                taken = true
+                break
+            }
+            if !taken { break }
+        }
+        return (records, bytes, head)
+    }
+}
