@@ -16,8 +16,8 @@ enum Catalogue {
             ReopenRangeCommand.self, MoveEventCommand.self, RemoveEventCommand.self, RevertCommand.self,
             ImportCommand.self, RepairCommand.self,
         ]),
-        ("Syncing a person's devices (replicas of a shared log)", [
-            CloneCommand.self, SyncCommand.self, StatusCommand.self, NoticesCommand.self,
+        ("Syncing a person's devices (replicas of a shared log or a shared folder)", [
+            CloneCommand.self, SyncCommand.self, StatusCommand.self, NoticesCommand.self, SequenceCommand.self,
         ]),
         ("Help", [HelpCommand.self]),
     ]

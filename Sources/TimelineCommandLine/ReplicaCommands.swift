@@ -11,8 +11,9 @@ import TimelineProjections
 enum CloneCommand: ToolCommand {
     static let spec = CommandSpec(
         name: "clone",
-        summary: "make a replica of a shared log on this device",
-        positionals: [PositionalSpec(name: "SHARED", help: "the shared log: a file log's path or a postgresql:// URL")],
+        summary: "make a replica of a shared log (or a shared folder) on this device",
+        positionals: [PositionalSpec(name: "SHARED",
+                                     help: "the shared log: a file log's path or a postgresql:// URL; or a shared folder (a directory)")],
         options: [OptionSpec(name: "--log", value: "LOCAL", isRequired: true,
                              help: "where the replica's mirror goes (a new path)")],
         details: """
@@ -22,8 +23,13 @@ enum CloneCommand: ToolCommand {
             LOCAL exists. Never creates a shared log: a missing one is an error. Every \
             write command on LOCAL is then a submission: saved at once, sent when the \
             shared log can be reached ('timeline sync').
+            When SHARED is a directory, it is a shared folder (folder mode: no server; a \
+            sync service copies it between devices, and one device runs 'timeline \
+            sequence' on it): the replica mirrors what the folder publishes, and its \
+            submissions travel as files in the folder until the sequencer decides them.
             """,
         examples: ["timeline clone /shared/life.jsonl --log life.jsonl",
+                   "timeline clone ~/Dropbox/Timeline --log life.jsonl",
                    "timeline clone 'postgresql://me@host/db?log=life' --log life.jsonl"])
 
     static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
@@ -42,11 +48,14 @@ enum SyncCommand: ToolCommand {
         details: """
             One sync, under the shared log's lock: mirrors what others committed, has the \
             shared log decide this device's pending submissions in order, mirrors their \
-            outcomes, and turns rejections into notices ('timeline notices'). Prints what \
-            it pushed (accepted, rejected), pulled, and what is still pending; with --json
+            outcomes, and turns rejections into notices ('timeline notices'). On a replica \
+            of a shared folder: mirrors what the sequencer published, writes the pending \
+            submissions into the folder, and learns the outcomes the sequencer published \
+            (they come with a later sync). Prints the outcomes it learned ("pushed": \
+            accepted, rejected), what it pulled, and what is still pending; with --json
               {"pushed":N,"accepted":A,"rejected":R,"pulled":M,"position":P,"pending":K}
-            Exit status 0 when synced, rejections or not; 1 when the shared log cannot be \
-            reached (nothing is lost: what is pending stays pending).
+            Exit status 0 when synced, rejections or not; 1 when the shared log (or the \
+            folder) cannot be reached (nothing is lost: what is pending stays pending).
             With --watch, syncs again whenever the shared log changes (file notifications; \
             LISTEN for PostgreSQL) or a command on this replica queues a submission, and \
             while the shared log cannot be reached tries again after 1 s, doubling up to a \
@@ -71,7 +80,10 @@ enum StatusCommand: ToolCommand {
         details: """
             Reads the replica and asks the shared log how far it is. With --json
               {"device":"…","shared":"…","position":P,"pending":K,"notices":N,"reachable":true,"head":H}
-            with "head" null when the shared log cannot be reached.
+            with "head" null when the shared log cannot be reached. On a replica of a \
+            shared folder, "head" is the last position the folder publishes, and \
+            "lastSeen" the time the sequencer recorded the last record mirrored; with \
+            submissions pending, the text says "waiting for the sequencer (last seen …)".
             """,
         examples: ["timeline status --log life.jsonl --json"])
 
@@ -149,6 +161,17 @@ extension Runner {
         }
         let shared = DatabaseLogs.isURL(given) ? DatabaseLogs.name(for: given)
             : URL(fileURLWithPath: given).standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        if !DatabaseLogs.isURL(given), FileManager.default.fileExists(atPath: shared, isDirectory: &isDirectory),
+           isDirectory.boolValue {
+            let replica: TimelineReplica
+            do {
+                replica = try await TimelineReplica.clone(folder: shared, to: local, clock: ContextClock(read: context.clock))
+            } catch { throw CommandFailure("\(error)") }
+            changes.note()
+            return "cloned the shared folder \(shared) into \(local): device \(await replica.device), "
+                + "\(count(Int(await replica.position), "record"))\n"
+        }
         if !DatabaseLogs.isURL(given), TimelineReplica.isReplica(shared) {
             throw CommandFailure("\(given) is a replica's mirror, not a shared log: clone the log it mirrors "
                 + "(timeline status --log \(given) names it)")
@@ -172,7 +195,7 @@ extension Runner {
         let replica = try openReplica(arguments)
         if arguments.flag("--watch") { return try await syncContinuously(replica, json: arguments.flag("--json")) }
         let report: SyncReport
-        do { report = try await replica.sync(with: try openShared(replica.shared)) } catch {
+        do { report = try await replica.sync(connecting: { () throws(ReplicaError) in try openShared(replica.shared) }) } catch {
             throw CommandFailure(error.description)
         }
         if report.pulled > 0 { changes.note() }
@@ -234,20 +257,31 @@ extension Runner {
         let replica = try openReplica(arguments)
         var head: Int64?
         var unreachable: String?
-        do {
-            let log = try openShared(replica.shared)
-            head = log.position
-            log.close()
-        } catch { unreachable = error.description }
+        var lastSeen: DateValue?
+        if replica.isFolder {
+            do { (head, lastSeen) = try await replica.folderHead() ?? (nil, nil) } catch { unreachable = error.description }
+        } else {
+            do {
+                let log = try openShared(replica.shared)
+                head = log.position
+                log.close()
+            } catch { unreachable = error.description }
+        }
         let device = await replica.device, position = await replica.position
         let pending = await replica.pending.count, notices = await replica.notices.count
         if arguments.flag("--json") {
             return "{\"device\":\(JSONText.string(device.rawValue)),\"shared\":\(JSONText.string(replica.shared)),"
                 + "\"position\":\(position),\"pending\":\(pending),\"notices\":\(notices),"
-                + "\"reachable\":\(head != nil),\"head\":\(head.map(String.init) ?? "null")}\n"
+                + "\"reachable\":\(head != nil),\"head\":\(head.map(String.init) ?? "null")"
+                + (replica.isFolder ? ",\"folder\":true,\"lastSeen\":" + (lastSeen.map { JSONText.string($0.text) } ?? "null") : "")
+                + "}\n"
         }
-        var text = "device \(device)\nshared \(replica.shared)\nposition \(position)"
-            + (head.map { " of \($0)" } ?? "") + "\npending \(pending)\nnotices \(notices)\n"
+        var text = "device \(device)\nshared \(replica.shared)\(replica.isFolder ? " (a shared folder)" : "")\n"
+            + "position \(position)" + (head.map { " of \($0)" } ?? "") + "\npending \(pending)\nnotices \(notices)\n"
+        if replica.isFolder, pending > 0 {
+            text += "waiting for the sequencer (last seen \(lastSeen?.text ?? "never")): 'timeline sequence' runs on the "
+                + "device that keeps the shared log\n"
+        }
         if let unreachable { text += "unreachable: \(unreachable)\n" }
         if let problem = await replica.mirrorProblem {
             text += "mirror damaged: \(problem); the next sync fetches it again\n"
@@ -333,7 +367,7 @@ extension Runner {
             return done + " (pending)\n"
         }
         let report: SyncReport
-        do { report = try await replica.sync(with: try openShared(replica.shared)) } catch {
+        do { report = try await replica.sync(connecting: { () throws(ReplicaError) in try openShared(replica.shared) }) } catch {
             context.warn("saved on this replica as \(id), not synced: \(error)")
             return done + " (pending)\n"
         }
@@ -342,6 +376,10 @@ extension Runner {
         if let notice = report.notices.first(where: { $0.id == id }) ?? earlier {
             throw CommandFailure("\(name) rejected by the shared log (\(notice.rule)): \(notice.message); "
                 + "kept as notice \(notice.id) ('timeline notices')")
+        }
+        if replica.isFolder, await replica.pending.contains(where: { $0.id == id }) {
+            // Folder mode: in the folder now; the sequencer decides it.
+            return done + " (pending: in the shared folder, waiting for the sequencer)\n"
         }
         return done + " (synced: position \(report.position))\n"
     }
@@ -363,7 +401,8 @@ extension Runner {
             return "would fetch the mirror \(replica.path) again from \(replica.shared) (pending submissions kept)\n"
         }
         do {
-            let records = try await replica.fetchMirrorAgain(from: try openShared(replica.shared))
+            let records = replica.isFolder ? try await replica.fetchMirrorAgainFromFolder()
+                : try await replica.fetchMirrorAgain(from: try openShared(replica.shared))
             changes.note()
             return "fetched the mirror \(replica.path) again from \(replica.shared): \(count(records, "record"))\n"
         } catch { throw CommandFailure("\(error)") }

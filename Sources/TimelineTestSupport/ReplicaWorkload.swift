@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SystemShim
 
 /// Real processes on replicas of one shared log (section 10 of the design): three
@@ -17,14 +18,20 @@ public struct ReplicaWorkload: Sendable {
     public let replicas: [String]
     /// Where the children's output goes.
     private let scratch: String
+    /// Folder mode: the sequencer's copy of the shared folder, and each replica's copy
+    /// (a ``FolderCopier`` copies files between them); `nil` when replicas reach the
+    /// shared log itself.
+    public let folders: (hub: String, copies: [String])?
 
     /// A workload of three replicas in `directory` of the shared log `shared`, which must
-    /// already hold a timeline `life` with events `a`, `b`, `c` (``prepareShared()``).
-    public init(tool: URL, shared: String, directory: String) {
+    /// already hold a timeline `life` with events `a`, `b`, `c` (``prepareShared()``);
+    /// with `throughFolders`, replicas of a shared folder that a sequencer keeps.
+    public init(tool: URL, shared: String, directory: String, throughFolders: Bool = false) {
         self.tool = tool
         self.shared = shared
         self.scratch = directory
         replicas = (0..<3).map { directory + "/r\($0).jsonl" }
+        folders = throughFolders ? (directory + "/hub", (0..<3).map { directory + "/f\($0)" }) : nil
     }
 
     /// The failure of a step that must succeed.
@@ -40,6 +47,13 @@ public struct ReplicaWorkload: Sendable {
             try mustSucceed(["add-event", "--log", shared, "--timeline", "life", "--event", event, "--title", event,
                              "--date", "2000"])
         }
+        if let folders {
+            try mustSucceed(["sequence", "--log", shared, "--folder", folders.hub])
+            let copier = FolderCopier(hub: folders.hub, copies: folders.copies, seed: 1)
+            copier.settle()
+            for (replica, folder) in zip(replicas, folders.copies) { try mustSucceed(["clone", folder, "--log", replica]) }
+            return
+        }
         for replica in replicas { try mustSucceed(["clone", shared, "--log", replica]) }
     }
 
@@ -50,6 +64,36 @@ public struct ReplicaWorkload: Sendable {
             group.addTask {
                 await meanwhile()
                 return (-1, 0)
+            }
+            let running = Remaining(replicas.count)
+            if let folders {
+                // The file-sync service, with its faults, and the sequencer's runs (a
+                // quarter killed), while the replicas work.
+                group.addTask {
+                    let copier = FolderCopier(hub: folders.hub, copies: folders.copies, seed: 11)
+                    while running.count.load(ordering: .relaxed) > 0 {
+                        copier.step()
+                        try await Task.sleep(for: .milliseconds(Int.random(in: 1...15)))
+                    }
+                    return (-1, 0)
+                }
+                group.addTask {
+                    var rng = SplitMix64(seed: 5)
+                    var run = 0
+                    while running.count.load(ordering: .relaxed) > 0 {
+                        let name = scratch + "/s\(run)"
+                        run += 1
+                        let child = try SpawnedProcess(tool, ["sequence", "--log", shared, "--folder", folders.hub],
+                                                       outputPath: name + ".out", errorPath: name + ".err")
+                        if Int.random(in: 0..<4, using: &rng) == 0 {
+                            try await Task.sleep(for: .milliseconds(Int.random(in: 1...40, using: &rng)))
+                            child.send(SIGKILL)
+                        }
+                        child.waitUntilExit(timeout: .seconds(60))
+                        try await Task.sleep(for: .milliseconds(Int.random(in: 10...80, using: &rng)))
+                    }
+                    return (-1, 0)
+                }
             }
             for (k, replica) in replicas.enumerated() {
                 group.addTask {
@@ -77,6 +121,7 @@ public struct ReplicaWorkload: Sendable {
                         // Acknowledged: the send returned (rejected by the view or the shared log: exit 1).
                         if arguments[0] != "sync", child.exitStatus == 0 { sent += 1 }
                     }
+                    running.count.subtract(1, ordering: .relaxed)
                     return (k, sent)
                 }
             }
@@ -86,8 +131,20 @@ public struct ReplicaWorkload: Sendable {
         }
     }
 
-    /// Every replica syncs, twice over, so that each learns the others' outcomes.
+    /// Every replica syncs, twice over, so that each learns the others' outcomes; through
+    /// folders, with the service copying everything whole and the sequencer running between.
     public func heal() throws {
+        if let folders {
+            let copier = FolderCopier(hub: folders.hub, copies: folders.copies, seed: 2)
+            for _ in 0..<3 {
+                for replica in replicas { try mustSucceed(["sync", "--log", replica]) }
+                copier.settle()
+                try mustSucceed(["sequence", "--log", shared, "--folder", folders.hub])
+                copier.settle()
+            }
+            for replica in replicas { try mustSucceed(["sync", "--log", replica]) }
+            return
+        }
         for _ in 0..<2 {
             for replica in replicas { try mustSucceed(["sync", "--log", replica]) }
         }
@@ -146,4 +203,10 @@ public struct ReplicaWorkload: Sendable {
         }
         return run.output
     }
+}
+
+/// How many replicas' workers still run (the copier and the sequencer stop after them).
+private final class Remaining: Sendable {
+    let count: Atomic<Int>
+    init(_ count: Int) { self.count = Atomic(count) }
 }

@@ -25,3 +25,31 @@ struct ReplicaProcessTests {
         #expect(acknowledged.reduce(0, +) > 0, "no send was acknowledged: the workload tested nothing")
     }
 }
+
+/// Real processes in folder mode (section 10): three replicas, each on its own copy of a
+/// shared folder, a sequencer on another, and a file-sync service between the copies that
+/// copies files late, in any order, half written before whole, and leaves conflicted
+/// copies; replica and sequencer processes are killed by SIGKILL at random moments. Then
+/// the service copies everything and everyone syncs: the same end state as through a log.
+@Suite("Replicas: real processes on copies of a shared folder")
+struct FolderProcessTests {
+    @Test func killedReplicasAndSequencerLoseNothingAndConverge() async throws {
+        guard let toolURL else { throw ToolNotFound() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let shared = directory.path("shared.jsonl")
+        let workload = ReplicaWorkload(tool: toolURL, shared: shared, directory: directory.url.path, throughFolders: true)
+        try workload.prepareShared()
+        let acknowledged = try await workload.work()
+        try workload.heal()
+        #expect(try SpawnedProcess.run(toolURL, ["verify", "--log", shared]).status == 0)
+        let lines = try Data(contentsOf: URL(fileURLWithPath: shared))
+        #expect(try workload.problems(sharedLines: lines, acknowledged: acknowledged) == [])
+        #expect(acknowledged.reduce(0, +) > 0, "no send was acknowledged: the workload tested nothing")
+        // The service's conflicted copies were left in the copies, and skipped.
+        let hub = try #require(workload.folders?.hub)
+        let odd = FileManager.default.enumerator(atPath: hub)?.allObjects.compactMap { $0 as? String }
+            .filter { $0.contains("conflicted copy") || $0.contains("sync-conflict") } ?? []
+        #expect(!odd.isEmpty, "the copier made no conflicted copy: the workload did not test skipping them")
+    }
+}

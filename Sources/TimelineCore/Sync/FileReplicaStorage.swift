@@ -23,8 +23,9 @@ package struct FileReplicaStorage: ReplicaStorage {
     /// Whether `path` is a replica's mirror.
     package static func isReplica(_ path: String) -> Bool { SystemFile.exists(identityPath(of: path)) }
 
-    /// The device id and the shared log's location, as `clone` wrote them.
-    package static func identity(of path: String) throws(ReplicaError) -> (device: DeviceID, shared: String) {
+    /// The device id, the shared log's location, and whether it is reached through a shared
+    /// folder (folder mode), as `clone` wrote them.
+    package static func identity(of path: String) throws(ReplicaError) -> (device: DeviceID, shared: String, folder: Bool) {
         let file = identityPath(of: path)
         let bytes: [UInt8]?
         do { bytes = try DurableFile.read(file) } catch { throw .storage(path: file, reason: error.description) }
@@ -34,15 +35,18 @@ package struct FileReplicaStorage: ReplicaStorage {
               case .string(let shared)? = members.first(where: { $0.key == "shared" })?.value else {
             throw .damaged(path: file, reason: "it does not hold a device id and a shared log")
         }
-        if let format = members.first(where: { $0.key == "format" })?.value, format != .number(JSONNumber(text: "1")) {
-            throw .damaged(path: file, reason: "it is of another format than 1: a newer version of Timeline made it")
+        // Format 1: a shared log; format 2: a shared folder (an older Timeline refuses it clearly).
+        let format = members.first(where: { $0.key == "format" })?.value
+        guard format == .number(JSONNumber(text: "1")) || format == .number(JSONNumber(text: "2")) else {
+            throw .damaged(path: file, reason: "it is of another format than 1 or 2: a newer version of Timeline made it")
         }
-        return (device, shared)
+        return (device, shared, format == .number(JSONNumber(text: "2")))
     }
 
     /// Makes a new replica's files: an empty mirror, its identity, an empty queue.
     /// Refuses when anything is at `path` already.
-    package static func create(path: String, device: DeviceID, shared: String) throws(ReplicaError) -> FileReplicaStorage {
+    package static func create(path: String, device: DeviceID, shared: String,
+                               folder: Bool = false) throws(ReplicaError) -> FileReplicaStorage {
         let storage = FileReplicaStorage(path: path)
         for leftover in [identityPath(of: path), storage.queuePath, storage.pendingPath] where SystemFile.exists(leftover) {
             throw .storage(path: leftover, reason: "it exists already (a replica's file): move it aside first, or "
@@ -55,7 +59,7 @@ package struct FileReplicaStorage: ReplicaStorage {
         }
         close(descriptor)
         let identity = "{\"device\":\(JSONStringWriter.quoted(device.rawValue)),\"shared\":"
-            + JSONStringWriter.quoted(shared) + ",\"format\":1}\n"
+            + JSONStringWriter.quoted(shared) + ",\"format\":\(folder ? 2 : 1)}\n"
         do {
             try DurableFile.write(Array(identity.utf8), to: identityPath(of: path), permissionsOf: path)
         } catch { throw .storage(path: identityPath(of: path), reason: error.description) }

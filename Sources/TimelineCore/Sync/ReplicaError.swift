@@ -12,6 +12,9 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
     case stopped(conflict: SubmissionID)
     /// A sync was stopped at a step on purpose (fault injection in tests).
     case interrupted(step: String)
+    /// The directory given as a shared folder holds no layout file: no sequencer has
+    /// published into it (or the folder has not reached this device yet).
+    case notSharedFolder(path: String)
 
     /// A message a person can act on.
     public var description: String {
@@ -32,6 +35,10 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "this replica pushes nothing more; its pending submissions are kept: make a new replica with "
                 + "`timeline clone` and send them again from it"
         case .interrupted(let step): "the sync was interrupted at \(step)"
+        case .notSharedFolder(let path):
+            "\(path) is not a shared folder yet (it holds no \(FolderLayout.layoutFile)): run `timeline sequence --log "
+                + "SHARED --folder \(path)` on the device that keeps the shared log, and wait for the folder to reach "
+                + "this device"
         }
     }
 }

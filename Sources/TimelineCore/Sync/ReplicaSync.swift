@@ -78,6 +78,9 @@ package struct ReplicaSync {
     package private(set) var mirrorPosition: Int64 = 0
     /// The mirror's last record, to check that the shared log still continues it.
     private var lastMirrored: Record?
+    /// When the shared log recorded the last mirrored record that says (a folder replica's
+    /// `status`: when the sequencer was last heard of).
+    package private(set) var lastRecordedAt: DateValue?
     /// Why the mirror must be fetched again (by the next sync, or `timeline repair`), if it must.
     package private(set) var mirrorProblem: String?
     /// Stops a sync at a step (tests' fault injection); `nil` in normal use.
@@ -104,6 +107,7 @@ package struct ReplicaSync {
         }
         mirrorPosition = shared.position
         lastMirrored = contents.mirror.last
+        lastRecordedAt = contents.mirror.last { $0.recordedAt != nil }?.recordedAt
         let learned = queue.learn(from: contents.mirror)
         queue.numberAtLeast((shared.lastNumbers[queue.device] ?? 0) + 1)
         // Saved when it can be: the mirror teaches the same again at the next opening (a
@@ -314,6 +318,7 @@ package struct ReplicaSync {
     mutating func absorb(_ records: ArraySlice<Record>, into report: inout Report) throws(ReplicaError) {
         guard let last = records.last else { return }
         mirrorPosition = last.position
+        lastRecordedAt = records.last { $0.recordedAt != nil }?.recordedAt ?? lastRecordedAt
         do { try shared.apply(records) } catch {
             throw .damaged(path: sharedName, reason: "the shared log's record at \(error.place) breaks the rules: "
                 + error.rejection.description)

@@ -18,14 +18,19 @@ public actor TimelineReplica {
 
     /// The replica's mirror: a log file holding the shared log's records 1…P byte for byte.
     public nonisolated let path: String
-    /// Where the shared log is: an absolute path, or a URL without its password.
+    /// Where the shared log is: an absolute path, or a URL without its password; in folder
+    /// mode, the shared folder's path.
     public nonisolated let shared: String
+    /// Whether the replica reaches the shared log through a shared folder and its
+    /// sequencer (folder mode) rather than the log itself.
+    public nonisolated let isFolder: Bool
 
     /// Opens the replica whose mirror is at `path`.
     public init(path: String, clock: any TimelineClock = SystemClock()) throws(ReplicaError) {
         let identity = try FileReplicaStorage.identity(of: path)
         self.path = path
         self.shared = identity.shared
+        self.isFolder = identity.folder
         self.clock = clock
         self.random = SystemRandomNumberGenerator()
         let storage = FileReplicaStorage(path: path)
@@ -61,6 +66,31 @@ public actor TimelineReplica {
             return replica
         } catch {
             // Nothing half made is left behind: the person runs clone again.
+            storage.remove()
+            throw error
+        }
+    }
+
+    /// Makes a replica of the shared log that the folder at `folder` publishes (folder
+    /// mode), at `path`, with a new device id, and mirrors what the folder holds. Refuses
+    /// when anything exists at `path`, and when the folder holds no layout file yet (its
+    /// sequencer has not run, or the folder has not synced to this device).
+    public static func clone(folder: String, to path: String,
+                             clock: any TimelineClock = SystemClock()) async throws(ReplicaError) -> TimelineReplica {
+        let files = DirectoryFolder(root: folder)
+        let layout: [UInt8]?
+        do { layout = try files.read(FolderLayout.layoutFile) } catch {
+            throw .unreachable(shared: folder, reason: error.description)
+        }
+        guard layout != nil else { throw .notSharedFolder(path: folder) }
+        var random = SystemRandomNumberGenerator()
+        let device = DeviceID.make(at: clock.now(), using: &random)
+        let storage = try FileReplicaStorage.create(path: path, device: device, shared: folder, folder: true)
+        do {
+            let replica = try TimelineReplica(path: path, clock: clock)
+            _ = try await replica.syncThroughFolder()
+            return replica
+        } catch {
             storage.remove()
             throw error
         }
@@ -132,11 +162,43 @@ public actor TimelineReplica {
                           notices: report.notices)
     }
 
+    /// One sync through the shared folder (folder mode): mirrors what the sequencer
+    /// published, writes this device's pending submissions into the folder as one sealed
+    /// segment, removes its segments whose outcomes are published. A submission stays
+    /// pending until the sequencer's outcome for it reaches this device.
+    public func syncThroughFolder() throws(ReplicaError) -> SyncReport {
+        let folder = DirectoryFolder(root: shared)
+        let report = try exclusively { engine throws(ReplicaError) in try engine.sync(throughFolder: folder) }
+        return SyncReport(pushed: report.pushed, accepted: report.accepted, rejected: report.rejected,
+                          pulled: report.pulled, position: report.position, pending: report.pending,
+                          notices: report.notices)
+    }
+
+    /// One sync with the shared log or through the shared folder, as the replica was made.
+    /// `connect` opens the shared log (not called in folder mode).
+    public func sync(connecting connect: () throws(ReplicaError) -> any EventLog) throws(ReplicaError) -> SyncReport {
+        if isFolder { return try syncThroughFolder() }
+        return try sync(with: try connect())
+    }
+
+    /// What the shared folder publishes (folder mode): the last position any published
+    /// segment names, and when the sequencer recorded the last record this replica
+    /// mirrored (`nil` when none says); `nil` for a replica of a shared log.
+    public func folderHead() throws(ReplicaError) -> (position: Int64, lastRecordedAt: DateValue?)? {
+        guard isFolder else { return nil }
+        let head: Int64
+        do { head = try FolderLayout.publishedLines(in: DirectoryFolder(root: shared), after: .max - 1).head } catch {
+            throw .unreachable(shared: shared, reason: error.description)
+        }
+        return (head, engine.lastRecordedAt)
+    }
+
     /// Syncs now and then whenever either side changes, until the task is cancelled:
     /// the shared log's notifications (inotify for a file, `LISTEN` for PostgreSQL) and
     /// the replica's own files (a send from another process) wake it; nothing polls.
     /// While the shared log cannot be reached it tries again after 1 s, doubling up to
-    /// a minute. `connect` opens the shared log; `onSync` hears every sync's result.
+    /// a minute. `connect` opens the shared log; `onSync` hears every sync's result. In
+    /// folder mode the folder's published segments wake it instead, and `connect` is not called.
     public func syncContinuously(
         connect: @escaping @Sendable () throws(ReplicaError) -> any EventLog,
         onSync: @escaping @Sendable (Result<SyncReport, ReplicaError>) async -> Void
@@ -144,7 +206,11 @@ public actor TimelineReplica {
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         defer { wake.finish() }
         // A send from another process appends to LOCAL.pending; a dismissal or a sync replaces LOCAL.queue.
-        let local = [path + ".pending", path + ".queue"].compactMap { try? FileWatch.start(path: $0) { wake.yield() } }
+        var local = [path + ".pending", path + ".queue"].compactMap { try? FileWatch.start(path: $0) { wake.yield() } }
+        // Folder mode: what the sequencer publishes.
+        if isFolder, let watch = try? DirectoryWatch.start(path: shared + "/" + FolderLayout.logDirectory, { wake.yield() }) {
+            local.append(watch)
+        }
         defer { for watch in local { watch.cancel() } }
         var connection: (log: any EventLog, watch: LogWatch?)?
         var delay = Duration.seconds(1)
@@ -152,11 +218,15 @@ public actor TimelineReplica {
         while !Task.isCancelled {
             let result: Result<SyncReport, ReplicaError>
             do throws(ReplicaError) {
-                if connection == nil {
-                    let log = try connect()
-                    connection = (log, try? log.watch { wake.yield() })
+                if isFolder {
+                    result = .success(try syncThroughFolder())
+                } else {
+                    if connection == nil {
+                        let log = try connect()
+                        connection = (log, try? log.watch { wake.yield() })
+                    }
+                    result = .success(try sync(with: connection!.log))
                 }
-                result = .success(try sync(with: connection!.log))
                 delay = .seconds(1)
             } catch {
                 result = .failure(error)
@@ -178,6 +248,12 @@ public actor TimelineReplica {
     /// hand); the pending submissions and notices stay. Returns how many records it holds.
     public func fetchMirrorAgain(from log: any EventLog) throws(ReplicaError) -> Int {
         try exclusively { engine throws(ReplicaError) in try engine.fetchMirrorAgain(from: log) }
+    }
+
+    /// Fetches the whole mirror again from what the shared folder publishes (folder mode).
+    public func fetchMirrorAgainFromFolder() throws(ReplicaError) -> Int {
+        let folder = DirectoryFolder(root: shared)
+        return try exclusively { engine throws(ReplicaError) in try engine.fetchMirrorAgain(fromFolder: folder) }
     }
 
     /// Dismisses the notice of `id`; whether there was one.

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import TimelineTestSupport
+@testable import TimelineCommandLine
+
+/// Folder mode through the tool (section 10): devices sync through a shared folder and a
+/// sequencer, with no server. Here every device sees one directory (a folder on a shared
+/// disk, or a sync service at rest); the copies a service keeps apart are in the process
+/// tests and the simulation.
+@Suite("timeline in folder mode, end to end")
+struct FolderCommandTests {
+    /// A shared log with a timeline `life` and an event `born`, published into a folder,
+    /// and two replicas of the folder.
+    func twoDevices(_ directory: TemporaryDirectory) async throws -> (shared: String, folder: String, phone: String,
+                                                                      laptop: String) {
+        let shared = directory.path("shared.jsonl"), folder = directory.path("Shared Folder")
+        let phone = directory.path("phone.jsonl"), laptop = directory.path("laptop.jsonl")
+        #expect(try await timeline(["create-timeline", "--log", shared, "--timeline", "life", "--name", "Life"]).status == 0)
+        #expect(try await timeline(["add-event", "--log", shared, "--timeline", "life", "--event", "born",
+                                    "--title", "Born", "--date", "1990-04-12"]).status == 0)
+        let first = try await timeline(["sequence", "--log", shared, "--folder", folder, "--json"])
+        #expect(first.output == #"{"decided":0,"accepted":0,"rejected":0,"published":2,"skipped":0,"position":2}"# + "\n",
+                "\(first)")
+        for replica in [phone, laptop] {
+            let run = try await timeline(["clone", folder, "--log", replica])
+            #expect(run.status == 0 && run.output.contains("cloned the shared folder"), "\(run)")
+        }
+        return (shared, folder, phone, laptop)
+    }
+
+    @Test func submissionsWaitForTheSequencerAndARejectionBecomesANotice() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, folder, phone, laptop) = try await twoDevices(directory)
+
+        let removed = try await timeline(["remove-event", "--log", laptop, "--event", "born"])
+        #expect(removed.status == 0, "\(removed)")
+        #expect(removed.output.contains("pending: in the shared folder, waiting for the sequencer"), "\(removed)")
+        let retitled = try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Born here"])
+        #expect(retitled.status == 0, "\(retitled)")
+        let waiting = try await timeline(["status", "--log", phone])
+        #expect(waiting.output.contains("(a shared folder)") && waiting.output.contains("waiting for the sequencer (last seen "),
+                "\(waiting)")
+        // Nothing is decided until the sequencer runs: the shared log has not moved.
+        #expect(try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n").count == 2)
+
+        // A file a sync service left half written, and a conflicted copy: skipped.
+        let devices = folder + "/devices"
+        let someDevice = try #require(try FileManager.default.contentsOfDirectory(atPath: devices).first)
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: devices + "/" + someDevice).first)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: devices + "/" + someDevice + "/" + segment))
+        try bytes.write(to: URL(fileURLWithPath: devices + "/" + someDevice + "/" + segment + " (conflicted copy)"))
+        let sequenced = try await timeline(["sequence", "--log", shared, "--folder", folder, "--json"])
+        #expect(sequenced.output == #"{"decided":2,"accepted":1,"rejected":1,"published":2,"skipped":1,"position":4}"# + "\n",
+                "\(sequenced)")
+        #expect(try await timeline(["verify", "--log", shared]).status == 0)
+
+        let sync = try await timeline(["sync", "--log", phone, "--json"])
+        #expect(sync.output == #"{"pushed":1,"accepted":0,"rejected":1,"pulled":2,"position":4,"pending":0}"# + "\n", "\(sync)")
+        #expect(sync.errors.contains("unknown event \"born\""))
+        #expect(try await timeline(["notices", "--log", phone]).output.contains("(unknownEvent)"))
+        #expect(try await timeline(["sync", "--log", laptop]).status == 0)
+        for replica in [phone, laptop] {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: replica)) == Data(contentsOf: URL(fileURLWithPath: shared)))
+        }
+        let status = try await timeline(["status", "--log", laptop, "--json"])
+        #expect(status.output.contains(#""position":4,"pending":0,"notices":0,"reachable":true,"head":4,"folder":true,"lastSeen":""#),
+                "\(status)")
+        // Decided segments are removed by their writers; the conflicted copy is left alone.
+        let left = try FileManager.default.subpathsOfDirectory(atPath: devices).filter { $0.contains(".seg") }.sorted()
+        #expect(left == [someDevice + "/" + segment + " (conflicted copy)"], "\(left)")
+    }
+
+    @Test func badUseIsAClearError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, folder, phone, _) = try await twoDevices(directory)
+        let empty = directory.path("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let notYet = try await timeline(["clone", empty, "--log", directory.path("x.jsonl")])
+        #expect(notYet.status == 1 && notYet.errors.contains("is not a shared folder yet")
+                && notYet.errors.contains("timeline sequence --log SHARED --folder"), "\(notYet)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("x.jsonl")))
+        let noLog = try await timeline(["sequence", "--log", directory.path("nosuch.jsonl"), "--folder", folder])
+        #expect(noLog.status == 1 && noLog.errors.contains("never creates its shared log"), "\(noLog)")
+        let ofReplica = try await timeline(["sequence", "--log", phone, "--folder", folder])
+        #expect(ofReplica.status == 1 && ofReplica.errors.contains("is a replica's mirror"), "\(ofReplica)")
+        let noFolder = try await timeline(["sequence", "--log", shared])
+        #expect(noFolder.status == 2 && noFolder.errors.contains("--folder"), "\(noFolder)")
+        let notDirectory = try await timeline(["sequence", "--log", shared, "--folder", shared])
+        #expect(notDirectory.status == 1 && notDirectory.errors.contains("is not a directory"), "\(notDirectory)")
+        // Another log sequenced into the folder: refused, the folder untouched.
+        let other = directory.path("other.jsonl")
+        #expect(try await timeline(["create-timeline", "--log", other, "--timeline", "x", "--name", "X"]).status == 0)
+        let anotherLog = try await timeline(["sequence", "--log", other, "--folder", folder])
+        #expect(anotherLog.status == 1 && anotherLog.errors.contains("publishes another log"), "\(anotherLog)")
+        // A folder of a newer layout is refused by name, and what is pending stays.
+        try #"{"layout":2}"#.write(toFile: folder + "/timeline-folder.json", atomically: true, encoding: .utf8)
+        #expect(try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "T", "--date", "2000",
+                                    "--offline"]).status == 0)
+        let newer = try await timeline(["sync", "--log", phone])
+        #expect(newer.status == 1 && newer.errors.contains("of layout 2; this version of Timeline reads layout 1"), "\(newer)")
+        let refused = try await timeline(["sequence", "--log", shared, "--folder", folder])
+        #expect(refused.status == 1 && refused.errors.contains("of layout 2"), "\(refused)")
+        #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""pending":1"#))
+    }
+
+    @Test func repairFetchesTheMirrorAgainFromTheFolder() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, _, phone, _) = try await twoDevices(directory)
+        try Data("{\"seq\":1,\"type\":\"oops\"}\n".utf8).write(to: URL(fileURLWithPath: phone))
+        let repaired = try await timeline(["repair", "--log", phone])
+        #expect(repaired.status == 0 && repaired.output.contains("2 records"), "\(repaired)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == Data(contentsOf: URL(fileURLWithPath: shared)))
+    }
+
+    /// `sequence --watch` and `sync --watch` as separate processes: a submission saved
+    /// offline reaches the folder, the sequencer decides it, and its outcome comes back,
+    /// each step woken by file notifications; Ctrl-C ends both with status 0.
+    @Test func watchingSequencerAndReplicaDecideWithNoOneRunningCommands() async throws {
+        guard let toolURL else { throw ToolNotFound() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, folder, phone, _) = try await twoDevices(directory)
+        let sequencer = try SpawnedProcess(toolURL, ["sequence", "--log", shared, "--folder", folder, "--watch", "--json"],
+                                           outputPath: directory.path("seq.out"), errorPath: directory.path("seq.err"))
+        let syncer = try SpawnedProcess(toolURL, ["sync", "--log", phone, "--watch", "--json"],
+                                        outputPath: directory.path("sync.out"), errorPath: directory.path("sync.err"))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "B", "--offline"]).status == 0)
+        var pending = -1
+        for _ in 0..<100 where pending != 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            let status = try await timeline(["status", "--log", phone, "--json"]).output
+            pending = status.contains(#""pending":0"#) ? 0 : 1
+        }
+        #expect(pending == 0, "the submission was not decided through the watching processes")
+        for process in [sequencer, syncer] {
+            process.send(SIGINT)
+            process.waitUntilExit(timeout: .seconds(30))
+            #expect(process.exitStatus == 0)
+        }
+        let decided = try String(contentsOfFile: directory.path("seq.out"), encoding: .utf8)
+        #expect(decided.contains(#""decided":1,"accepted":1"#), "\(decided)")
+        #expect(try String(contentsOfFile: directory.path("sync.out"), encoding: .utf8).contains(#""accepted":1"#))
+    }
+}
