@@ -26,7 +26,7 @@ enum SequenceCommand: ToolCommand {
               {"decided":N,"accepted":A,"rejected":R,"published":M,"skipped":K,"position":P}
             Exit status 0 whenever DIR could be read and written; 1 when it could not, or \
             SHARED cannot be used (a missing SHARED is never created: start it with \
-            'timeline create-timeline --name NAME --log SHARED').
+            'timeline create-timeline' or 'timeline import').
             With --watch, runs again whenever a device's files or SHARED change (file \
             notifications), printing a line for each run that did something, until \
             interrupted (Ctrl-C: exit status 0).

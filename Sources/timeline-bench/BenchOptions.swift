@@ -1,7 +1,7 @@
 /// What to measure and at which sizes, from the command line.
 struct BenchOptions {
     enum Section: String, CaseIterable {
-        case command, replay, open, memory, append, processes, tool, sync, undo
+        case command, replay, open, memory, append, processes, tool, sync, undo, folder
     }
 
     var quick = false
@@ -81,12 +81,17 @@ struct BenchOptions {
                  executable's history --event of one event on the replay log with its
                  checkpoint, beside rows --timeline life from the checkpoint and
                  without it (needs the tool, as 8 does)
+     11 folder   folder mode: the sequencer deciding 1,000 submissions from a folder
+                 beside a replica pushing them to a file log; a clone of a folder
+                 publishing 100k records beside a clone of the same file log; a sealed
+                 segment arriving → the change set on a following replica beside a
+                 plain send → the change set on a follower
 
     OPTIONS:
       --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
                         samples; finishes in seconds
       --only LIST       comma-separated sections to run: command, replay, open, memory,
-                        append, processes, tool, sync, undo (default: all)
+                        append, processes, tool, sync, undo, folder (default: all)
       --sizes LIST      rows present for the one-command measurement (the undo
                         measurement takes the largest)
                         (default 10k,100k,1M; with --quick 10k); k and M suffixes allowed

@@ -282,12 +282,30 @@ struct BenchmarkRun {
             }
             if result.rejected > 0 { notes.append("\(result.rejected) commands were rejected in the undo measurement (a workload bug)") }
         }
+        // 11. Folder mode.
+        var folder: FolderBenchmark.Result?
+        if options.sections.contains(.folder) {
+            let big = directory.file("folder-read.jsonl")
+            let records = GeneratedLog.history(records: quick ? 20_000 : 100_000, seed: options.seed, dates: dates,
+                                               storePath: big, handWrittenPath: nil).records
+            let result = try await FolderBenchmark(directory: directory, bigLog: big, bigLogRecords: records,
+                                                   submissions: quick ? 100 : 1_000, rounds: quick ? 2 : 5,
+                                                   log: progress).run()
+            folder = result
+            comparison.add("11", "the sequencer deciding submissions from the folder", size: "\(result.submissions)",
+                           result.sequence, baseline: "a replica pushing them to a file log", result.sequenceBaseline)
+            comparison.add("11", "a replica reading published segments (clone)", size: Formatting.size(records) + " records",
+                           result.read, baseline: "a clone of the same file log", result.readBaseline)
+            comparison.add("11", "a sealed segment arriving → change set on a replica", size: "—", result.arrival,
+                           baseline: "a plain send → change set on a follower", result.arrivalBaseline)
+        }
         var targets = Self.commandTargets(commandResults, repetitions)
         targets.append(Self.laterTargets(replay: replay, withCheckpoints: withCheckpoints, later: later,
                                          memory: memory, records: options.records, events: options.events))
         if let processes { targets.append(Self.processTargets(processes)) }
         if let sync { targets.append(SyncBenchmark.targets(sync)) }
         if let undo { targets.append(UndoBenchmark.targets(undo)) }
+        if let folder { targets.append(FolderBenchmark.targets(folder)) }
 
         print(comparison.rendered)
         if !stages.rows.isEmpty { print(stages.rendered) }
