@@ -145,8 +145,14 @@ package struct ReplicaSync {
     ///   the last send or check; else O(*p*) to decide the *p* pending submissions' facts again.
     package mutating func check(_ commands: [Command]) throws(Rejection) -> [Fact] {
         let key = shownKey
-        if shown?.key != key { shown = (key, queue.overlay(on: shared.domain).shown) }
-        return try Decider.decide(commands, shown!.state)
+        let state: PendingState<DomainState>
+        if let kept = shown, kept.key == key {
+            state = kept.state
+        } else {
+            state = queue.overlay(on: shared.domain).shown
+            shown = (key, state)
+        }
+        return try Decider.decide(commands, state)
     }
 
     /// Dismisses the notice of `id`; whether there was one.

@@ -104,6 +104,8 @@ struct SyncSimulation {
         /// When it found another copy of itself: the shared log's position, and its
         /// pending submissions then (which it must keep).
         var stoppedAt: (position: Int64, pending: Set<SubmissionID>, nonces: Set<String>)?
+        /// How far its clock is from the others' (folder mode: hours apart).
+        var clockOffset: Int64 = 0
     }
 
     var rng: SplitMix64
@@ -129,6 +131,9 @@ struct SyncSimulation {
             devices.append(Device(storage: storage, replica: try! ReplicaSync(storage: storage, sharedName: "shared")))
         }
         if throughFolder {
+            for k in devices.indices {
+                devices[k].clockOffset = Int64.random(in: -6 * 3_600_000_000...6 * 3_600_000_000, using: &rng)
+            }
             let copies = devices.map { MemoryFolder(owner: $0.storage.files.withLock { $0.queue.device.rawValue }, ledger: ledger) }
             folder = FileSyncModel(copies: copies + [MemoryFolder(owner: "sequencer", ledger: ledger)])
         }
@@ -238,7 +243,8 @@ struct SyncSimulation {
             condition = UndoCondition(after: replica.mirrorPosition, events: names.flatMap(\.events),
                                       timelines: names.flatMap(\.timelines))
         }
-        let submission = try! replica.send(commands, madeAt: DateValue(utc: clock), nonce: nonce, condition: condition)
+        let madeAt = DateValue(utc: Instant(microsecondsSinceEpoch: clock.microsecondsSinceEpoch + devices[k].clockOffset))
+        let submission = try! replica.send(commands, madeAt: madeAt, nonce: nonce, condition: condition)
         devices[k].acknowledged[submission.id.description] = submission
         devices[k].acknowledgedSinceRestore[submission.id] = submission
         devices[k].replica = replica
@@ -633,11 +639,11 @@ struct FolderSimulationTests {
             stopped += simulation.devices.filter(\.stopped).count
             skipped += simulation.log.filter { $0.hasPrefix("sequence:") && !$0.hasSuffix(" 0 skipped") }.count
         }
-        #expect(accepted > 300)
+        #expect(accepted > 200)
         #expect(rejected > 40)
         #expect(kills > 20)
         #expect(skipped > 20, "the sequencer never met a half-copied or odd file")
-        #expect(sequencerKills > 20)
+        #expect(sequencerKills > 10)
         #expect(away > 20)
         #expect(stopped > 0, "no run found a restored copy of a device")
     }
