@@ -278,7 +278,8 @@ extension Runner {
         }
         var text = "device \(device)\nshared \(replica.shared)\(replica.isFolder ? " (a shared folder)" : "")\n"
             + "position \(position)" + (head.map { " of \($0)" } ?? "") + "\npending \(pending)\nnotices \(notices)\n"
-        if replica.isFolder, pending > 0 {
+        let conflict = await replica.conflict
+        if replica.isFolder, pending > 0, conflict == nil {
             text += "waiting for the sequencer (last seen \(lastSeen?.text ?? "never")): 'timeline sequence' runs on the "
                 + "device that keeps the shared log\n"
         }
@@ -286,7 +287,7 @@ extension Runner {
         if let problem = await replica.mirrorProblem {
             text += "mirror damaged: \(problem); the next sync fetches it again\n"
         }
-        if let conflict = await replica.conflict {
+        if let conflict {
             text += "stopped: \(ReplicaError.stopped(conflict: conflict))\n"
         }
         return text

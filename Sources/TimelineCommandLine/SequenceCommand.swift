@@ -53,7 +53,8 @@ extension Runner {
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw CommandFailure("\(folderGiven) is not a directory: give a shared folder") }
         } else {
-            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+            // Only the folder itself is made: a missing parent is a mistyped path.
+            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) } catch {
                 throw CommandFailure("cannot make the shared folder \(folderGiven): \(error.localizedDescription)")
             }
         }

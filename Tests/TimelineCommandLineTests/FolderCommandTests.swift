@@ -145,4 +145,91 @@ struct FolderCommandTests {
         #expect(decided.contains(#""decided":1,"accepted":1"#), "\(decided)")
         #expect(try String(contentsOfFile: directory.path("sync.out"), encoding: .utf8).contains(#""accepted":1"#))
     }
+
+    /// What a hostile pass found: stray entries never stop the sequencer or a sync; a
+    /// garbage layout file, a missing folder, a log behind the folder and a directory
+    /// that is not a shared folder are refused by name; temporaries of killed writers go.
+    @Test func strayEntriesAreSkippedAndOddFoldersRefusedByName() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, folder, phone, laptop) = try await twoDevices(directory)
+        let manager = FileManager.default
+        // A file named like a device (not a directory), a directory named like a segment
+        // in the replica's log/ far ahead, a dead writer's temporary in log/.
+        try manager.createDirectory(atPath: folder + "/devices", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/devices/01a23d1a-0000-7000-8000-000000000000"))
+        try manager.createDirectory(atPath: folder + "/log/000000000005-000000000009.seg", withIntermediateDirectories: true)
+        let stale = folder + "/log/000000000003-000000000003.seg.tmp-999999999-1"
+        try Data("half".utf8).write(to: URL(fileURLWithPath: stale))
+        #expect(try await timeline(["add-event", "--log", laptop, "--timeline", "life", "--title", "A", "--date", "2001"]).status == 0)
+        let sequenced = try await timeline(["sequence", "--log", shared, "--folder", folder, "--json"])
+        #expect(sequenced.status == 0 && sequenced.output.contains(#""decided":1,"accepted":1"#)
+                && sequenced.output.contains(#""skipped":1"#), "\(sequenced)")
+        #expect(!manager.fileExists(atPath: stale), "a dead writer's temporary file was left in the folder")
+        let synced = try await timeline(["sync", "--log", phone, "--json"])
+        #expect(synced.status == 0 && synced.output.contains(#""position":3"#), "\(synced)")
+        let head = try await timeline(["status", "--log", phone, "--json"])
+        #expect(head.output.contains(#""head":3"#), "\(head)")
+
+        // The sequencer's log restored from an older copy: said so, the folder kept.
+        let older = directory.path("older.jsonl")
+        let lines = try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n").prefix(2)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: older, atomically: true, encoding: .utf8)
+        let behind = try await timeline(["sequence", "--log", older, "--folder", folder])
+        #expect(behind.status == 1 && behind.errors.contains("it is an older copy"), "\(behind)")
+
+        // Not a shared folder: a directory with other files, a missing parent, a garbage layout file.
+        let documents = directory.path("Documents")
+        try manager.createDirectory(atPath: documents, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: documents + "/letter.txt"))
+        let notEmpty = try await timeline(["sequence", "--log", shared, "--folder", documents])
+        #expect(notEmpty.status == 1 && notEmpty.errors.contains("holds other files (letter.txt"), "\(notEmpty)")
+        #expect(!manager.fileExists(atPath: documents + "/timeline-folder.json"))
+        let noParent = try await timeline(["sequence", "--log", shared, "--folder", directory.path("no/such/dir")])
+        #expect(noParent.status == 1 && !manager.fileExists(atPath: directory.path("no")), "\(noParent)")
+        let garbage = directory.path("Garbage")
+        try manager.createDirectory(atPath: garbage, withIntermediateDirectories: true)
+        try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: garbage + "/timeline-folder.json"))
+        let cloneGarbage = try await timeline(["clone", garbage, "--log", directory.path("g.jsonl")])
+        #expect(cloneGarbage.status == 1 && cloneGarbage.errors.contains("names no layout"), "\(cloneGarbage)")
+        let sequenceGarbage = try await timeline(["sequence", "--log", shared, "--folder", garbage])
+        #expect(sequenceGarbage.status == 1 && sequenceGarbage.errors.contains("names no layout"), "\(sequenceGarbage)")
+
+        // The folder gone (unmounted): unreachable, nothing lost; back again: syncs.
+        try manager.moveItem(atPath: folder, toPath: folder + " (away)")
+        let away = try await timeline(["sync", "--log", phone])
+        #expect(away.status == 1 && away.errors.contains("the folder is not there")
+                && !away.errors.contains("make a new replica"), "\(away)")
+        #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""reachable":false"#))
+        try manager.moveItem(atPath: folder + " (away)", toPath: folder)
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+    }
+
+    /// A copy of a device restored from a backup stops before it writes a submission whose
+    /// number the other copy's segment in the folder already holds with another nonce.
+    @Test func aRestoredCopyStopsBeforeWritingAUsedNumber() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, folder, phone, _) = try await twoDevices(directory)
+        let manager = FileManager.default
+        let backup = directory.path("backup")
+        try manager.createDirectory(atPath: backup, withIntermediateDirectories: true)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "A", "--offline"]).status == 0)
+        let files = try manager.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix("phone.jsonl") }
+        for file in files { try manager.copyItem(atPath: directory.path(file), toPath: backup + "/" + file) }
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "B"]).status == 0)
+        for file in files {
+            try? manager.removeItem(atPath: directory.path(file))
+            try manager.copyItem(atPath: backup + "/" + file, toPath: directory.path(file))
+        }
+        let device = try #require(try manager.contentsOfDirectory(atPath: folder + "/devices").first)
+        let before = try manager.contentsOfDirectory(atPath: folder + "/devices/" + device).sorted()
+        let again = try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "C"])
+        #expect(again.errors.contains("another copy of this device"), "\(again)")
+        #expect(try manager.contentsOfDirectory(atPath: folder + "/devices/" + device).sorted() == before,
+                "the restored copy wrote a segment for a number the other copy used")
+        let status = try await timeline(["status", "--log", phone])
+        #expect(status.output.contains("stopped:") && !status.output.contains("waiting for the sequencer"), "\(status)")
+    }
 }

@@ -49,5 +49,40 @@ struct PostgresReplicaTests {
         let commands = try log.records(after: 0).compactMap(\.commandID)
         #expect(Set(commands).count == 2, "\(commands)")
     }
+
+    /// Folder mode with the sequencer's shared log on PostgreSQL: two devices of a folder,
+    /// a conflict decided by `timeline sequence --log URL`, the folder publishing the lines
+    /// the database stores, byte for byte.
+    @Test func aSequencerKeepsItsSharedLogInADatabase() throws {
+        let url = TestServer.url(log: TestServer.newLogName("folder"))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-f-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folder = directory.appendingPathComponent("Shared").path
+        let phone = directory.appendingPathComponent("phone.jsonl").path
+        let laptop = directory.appendingPathComponent("laptop.jsonl").path
+        #expect(try runTool(["create-timeline", "--log", url, "--timeline", "life", "--name", "Life"]).status == 0)
+        #expect(try runTool(["add-event", "--log", url, "--timeline", "life", "--event", "born", "--title", "Born",
+                             "--date", "1990"]).status == 0)
+        let missing = try runTool(["sequence", "--log", TestServer.url(log: TestServer.newLogName("nosuch")),
+                                   "--folder", folder])
+        #expect(missing.status == 1, "\(missing)")
+        let first = try runTool(["sequence", "--log", url, "--folder", folder, "--json"])
+        #expect(first.output.contains(#""published":2"#), "\(first)")
+        for replica in [phone, laptop] { #expect(try runTool(["clone", folder, "--log", replica]).status == 0) }
+        #expect(try runTool(["remove-event", "--log", laptop, "--event", "born"]).status == 0)
+        #expect(try runTool(["retitle-event", "--log", phone, "--event", "born", "--title", "X"]).status == 0)
+        let decided = try runTool(["sequence", "--log", url, "--folder", folder, "--json"])
+        #expect(decided.output.contains(#""decided":2,"accepted":1,"rejected":1"#), "\(decided)")
+        for replica in [phone, laptop] { #expect(try runTool(["sync", "--log", replica]).status == 0) }
+        #expect(try runTool(["notices", "--log", phone, "--json"]).output.contains(#""rule":"unknownEvent""#))
+
+        let log = try PostgresEventLog(url: url)
+        defer { log.close() }
+        let stored = try log.jsonLines()
+        for replica in [phone, laptop] {
+            #expect(Array(try Data(contentsOf: URL(fileURLWithPath: replica))) == stored)
+        }
+    }
 }
 #endif

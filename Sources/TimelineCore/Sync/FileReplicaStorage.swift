@@ -247,6 +247,8 @@ package struct FileReplicaStorage: ReplicaStorage {
         let generation = ((try? readSnapshot(device: queue.device).generation) ?? 0) + 1
         try write(generation: generation, queue: queue)
         DurableFile.remove(pendingPath)
+        // The queue's temporary files a killed process left (`LOCAL.queue.tmp-PID-N`).
+        DurableFile.removeTemporaries(of: queuePath)
     }
 
     /// One line a submission (`P`), a notice (`N`), a decided submission's local id (`L`),

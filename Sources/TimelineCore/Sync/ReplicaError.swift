@@ -15,6 +15,9 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The directory given as a shared folder holds no layout file: no sequencer has
     /// published into it (or the folder has not reached this device yet).
     case notSharedFolder(path: String)
+    /// The shared folder's layout file names a layout this version does not read (`nil`:
+    /// it names none).
+    case folderLayout(path: String, layout: Int?)
 
     /// A message a person can act on.
     public var description: String {
@@ -39,6 +42,12 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(path) is not a shared folder yet (it holds no \(FolderLayout.layoutFile)): run `timeline sequence --log "
                 + "SHARED --folder \(path)` on the device that keeps the shared log, and wait for the folder to reach "
                 + "this device"
+        case .folderLayout(let path, let layout?):
+            "the shared folder \(path) is of layout \(layout); this version of Timeline reads layout "
+                + "\(FolderLayout.version): update Timeline on this device (nothing was lost)"
+        case .folderLayout(let path, nil):
+            "the shared folder \(path) holds a \(FolderLayout.layoutFile) that names no layout: it is not a Timeline "
+                + "folder, or the file is still being copied; try again once the folder has synced"
         }
     }
 }

@@ -14,11 +14,12 @@ extension ReplicaSync {
         shown = nil
         var report = Report()
         let read = reading(folder)
-        try FolderLayout.checkLayout(of: folder, name: sharedName)
-        try pull(read, into: &report)
+        try FolderLayout.checkLayout(of: folder, name: sharedName, mustExist: mirrorPosition > 0)
+        try pull(read, into: &report, waiting: true)
+        folder.removeStaleTemporaries(in: FolderLayout.deviceDirectory(device))
         try writeSegment(to: folder)
         try removeDecidedSegments(from: folder)
-        try pull(read, into: &report)
+        try pull(read, into: &report, waiting: true)
         report.position = mirrorPosition
         report.pending = queue.pending.count
         if case .stopped(let conflict) = queue.state { throw .stopped(conflict: conflict) }
@@ -27,7 +28,7 @@ extension ReplicaSync {
 
     /// Fetches the whole mirror again from what the folder publishes.
     package mutating func fetchMirrorAgain(fromFolder folder: any FolderFiles) throws(ReplicaError) -> Int {
-        try FolderLayout.checkLayout(of: folder, name: sharedName)
+        try FolderLayout.checkLayout(of: folder, name: sharedName, mustExist: true)
         return try fetchMirrorAgain(reading(folder))
     }
 
@@ -35,8 +36,7 @@ extension ReplicaSync {
     private func reading(_ folder: any FolderFiles) -> Reading {
         { [sharedName] (position) throws(ReplicaError) in
             do throws(FolderFailure) {
-                let read = try FolderLayout.publishedLines(in: folder, after: position)
-                return (read.records, read.bytes)
+                return try FolderLayout.publishedLines(in: folder, after: position)
             } catch {
                 throw .unreachable(shared: sharedName, reason: error.description)
             }
@@ -50,7 +50,7 @@ extension ReplicaSync {
         do {
             for name in try folder.names(in: directory) {
                 guard let (range, nonces) = FolderLayout.submissionSegment(name),
-                      let bytes = try folder.read(directory + "/" + name),
+                      let bytes = FolderLayout.segmentBytes(folder, directory + "/" + name, count: Int64(range.count)),
                       let read = FolderLayout.readSubmissionSegment(bytes, device: device, range: range, nonces: nonces)
                 else { continue }
                 segments[name] = read.map(\.submission)
@@ -68,6 +68,16 @@ extension ReplicaSync {
         guard !pushable.isEmpty else { return }
         var written = Set<Submission>()
         for submissions in try ownSegments(in: folder).values { written.formUnion(submissions) }
+        // A segment holding one of these numbers with another nonce: another copy of this
+        // device (restored from a backup) used it. Stop before writing anything.
+        var nonces: [SubmissionID: String] = [:]
+        for submission in written { nonces[submission.id] = submission.nonce }
+        if let taken = pushable.first(where: { submission in
+            nonces[submission.id].map { $0 != submission.nonce } ?? false
+        }) {
+            try stop(conflict: taken.id)
+            return
+        }
         guard let start = pushable.firstIndex(where: { submission in
             var sent = submission
             sent.localID = nil
@@ -105,33 +115,55 @@ extension ReplicaSync {
 }
 
 extension FolderLayout {
-    /// Refuses a folder whose layout file names another layout than this version's; a
-    /// folder whose layout file has not arrived yet is read as it is.
-    static func checkLayout(of folder: any FolderFiles, name: String) throws(ReplicaError) {
+    /// Refuses a folder whose layout file names another layout than this version's, and,
+    /// with `mustExist`, a folder without one (not there: unmounted, or not synced to this
+    /// device yet); a layout file that does not read is taken as half copied.
+    package static func checkLayout(of folder: any FolderFiles, name: String, mustExist: Bool) throws(ReplicaError) {
         let bytes: [UInt8]?
         do { bytes = try folder.read(layoutFile) } catch { throw .unreachable(shared: name, reason: error.description) }
-        guard let bytes else { return }
-        guard let layout = layout(in: bytes) else { return }  // half copied: read again next time
-        guard layout == version else {
-            throw .unreachable(shared: name, reason: "it is a shared folder of layout \(layout); this version of Timeline "
-                + "reads layout \(version): update Timeline on this device")
+        guard let bytes else {
+            guard !mustExist else {
+                throw .unreachable(shared: name, reason: "it holds no \(layoutFile): the folder is not there (not "
+                    + "mounted, or not synced to this device yet)")
+            }
+            return
         }
+        guard let layout = layout(in: bytes) else { return }
+        guard layout == version else { throw .folderLayout(path: name, layout: layout) }
+    }
+
+    /// The largest file a segment of `count` records or submissions can be: a reader
+    /// skips a larger one without reading it (a stray file named like a segment).
+    static func maximumBytes(of count: Int64) -> Int { Int(min(count, 1 << 20)) * (LogReader.maximumLineLength + 1) + 65_536 }
+
+    /// The file at `path` when it is a regular file no larger than a segment of `count`
+    /// can be and it reads; `nil` otherwise (skipped: read again next time).
+    static func segmentBytes(_ folder: any FolderFiles, _ path: String, count: Int64) -> [UInt8]? {
+        guard let size = folder.size(of: path), size <= maximumBytes(of: count) else { return nil }
+        return try? folder.read(path)
+    }
+
+    /// The last position a whole published segment holds, looking from the highest named
+    /// (for `status`; a few odd names above it are passed over).
+    package static func publishedHead(in folder: any FolderFiles) throws(FolderFailure) -> Int64 {
+        let named = try folder.names(in: logDirectory).compactMap { name in logSegmentRange(name).map { ($0, name) } }
+            .sorted { $0.0.upperBound > $1.0.upperBound }
+        for (range, name) in named.prefix(8) {
+            if let bytes = segmentBytes(folder, logDirectory + "/" + name, count: Int64(range.count)),
+               readLogSegment(bytes, range: range) != nil { return range.upperBound }
+        }
+        return 0
     }
 
     /// The shared log's records after `position` as the folder publishes them, with their
-    /// lines, up to the first record no whole segment holds; and the last position any
-    /// segment's name claims (`head`, for `status`).
+    /// lines, up to the first record no whole segment holds. Files that are not whole
+    /// segments (half copied, unreadable, directories, too large) are skipped.
     /// - Complexity: O(*s* + *n*) for *s* segment names and the *n* bytes read.
     package static func publishedLines(in folder: any FolderFiles, after position: Int64) throws(FolderFailure)
-        -> (records: [Record], bytes: [UInt8], head: Int64) {
+        -> (records: [Record], bytes: [UInt8]) {
         var byFirst: [Int64: [(range: ClosedRange<Int64>, name: String)]] = [:]
-        var head: Int64 = 0
         for name in try folder.names(in: logDirectory) {
-            guard let range = logSegmentRange(name), range.upperBound > position else {
-                if let range = logSegmentRange(name) { head = max(head, range.upperBound) }
-                continue
-            }
-            head = max(head, range.upperBound)
+            guard let range = logSegmentRange(name), range.upperBound > position else { continue }
             byFirst[range.lowerBound, default: []].append((range, name))
         }
         var records: [Record] = []
@@ -146,7 +178,7 @@ extension FolderLayout {
             }
             var taken = false
             for candidate in candidates {
-                guard let file = try folder.read(logDirectory + "/" + candidate.name),
+                guard let file = segmentBytes(folder, logDirectory + "/" + candidate.name, count: Int64(candidate.range.count)),
                       let segment = readLogSegment(file, range: candidate.range) else { continue }
                 let skip = Int(next - candidate.range.lowerBound)
                 records += segment.records[skip...]
@@ -157,6 +189,6 @@ extension FolderLayout {
             }
             if !taken { break }
         }
-        return (records, bytes, head)
+        return (records, bytes)
     }
 }

@@ -155,6 +155,11 @@ package struct ReplicaSync {
         return try Decider.decide(commands, state)
     }
 
+    /// Stops pushing: another copy of this device used `conflict` (saved at once).
+    mutating func stop(conflict: SubmissionID) throws(ReplicaError) {
+        if queue.stop(conflict: conflict) { try storage.replaceQueue(queue) }
+    }
+
     /// Dismisses the notice of `id`; whether there was one.
     package mutating func dismissNotice(_ id: SubmissionID) throws(ReplicaError) -> Bool {
         var next = queue
@@ -299,11 +304,15 @@ package struct ReplicaSync {
 
     /// Mirrors what `read` gives after the mirror, folds it, and learns this device's
     /// outcomes from it.
-    mutating func pull(_ read: Reading, into report: inout Report) throws(ReplicaError) {
+    ///
+    /// With `waiting`, a source that gives nothing from the mirror's position on is one
+    /// whose files have not arrived (a folder not synced yet), not a replaced log.
+    mutating func pull(_ read: Reading, into report: inout Report, waiting: Bool = false) throws(ReplicaError) {
         if let problem = mirrorProblem { try fetchAgain(read, because: problem, into: &report) }
         let read = try read(max(0, mirrorPosition - 1))
         var records = read.records[...]
         var bytes = read.bytes[...]
+        if waiting, records.isEmpty { return }
         if mirrorPosition > 0 {
             // The record at the mirror's position must be the one mirrored: otherwise the
             // shared log was replaced, shortened, or is another log.

@@ -82,7 +82,10 @@ public actor TimelineReplica {
         do { layout = try files.read(FolderLayout.layoutFile) } catch {
             throw .unreachable(shared: folder, reason: error.description)
         }
-        guard layout != nil else { throw .notSharedFolder(path: folder) }
+        guard let layout else { throw .notSharedFolder(path: folder) }
+        guard FolderLayout.layout(in: layout) == FolderLayout.version else {
+            throw .folderLayout(path: folder, layout: FolderLayout.layout(in: layout))
+        }
         var random = SystemRandomNumberGenerator()
         let device = DeviceID.make(at: clock.now(), using: &random)
         let storage = try FileReplicaStorage.create(path: path, device: device, shared: folder, folder: true)
@@ -186,8 +189,10 @@ public actor TimelineReplica {
     /// mirrored (`nil` when none says); `nil` for a replica of a shared log.
     public func folderHead() throws(ReplicaError) -> (position: Int64, lastRecordedAt: DateValue?)? {
         guard isFolder else { return nil }
+        let folder = DirectoryFolder(root: shared)
+        try FolderLayout.checkLayout(of: folder, name: shared, mustExist: true)
         let head: Int64
-        do { head = try FolderLayout.publishedLines(in: DirectoryFolder(root: shared), after: .max - 1).head } catch {
+        do { head = try FolderLayout.publishedHead(in: folder) } catch {
             throw .unreachable(shared: shared, reason: error.description)
         }
         return (head, engine.lastRecordedAt)

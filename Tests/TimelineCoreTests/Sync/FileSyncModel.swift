@@ -48,6 +48,8 @@ final class MemoryFolder: FolderFiles {
         if let before, before != bytes { ledger.rewritten.withLock { $0.append(path) } }
     }
 
+    func size(of path: String) -> Int? { files.withLock { $0[path]?.count } }
+
     func remove(_ path: String) throws(FolderFailure) {
         let removed = files.withLock { $0.removeValue(forKey: path) != nil }
         if removed { ledger.note(path, by: owner) }

@@ -103,7 +103,8 @@ struct SyncSimulation {
         var acknowledgedSinceRestore: [SubmissionID: Submission] = [:]
         /// When it found another copy of itself: the shared log's position, and its
         /// pending submissions then (which it must keep).
-        var stoppedAt: (position: Int64, pending: Set<SubmissionID>, nonces: Set<String>)?
+        /// (In folder mode, the nonces in the segments it had written then.)
+        var stoppedAt: (position: Int64, pending: [SubmissionID: String], written: Set<String>)?
         /// How far its clock is from the others' (folder mode: hours apart).
         var clockOffset: Int64 = 0
     }
@@ -137,6 +138,11 @@ struct SyncSimulation {
             let copies = devices.map { MemoryFolder(owner: $0.storage.files.withLock { $0.queue.device.rawValue }, ledger: ledger) }
             folder = FileSyncModel(copies: copies + [MemoryFolder(owner: "sequencer", ledger: ledger)])
         }
+    }
+
+    /// A replica's pending submissions' nonces, by id.
+    func pendingNonces(_ replica: ReplicaSync) -> [SubmissionID: String] {
+        Dictionary(replica.queue.pending.map { ($0.id, $0.nonce) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The replica of device `k`, reopened from its storage if it was killed.
@@ -268,8 +274,7 @@ struct SyncSimulation {
             return
         } catch .stopped {
             if devices[k].stoppedAt == nil {
-                devices[k].stoppedAt = (shared.position, Set(replica.queue.pending.map(\.id)),
-                                        Set(replica.queue.pending.map(\.nonce)))
+                devices[k].stoppedAt = (shared.position, pendingNonces(replica), [])
             }
             devices[k].stopped = true
         } catch {
@@ -330,14 +335,20 @@ struct SyncSimulation {
                 let id = device.storage.files.withLock { $0.queue.device }
                 for record in records where record.position > stop.position {
                     if let command = record.commandID, let sub = SubmissionID(commandID: command) {
-                        // Through a folder, segments the other copy wrote before it was
-                        // replaced may still be decided: none of this copy's.
-                        let ours = folder == nil || stop.nonces.contains(record.submission ?? "")
-                        try #require(sub.device != id || !ours, "device \(k) pushed \(command) after it stopped")
+                        // Through a folder, segments written before the stop (by this copy or
+                        // the other) may still be decided: none written after it.
+                        let allowed = folder != nil && (!stop.pending.values.contains(record.submission ?? "")
+                            || stop.written.contains(record.submission ?? ""))
+                        try #require(sub.device != id || allowed, "device \(k) pushed \(command) after it stopped")
                     }
                 }
+                // Nothing lost: each submission pending at the stop is pending still, or was
+                // decided with its nonce (through a folder, from a segment written before).
                 let pending = Set(device.storage.files.withLock { $0.pending.map(\.id) })
-                try #require(stop.pending.isSubset(of: pending), "device \(k) lost pending submissions after it stopped")
+                for (id, nonce) in stop.pending where !pending.contains(id) {
+                    try #require(folder != nil && records.contains { $0.commandID == id.description && $0.submission == nonce },
+                                 "device \(k) lost \(id) after it stopped")
+                }
             }
             // (3) each mirror is a byte-identical prefix of the shared log.
             let mirror = device.storage.files.withLock { $0.mirror }
@@ -549,8 +560,7 @@ extension SyncSimulation {
             return
         } catch .stopped {
             if devices[k].stoppedAt == nil {
-                devices[k].stoppedAt = (shared.position, Set(replica.queue.pending.map(\.id)),
-                                        Set(replica.queue.pending.map(\.nonce)))
+                devices[k].stoppedAt = (shared.position, pendingNonces(replica), writtenNonces(k, device: replica.device))
             }
             devices[k].stopped = true
         } catch {
@@ -558,6 +568,18 @@ extension SyncSimulation {
         }
         replica.fault = nil
         devices[k].replica = replica
+    }
+
+    /// The nonces of the submissions in device `k`'s segments in its copy of the folder.
+    func writtenNonces(_ k: Int, device: DeviceID) -> Set<String> {
+        let copy = folder!.copies[k], directory = FolderLayout.deviceDirectory(device)
+        var nonces = Set<String>()
+        for name in (try? copy.names(in: directory)) ?? [] {
+            guard let (range, names) = FolderLayout.submissionSegment(name), let bytes = try? copy.read(directory + "/" + name),
+                  let read = FolderLayout.readSubmissionSegment(bytes, device: device, range: range, nonces: names) else { continue }
+            nonces.formUnion(read.map(\.submission.nonce))
+        }
+        return nonces
     }
 
     /// The sequencer runs on its copy of the folder (unless away); `killed`: it is stopped

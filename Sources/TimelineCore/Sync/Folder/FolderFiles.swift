@@ -1,3 +1,4 @@
+import Foundation
 import SystemShim
 
 /// Why a shared folder's file could not be listed, read, written or removed.
@@ -13,7 +14,7 @@ package struct FolderFailure: Error, Hashable, Sendable, CustomStringConvertible
         self.reason = reason
     }
 
-    package var description: String { "\(path): \(reason)" }
+    package var description: String { reason.contains(path) ? reason : "\(path): \(reason)" }
 }
 
 /// The files of a shared folder as one device sees them: a directory on disk, copied
@@ -30,6 +31,17 @@ package protocol FolderFiles: Sendable {
     func write(_ bytes: [UInt8], to path: String) throws(FolderFailure)
     /// Removes the file, if it is there.
     func remove(_ path: String) throws(FolderFailure)
+    /// The file's size in bytes, or `nil` when it is not a regular file (a directory, a
+    /// link to one, nothing): a reader checks it before reading a file whole.
+    func size(of path: String) -> Int?
+    /// Removes the temporary files a writer of this device left in `directory` when it
+    /// was killed between writing and renaming them (never one a live process writes).
+    func removeStaleTemporaries(in directory: String)
+}
+
+extension FolderFiles {
+    /// Nothing is left behind.
+    package func removeStaleTemporaries(in directory: String) {}
 }
 
 /// A shared folder on disk.
@@ -83,5 +95,22 @@ package struct DirectoryFolder: FolderFiles {
 
     package func remove(_ path: String) throws(FolderFailure) {
         if unlink(full(path)) != 0, errno != ENOENT { throw failure(path, "unlink") }
+    }
+
+    package func size(of path: String) -> Int? {
+        var info = stat()
+        guard stat(full(path), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
+    package func removeStaleTemporaries(in directory: String) {
+        guard let names = try? names(in: directory) else { return }
+        // `NAME.tmp-PID-N` (``DurableFile``'s temporaries): those of processes that no longer run.
+        var finals = Set<String>()
+        for name in names {
+            guard let range = name.range(of: ".tmp-", options: .backwards) else { continue }
+            finals.insert(full(directory) + "/" + name[..<range.lowerBound])
+        }
+        for final in finals { DurableFile.removeTemporaries(of: final) }
     }
 }

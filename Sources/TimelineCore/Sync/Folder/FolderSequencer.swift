@@ -6,8 +6,11 @@ public enum SequencerError: Error, Hashable, Sendable, CustomStringConvertible {
     case log(shared: String, reason: String)
     /// The folder is of a newer layout than this version reads.
     case newerLayout(folder: String, layout: Int)
-    /// The folder publishes more records than the shared log holds, or others.
+    /// The folder publishes other records than the shared log holds.
     case anotherLog(folder: String, published: Int64, position: Int64)
+    /// The folder publishes more records than the shared log holds: the log is an older
+    /// copy of the one the folder was published from.
+    case logBehind(folder: String, published: Int64, position: Int64)
     /// A run was stopped at a step on purpose (fault injection in tests).
     case interrupted(step: String)
 
@@ -15,7 +18,7 @@ public enum SequencerError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .folder(let path, let reason):
-            "cannot use the shared folder at \(path): \(reason); nothing was lost: run `timeline sequence` again"
+            "cannot use the shared folder at \(path): \(reason); nothing was lost"
         case .log(let shared, let reason): "the shared log \(shared) cannot be used: \(reason)"
         case .newerLayout(let folder, let layout):
             "the shared folder \(folder) is of layout \(layout); this version of Timeline reads layout "
@@ -23,6 +26,10 @@ public enum SequencerError: Error, Hashable, Sendable, CustomStringConvertible {
         case .anotherLog(let folder, let published, let position):
             "the shared folder \(folder) publishes another log than this one (its records up to position \(published), "
                 + "this log's up to \(position)): sequence it with the log it was published from, or give a new folder"
+        case .logBehind(let folder, let published, let position):
+            "the shared folder \(folder) publishes the shared log up to position \(published), but this log ends at "
+                + "\(position): it is an older copy (restored from a backup?); sequence with the log the folder was "
+                + "published from (a new folder would cut every device off)"
         case .interrupted(let step): "the sequencer was interrupted at \(step)"
         }
     }
@@ -66,6 +73,9 @@ package struct FolderSequencer {
     private var published: Int64?
     /// Device segments read whole, by path: they never change once sealed.
     private var segments: [String: [(submission: Submission, previous: String?)]] = [:]
+    /// Device files skipped, by path, with their size then: not read again until it changes
+    /// (a file being copied grows; a stray one stays as it is).
+    private var skippedSizes: [String: Int] = [:]
     /// The folder's name, for messages.
     package let folderName: String
     /// The shared log's name, for messages.
@@ -156,10 +166,22 @@ package struct FolderSequencer {
     private func writeLayout(_ folder: any FolderFiles) throws(SequencerError) {
         do {
             if let bytes = try folder.read(FolderLayout.layoutFile) {
-                if let layout = FolderLayout.layout(in: bytes), layout != FolderLayout.version {
-                    throw SequencerError.newerLayout(folder: folderName, layout: layout)
+                guard let layout = FolderLayout.layout(in: bytes) else {
+                    throw SequencerError.folder(path: folderName, reason: "its \(FolderLayout.layoutFile) names no layout: "
+                        + "it is not a Timeline folder; give an empty directory for a new shared folder")
                 }
+                if layout != FolderLayout.version { throw SequencerError.newerLayout(folder: folderName, layout: layout) }
                 return
+            }
+            // A new shared folder: an empty directory (or one a sync service has begun to fill
+            // with this layout's directories), never any directory that holds other files.
+            let others = try folder.names(in: ".").filter {
+                !$0.hasPrefix(".") && $0 != FolderLayout.logDirectory && $0 != FolderLayout.devicesDirectory
+            }
+            if !others.isEmpty {
+                let named = others.sorted().prefix(3).joined(separator: ", ")
+                throw SequencerError.folder(path: folderName, reason: "it holds other files (\(named), …) and no "
+                    + "\(FolderLayout.layoutFile): give an empty directory for a new shared folder")
             }
             try folder.write(FolderLayout.layoutFileContents, to: FolderLayout.layoutFile)
         } catch let error as FolderFailure {
@@ -175,6 +197,7 @@ package struct FolderSequencer {
     /// at batch boundaries; returns how many. The first time, checks that the folder's last
     /// published record is this log's.
     private mutating func publish(_ log: any EventLog, _ folder: any FolderFiles) throws(SequencerError) -> Int {
+        folder.removeStaleTemporaries(in: FolderLayout.logDirectory)
         let end: Int64
         if let published { end = published } else { end = try checkPublished(log, folder) }
         published = end
@@ -189,11 +212,15 @@ package struct FolderSequencer {
             guard index - start >= FolderLayout.recordsPerSegment || index == read.records.count else { continue }
             let first = read.records[start].position, last = read.records[index - 1].position
             let lines = Array(read.bytes[lineStart..<lineEnds[index - 1]])
+            let segment = FolderLayout.logSegment(first: first, last: last, lines: lines)
+            let path = FolderLayout.logDirectory + "/" + FolderLayout.logSegmentName(first: first, last: last)
             do {
-                try folder.write(FolderLayout.logSegment(first: first, last: last, lines: lines),
-                                 to: FolderLayout.logDirectory + "/" + FolderLayout.logSegmentName(first: first, last: last))
+                // Another run published it already (two sequencers at once): not written again.
+                if folder.size(of: path) != segment.count || (try? folder.read(path)) != segment {
+                    try folder.write(segment, to: path)
+                }
             } catch {
-                throw .folder(path: error.path, reason: error.reason)
+                throw .folder(path: folderName, reason: error.description)
             }
             published = last
             start = index
@@ -205,15 +232,23 @@ package struct FolderSequencer {
     /// The last position the folder publishes in whole segments from the first record,
     /// checked against the log: its last record must be the log's record there.
     private func checkPublished(_ log: any EventLog, _ folder: any FolderFiles) throws(SequencerError) -> Int64 {
-        let read: (records: [Record], bytes: [UInt8], head: Int64)
+        let read: (records: [Record], bytes: [UInt8])
         do { read = try FolderLayout.publishedLines(in: folder, after: 0) } catch {
-            throw .folder(path: error.path, reason: error.reason)
+            throw .folder(path: folderName, reason: error.description)
         }
         guard let last = read.records.last else { return 0 }
+        // The last record both hold must be the same: else another log; a log that ends
+        // before the folder's last record is an older copy of it.
+        let common = min(last.position, log.position)
         let ours: [Record]
-        do { ours = try log.records(after: last.position - 1) } catch { throw .log(shared: logName, reason: error.description) }
-        guard ours.first == last else {
+        do { ours = common > 0 ? try log.records(after: common - 1) : [] } catch {
+            throw .log(shared: logName, reason: error.description)
+        }
+        guard common == 0 || ours.first == read.records[Int(common - read.records[0].position)] else {
             throw .anotherLog(folder: folderName, published: last.position, position: log.position)
+        }
+        guard last.position <= log.position else {
+            throw .logBehind(folder: folderName, published: last.position, position: log.position)
         }
         return last.position
     }
@@ -232,7 +267,12 @@ package struct FolderSequencer {
                 let directory = FolderLayout.deviceDirectory(device)
                 let decided = shared.lastNumbers[device] ?? 0
                 var byNumber: [Int64: [(submission: Submission, previous: String?)]] = [:]
-                for name in try folder.names(in: directory) {
+                // A device entry that is not a directory it can list: skipped, the others decided.
+                guard let names = try? folder.names(in: directory) else {
+                    skipped += 1
+                    continue
+                }
+                for name in names {
                     guard let (range, nonces) = FolderLayout.submissionSegment(name) else {
                         skipped += 1
                         continue
@@ -240,13 +280,18 @@ package struct FolderSequencer {
                     guard range.upperBound > decided else { continue }
                     let path = directory + "/" + name
                     if segments[path] == nil {
-                        guard let bytes = try folder.read(path),
+                        let size = folder.size(of: path)
+                        guard size == nil || skippedSizes[path] != size,
+                              let bytes = FolderLayout.segmentBytes(folder, path, count: Int64(range.count)),
                               let read = FolderLayout.readSubmissionSegment(bytes, device: device, range: range, nonces: nonces)
                         else {
-                            skipped += 1  // not whole yet, or not a segment: read again next time
+                            // Not whole yet, or not a segment: read again once its size changes.
+                            skipped += 1
+                            if let size { skippedSizes[path] = size }
                             continue
                         }
                         segments[path] = read
+                        skippedSizes[path] = nil
                     }
                     for entry in segments[path]! where entry.submission.id.number > decided {
                         byNumber[entry.submission.id.number, default: []].append(entry)
@@ -267,7 +312,7 @@ package struct FolderSequencer {
                 if !chain.isEmpty { chains.append(chain) }
             }
         } catch {
-            throw .folder(path: error.path, reason: error.reason)
+            throw .folder(path: folderName, reason: error.description)
         }
         // Interleaved by the time made, each device's chain kept in its order.
         var order: [(submission: Submission, previous: String?)] = []
