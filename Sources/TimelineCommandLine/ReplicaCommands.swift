@@ -217,32 +217,19 @@ extension Runner {
     /// `sync --watch`: syncs as either side changes until SIGINT (exit 0), printing each
     /// sync that moved something and each new reason it could not.
     private func syncContinuously(_ replica: TimelineReplica, json: Bool) async throws -> String {
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { exit(TimelineTool.success) }
-        interrupt.resume()
-        let runner = self, shared = replica.shared
-        let lastProblem = Mutex<String?>(nil)
-        // A failed write to standard output ends the command with status 1, as at the end
-        // of any command (a closed pipe ends it quietly, in `writeAsItGoes`).
+        let interrupt = exitingOnInterrupt()
+        let runner = self, shared = replica.shared, reporter = RunReporter(self)
         await replica.syncContinuously(connect: { () throws(ReplicaError) in try runner.openShared(shared) }) { result in
-                switch result {
-                case .success(let report):
-                    lastProblem.withLock { $0 = nil }
-                    for notice in report.notices { runner.context.warn(runner.noticeLine(notice)) }
-                    guard report.pushed > 0 || report.pulled > 0 else { return }
-                    do throws(CommandFailure) {
-                        try runner.writeAsItGoes(Self.describe(report, shared: shared, json: json))
-                    } catch {
-                        runner.context.diagnose(error.message)
-                        exit(TimelineTool.failure)
-                    }
-                case .failure(let error):
-                    let text = error.description
-                    guard lastProblem.withLock({ last in defer { last = text }; return last != text }) else { return }
-                    runner.context.warn(text)
-                }
+            switch result {
+            case .success(let report):
+                for notice in report.notices { runner.context.warn(runner.noticeLine(notice)) }
+                let moved = report.pushed > 0 || report.pulled > 0
+                reporter.succeeded(printing: moved ? Self.describe(report, shared: shared, json: json) : nil)
+            case .failure(let error):
+                reporter.failed(error.description)
+            }
         }
+        interrupt.cancel()
         return ""
     }
 
@@ -421,10 +408,8 @@ extension Runner {
         let fixedNow = try options.now()
         let clock = context.clock
         let json = options.json
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { exit(TimelineTool.success) }
-        interrupt.resume()
+        let interrupt = exitingOnInterrupt()
+        defer { interrupt.cancel() }
         var from: Int64?
         for await shown in await replica.shownChanges(view, now: { fixedNow ?? clock() }) {
             let printer = RowPrinter(rows: shown.rows, sections: Array(shown.sections), pending: shown.pending)

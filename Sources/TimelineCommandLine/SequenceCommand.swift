@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TimelineCore
 import TimelineKit
 
@@ -79,29 +78,18 @@ extension Runner {
         } catch { throw CommandFailure(error.description) }
         let json = arguments.flag("--json")
         if arguments.flag("--watch") {
-            signal(SIGINT, SIG_IGN)
-            let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-            interrupt.setEventHandler { exit(TimelineTool.success) }
-            interrupt.resume()
-            let runner = self
-            let lastProblem = Mutex<String?>(nil)
+            let interrupt = exitingOnInterrupt()
+            let reporter = RunReporter(self)
             await sequencer.runContinuously { result in
                 switch result {
                 case .success(let report):
-                    lastProblem.withLock { $0 = nil }
-                    guard report.decided > 0 || report.published > 0 else { return }
-                    do throws(CommandFailure) {
-                        try runner.writeAsItGoes(Self.describe(report, log: logName, folder: folder, json: json))
-                    } catch {
-                        runner.context.diagnose(error.message)
-                        exit(TimelineTool.failure)
-                    }
+                    let moved = report.decided > 0 || report.published > 0
+                    reporter.succeeded(printing: moved ? Self.describe(report, log: logName, folder: folder, json: json) : nil)
                 case .failure(let error):
-                    let text = error.description
-                    guard lastProblem.withLock({ last in defer { last = text }; return last != text }) else { return }
-                    runner.context.warn(text)
+                    reporter.failed(error.description)
                 }
             }
+            interrupt.cancel()
             return ""
         }
         let report: SequenceReport

@@ -106,10 +106,8 @@ extension Runner {
         // as the signal's default does: the runtime's crash handler would print a crash
         // report for what is no crash, and leave the watch running.
         for quitting in [SIGQUIT, SIGABRT, SIGSEGV] { signal(quitting, SIG_DFL) }
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { exit(TimelineTool.success) }
-        interrupt.resume()
+        let interrupt = exitingOnInterrupt()
+        defer { interrupt.cancel() }
         if let output = context.output as? FileDescriptorOutput { Self.endWhenReaderLeaves(output.descriptor) }
         if fixedNow == nil { await store.startClock(every: .seconds(1)) }
         // On a terminal, tables and lines fit its width and show colour, as rows does.

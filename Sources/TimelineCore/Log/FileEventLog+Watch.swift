@@ -32,6 +32,25 @@ package enum FileWatch {
             close(inotify)
             throw .io(path: path, operation: "inotify_add_watch", code: code)
         }
+        let shared = Mutex(watches)
+        return try readEvents(inotify: inotify, path: path, name: "timeline log watch") { events in
+            let relevance = shared.withLock { $0.relevance(of: events) }
+            switch relevance {
+            case .none: break
+            case .content: changed()
+            case .names:
+                _ = shared.withLock { $0.arm() }
+                changed()
+            }
+        }
+    }
+
+    /// Reads the events of `inotify` on a thread of its own and hands each batch to
+    /// `handle`, until the returned watch is cancelled (a byte on a pipe wakes the thread's
+    /// `poll`); the thread closes `inotify`. On failure `inotify` is closed.
+    package static func readEvents(inotify: Int32, path: String, name: String,
+                                   _ handle: @escaping @Sendable (ArraySlice<UInt8>) -> Void) throws(EventLogError)
+        -> LogWatch {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else {
             let code = errno
@@ -40,8 +59,7 @@ package enum FileWatch {
         }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (wake, stop) = (pipeEnds[0], pipeEnds[1])
-        let thread = Thread { [watches] in
-            var watches = watches
+        let thread = Thread {
             defer {
                 close(inotify)
                 close(wake)
@@ -56,16 +74,10 @@ package enum FileWatch {
                 if ready < 0 || fds[1].revents != 0 { return }
                 let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
                 if count <= 0 { continue }
-                switch watches.relevance(of: buffer[..<count]) {
-                case .none: break
-                case .content: changed()
-                case .names:
-                    _ = watches.arm()
-                    changed()
-                }
+                handle(buffer[..<count])
             }
         }
-        thread.name = "timeline log watch"
+        thread.name = name
         thread.start()
         return LogWatch {
             var byte: UInt8 = 1

@@ -20,39 +20,9 @@ package enum DirectoryWatch {
             _ = inotify_add_watch(inotify, parent.isEmpty ? "." : parent, UInt32(IN_CREATE | IN_MOVED_TO))
         }
         arm()
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            let code = errno
-            close(inotify)
-            throw .io(path: path, operation: "pipe", code: code)
-        }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let (wake, stop) = (pipeEnds[0], pipeEnds[1])
-        let thread = Thread {
-            defer {
-                close(inotify)
-                close(wake)
-            }
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            while true {
-                fds[0].revents = 0
-                fds[1].revents = 0
-                let ready = poll(&fds, 2, -1)
-                if ready < 0 && errno == EINTR { continue }
-                if ready < 0 || fds[1].revents != 0 { return }
-                let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
-                if count <= 0 { continue }
-                arm()
-                changed()
-            }
-        }
-        thread.name = "timeline folder watch"
-        thread.start()
-        return LogWatch {
-            var byte: UInt8 = 1
-            _ = write(stop, &byte, 1)
-            close(stop)
+        return try FileWatch.readEvents(inotify: inotify, path: path, name: "timeline folder watch") { _ in
+            arm()
+            changed()
         }
     }
 }
