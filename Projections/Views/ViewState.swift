@@ -8,32 +8,33 @@ struct ViewState: Sendable {
     private(set) var sectionCounts = SectionCounts()
     /// The log position of the view's latest change (or of its creation).
     var position: Int64
-    /// How the sections stood before the row set's batch in progress, noted at its first
-    /// change: the rows at now then, and the counts changed since.
+    /// The row set's batch as this view notes it: how its sections stood before the batch
+    /// in progress, noted at its first change.
     ///
     /// Keeping the sections themselves would share the counts' storage, so the batch's
     /// first count would copy it, and comparing the old counts with the new would read
-    /// every section, O(*s*) a batch for *s* sections. The counts
-    /// changed since are what the old sections differ by: unless a section came or went,
-    /// or the rows at now changed, they tell whether the sections changed without either
-    /// (see ``sectionDifference(since:batchNow:marked:now:new:)``).
-    private var batchStart: BatchStart?
-    /// The storage of the last batch's changes, emptied, for the next batch's.
-    private var spareChanges: [(key: SectionKey, delta: Int)] = []
+    /// every section, O(*s*) a batch for *s* sections. The counts changed since are what
+    /// the old sections differ by: unless a section came or went, or the rows at now
+    /// changed, they tell whether the sections changed without either (see
+    /// ``sectionDifference(batchNow:marked:now:new:)``).
+    private var batch = Batch.idle(spare: [])
 
-    /// How a view's sections stood when a batch started ("now" then is the batch's own,
-    /// which ``endBatch(from:to:now:marked:built:rows:)`` is handed).
-    private struct BatchStart {
-        /// The rows at now then.
-        var marked: Int
-        /// The counts changed since, in order, while there are at most `changeLimit`.
-        var changes: [(key: SectionKey, delta: Int)] = []
-        /// The counts when the batch started, made once the changes passed `changeLimit`
-        /// (a large batch, which would otherwise note every row it moves).
-        var counts: SectionCounts?
-
-        static let changeLimit = 64
+    /// A batch of the row set, from this view's side ("now" at its start is the batch's own,
+    /// which ``endBatch(from:to:now:marked:built:rows:)`` is handed). Transitions:
+    /// `idle` → `noting` at the batch's start (a view with sections); `noting` → `counted`
+    /// once its changes pass ``changeLimit``; either → `idle` at its end or a reset.
+    private enum Batch {
+        /// No batch: the storage of the last small batch's changes, emptied, for the next's.
+        case idle(spare: [(key: SectionKey, delta: Int)])
+        /// A batch: the rows at now when it started, and the counts changed since, in order.
+        case noting(marked: Int, changes: [(key: SectionKey, delta: Int)])
+        /// A large batch, which would otherwise note every row it moves: the rows at now and
+        /// the counts when it started.
+        case counted(marked: Int, counts: SectionCounts)
     }
+
+    /// At most this many changed counts are noted in a batch; past it, the counts at its start.
+    private static let changeLimit = 64
 
     init(definition: ViewDefinition, position: Int64) {
         self.definition = definition
@@ -49,7 +50,7 @@ struct ViewState: Sendable {
     /// - Complexity: O(*n*) for *n* rows with sections, O(1) without.
     mutating func countSections(of index: OrderedIndex<RowEntry>, order: RowOrder) {
         sectionCounts = SectionCounts()
-        batchStart = nil
+        endBatchNoting()
         guard hasSections else { return }
         for entry in index { if let key = sectionKey(of: entry, order: order) { sectionCounts.add(key, 1) } }
     }
@@ -58,12 +59,13 @@ struct ViewState: Sendable {
     /// - Complexity: O(log *s*) for *s* sections, O(*s*) when a section appears or goes.
     mutating func count(_ entry: RowEntry, order: RowOrder, _ delta: Int) {
         guard let key = sectionKey(of: entry, order: order) else { return }
-        if batchStart != nil, batchStart!.counts == nil {
-            if batchStart!.changes.count < BatchStart.changeLimit {
-                batchStart!.changes.append((key, delta))
+        if case .noting(let marked, var changes) = batch {
+            batch = .idle(spare: [])  // so that `changes` is the only reference to its storage
+            if changes.count < Self.changeLimit {
+                changes.append((key, delta))
+                batch = .noting(marked: marked, changes: changes)
             } else {
-                batchStart!.counts = countsAtBatchStart(batchStart!)
-                batchStart!.changes.removeAll()
+                batch = .counted(marked: marked, counts: counts(undoing: changes))
             }
         }
         sectionCounts.add(key, delta)
@@ -90,20 +92,24 @@ struct ViewState: Sendable {
         return counts.sections(marked: marked, nowKey: nowKey(now))
     }
 
-    /// The sections as they were when the batch started: the counts before the batch's
-    /// changes, with the rows at now as they were then.
-    /// - Complexity: O(*k* log *s*) for *k* changed counts, plus O(*s*) for *s* sections.
-    private func sectionsAtBatchStart(_ start: BatchStart, now: Int64) -> KeyedSections {
-        ascendingSections(of: countsAtBatchStart(start), marked: start.marked, now: now)
+    /// The section counts before `changes`: the counts now, the changes undone.
+    /// - Complexity: O(*k* log *s*) for *k* changes of *s* sections, plus O(*s*).
+    private func counts(undoing changes: [(key: SectionKey, delta: Int)]) -> SectionCounts {
+        var counts = sectionCounts
+        for change in changes.reversed() { counts.add(change.key, -change.delta) }
+        return counts
     }
 
-    /// The section counts when the batch started: the counts now, the changes since undone.
-    /// - Complexity: O(*k* log *s*) for *k* changes of *s* sections, plus O(*s*).
-    private func countsAtBatchStart(_ start: BatchStart) -> SectionCounts {
-        if let counts = start.counts { return counts }
-        var counts = sectionCounts
-        for change in start.changes.reversed() { counts.add(change.key, -change.delta) }
-        return counts
+    /// Ends the batch's noting, keeping a small batch's storage for the next.
+    private mutating func endBatchNoting() {
+        switch batch {
+        case .idle: break
+        case .noting(_, var changes):
+            batch = .idle(spare: [])
+            changes.removeAll(keepingCapacity: true)
+            batch = .idle(spare: changes)
+        case .counted: batch = .idle(spare: [])
+        }
     }
 
     /// What a few changes of counts add up to: whether any count changed on balance, and
@@ -133,18 +139,24 @@ struct ViewState: Sendable {
     /// When the batch added no section and took none away, and the rows at now stayed in
     /// the same section with the same count, the sections changed exactly where the
     /// batch's changes do not add up to nothing, and the old sections are not made.
-    private func sectionDifference(since start: BatchStart?, batchNow: Int64, marked: Int, now: Int64,
-                                   new: KeyedSections)
+    private func sectionDifference(batchNow: Int64, marked: Int, now: Int64, new: KeyedSections)
         -> (changed: Bool, removals: [Int], insertions: [Int], old: PastSections?) {
         guard hasSections else { return (false, [], [], nil) }
-        if let start, start.counts == nil, let balance = balance(of: start.changes), !balance.keysChanged,
-           start.marked == marked,
-           batchNow == now || nowKey(batchNow) == nowKey(now) {
-            // The same sections before and after: the old counts are the new less the batch's changes.
-            let undone = start.changes.map { SectionCountChange(key: $0.key, delta: $0.delta) }
-            return (balance.changed, [], [], PastSections(keyed: new, undone: undone))
+        let old: KeyedSections
+        switch batch {
+        case .noting(let startMarked, let changes):
+            if let balance = balance(of: changes), !balance.keysChanged, startMarked == marked,
+               batchNow == now || nowKey(batchNow) == nowKey(now) {
+                // The same sections before and after: the old counts are the new less the batch's changes.
+                let undone = changes.map { SectionCountChange(key: $0.key, delta: $0.delta) }
+                return (balance.changed, [], [], PastSections(keyed: new, undone: undone))
+            }
+            old = ascendingSections(of: counts(undoing: changes), marked: startMarked, now: batchNow)
+        case .counted(let startMarked, let counts):
+            old = ascendingSections(of: counts, marked: startMarked, now: batchNow)
+        case .idle:
+            old = ascendingSections(marked: marked, now: batchNow)
         }
-        let old = start.map { sectionsAtBatchStart($0, now: batchNow) } ?? ascendingSections(marked: marked, now: batchNow)
         let (removals, insertions) = sectionChanges(old: old, new: new)
         return (old != new, removals, insertions, PastSections(keyed: old))
     }
@@ -162,8 +174,8 @@ struct ViewState: Sendable {
     /// Notes how the sections stand before a batch changes the rows (`marked` of them at now).
     mutating func noteBatchStart(marked: Int) {
         guard hasSections else { return }
-        batchStart = BatchStart(marked: marked, changes: spareChanges)
-        spareChanges = []
+        let spare: [(key: SectionKey, delta: Int)] = if case .idle(let spare) = batch { spare } else { [] }
+        batch = .noting(marked: marked, changes: spare)
     }
 
     /// The view's change set at the end of a batch of its row set from `batchNow` to
@@ -178,13 +190,8 @@ struct ViewState: Sendable {
                            built: ChangeSetBuilder<RowID>.Result, updated: () -> [UpdatedIndex],
                            rows: RowList) -> ChangeSet? {
         let newSections = ascendingSections(marked: marked, now: now)
-        let sections = sectionDifference(since: batchStart, batchNow: batchNow, marked: marked, now: now,
-                                         new: newSections)
-        // A large batch's changes were dropped at the limit: only a small one's storage is kept.
-        if var start = batchStart.take() {
-            start.changes.removeAllKeepingStorage()
-            swap(&spareChanges, &start.changes)
-        }
+        let sections = sectionDifference(batchNow: batchNow, marked: marked, now: now, new: newSections)
+        endBatchNoting()
         let changeSet = ChangeSet(
             view: definition, from: position, to: to, isReset: false,
             removals: built.removals, insertions: built.insertions, moves: built.moves, updates: built.updates,
@@ -199,7 +206,7 @@ struct ViewState: Sendable {
 
     /// A reset change set to `rows`, moving the view to `to`.
     mutating func reset(to: Int64, marked: Int, now: Int64, rows: RowList) -> ChangeSet {
-        batchStart = nil
+        endBatchNoting()
         let changeSet = ChangeSet(view: definition, from: position, to: to, isReset: true,
                                   rows: rows, sections: sectionList(ascendingSections(marked: marked, now: now)),
                                   sectionedSource: .none)
