@@ -11,11 +11,17 @@ import TimelineTestSupport
 @Suite("Replicas: real processes killed during syncs")
 struct ReplicaProcessTests {
     @Test func killedReplicasLoseNothingAndConverge() async throws {
-        guard let toolURL else { throw ToolNotFound() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
+        _ = try await Self.runWorkload(in: directory, throughFolders: false)
+    }
+
+    /// Runs the workload in `directory`, heals it, and checks the end state.
+    static func runWorkload(in directory: TemporaryDirectory, throughFolders: Bool) async throws -> ReplicaWorkload {
+        guard let toolURL else { throw ToolNotFound() }
         let shared = directory.path("shared.jsonl")
-        let workload = ReplicaWorkload(tool: toolURL, shared: shared, directory: directory.url.path)
+        let workload = ReplicaWorkload(tool: toolURL, shared: shared, directory: directory.url.path,
+                                       throughFolders: throughFolders)
         try workload.prepareShared()
         let acknowledged = try await workload.work()
         try workload.heal()
@@ -23,6 +29,7 @@ struct ReplicaProcessTests {
         let lines = try Data(contentsOf: URL(fileURLWithPath: shared))
         #expect(try workload.problems(sharedLines: lines, acknowledged: acknowledged) == [])
         #expect(acknowledged.reduce(0, +) > 0, "no send was acknowledged: the workload tested nothing")
+        return workload
     }
 }
 
@@ -34,18 +41,9 @@ struct ReplicaProcessTests {
 @Suite("Replicas: real processes on copies of a shared folder")
 struct FolderProcessTests {
     @Test func killedReplicasAndSequencerLoseNothingAndConverge() async throws {
-        guard let toolURL else { throw ToolNotFound() }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let shared = directory.path("shared.jsonl")
-        let workload = ReplicaWorkload(tool: toolURL, shared: shared, directory: directory.url.path, throughFolders: true)
-        try workload.prepareShared()
-        let acknowledged = try await workload.work()
-        try workload.heal()
-        #expect(try SpawnedProcess.run(toolURL, ["verify", "--log", shared]).status == 0)
-        let lines = try Data(contentsOf: URL(fileURLWithPath: shared))
-        #expect(try workload.problems(sharedLines: lines, acknowledged: acknowledged) == [])
-        #expect(acknowledged.reduce(0, +) > 0, "no send was acknowledged: the workload tested nothing")
+        let workload = try await ReplicaProcessTests.runWorkload(in: directory, throughFolders: true)
         // The service's conflicted copies were left in the copies, and skipped.
         let hub = try #require(workload.folders?.hub)
         let odd = FileManager.default.enumerator(atPath: hub)?.allObjects.compactMap { $0 as? String }

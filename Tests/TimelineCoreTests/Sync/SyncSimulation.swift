@@ -452,15 +452,11 @@ struct SyncSimulation {
         }
     }
 
-    /// A digest of the run, for determinism (8).
-    var digest: [UInt8] { try! shared.linesForMirror(after: 0).bytes }
-}
-
-@Suite("Sync: the seeded simulation of section 10")
-struct SyncSimulationTests {
-    static func run(seed: UInt64, steps: Int = 120) throws -> SyncSimulation {
-        var rng = SplitMix64(seed: seed ^ 0x5EED)
-        var simulation = SyncSimulation(seed: seed, replicas: Int.random(in: 2...5, using: &rng))
+    /// One run of seed `seed`: 2–5 replicas (drawn with the seed and `salt`), `steps` steps
+    /// with properties (1)–(5) checked after each, then healing and (6)–(7).
+    static func run(seed: UInt64, salt: UInt64, steps: Int, throughFolder: Bool) throws -> SyncSimulation {
+        var rng = SplitMix64(seed: seed ^ salt)
+        var simulation = SyncSimulation(seed: seed, replicas: Int.random(in: 2...5, using: &rng), throughFolder: throughFolder)
         for _ in 0..<steps {
             simulation.step()
             try simulation.checkAlways()
@@ -469,6 +465,16 @@ struct SyncSimulationTests {
         try simulation.checkAlways()
         try simulation.checkHealed()
         return simulation
+    }
+
+    /// A digest of the run, for determinism (8).
+    var digest: [UInt8] { try! shared.linesForMirror(after: 0).bytes }
+}
+
+@Suite("Sync: the seeded simulation of section 10")
+struct SyncSimulationTests {
+    static func run(seed: UInt64) throws -> SyncSimulation {
+        try SyncSimulation.run(seed: seed, salt: 0x5EED, steps: 120, throughFolder: false)
     }
 
     @Test(arguments: 0..<UInt64(500))
@@ -622,17 +628,8 @@ extension SyncSimulation {
 
 @Suite("Sync: the seeded simulation of folder mode")
 struct FolderSimulationTests {
-    static func run(seed: UInt64, steps: Int = 160) throws -> SyncSimulation {
-        var rng = SplitMix64(seed: seed ^ 0xF01D)
-        var simulation = SyncSimulation(seed: seed, replicas: Int.random(in: 2...5, using: &rng), throughFolder: true)
-        for _ in 0..<steps {
-            simulation.step()
-            try simulation.checkAlways()
-        }
-        simulation.heal()
-        try simulation.checkAlways()
-        try simulation.checkHealed()
-        return simulation
+    static func run(seed: UInt64) throws -> SyncSimulation {
+        try SyncSimulation.run(seed: seed, salt: 0xF01D, steps: 160, throughFolder: true)
     }
 
     @Test(arguments: 0..<UInt64(300))
