@@ -6,8 +6,11 @@ import TimelineTestSupport
 /// folder-mode property that no file has two writers.
 final class WriteLedger: Sendable {
     let writers = Mutex<[String: Set<String>]>([:])
-    /// Paths written again with other contents (a sealed file must never change).
+    /// Paths written again with other contents (a sealed file must never change; a file
+    /// half copied by the service and then written whole is not a change).
     let rewritten = Mutex<[String]>([])
+    /// Every write, in order: who wrote which path.
+    let writes = Mutex<[(writer: String, path: String)]>([])
 
     func note(_ path: String, by writer: String) { writers.withLock { _ = $0[path, default: []].insert(writer) } }
 
@@ -41,11 +44,12 @@ final class MemoryFolder: FolderFiles {
 
     func write(_ bytes: [UInt8], to path: String) throws(FolderFailure) {
         ledger.note(path, by: owner)
+        ledger.writes.withLock { $0.append((owner, path)) }
         let before = files.withLock { files in
             defer { files[path] = bytes }
             return files[path]
         }
-        if let before, before != bytes { ledger.rewritten.withLock { $0.append(path) } }
+        if let before, before != bytes, !bytes.starts(with: before) { ledger.rewritten.withLock { $0.append(path) } }
     }
 
     func size(of path: String) -> Int? { files.withLock { $0[path]?.count } }

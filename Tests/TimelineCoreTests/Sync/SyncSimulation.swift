@@ -103,8 +103,8 @@ struct SyncSimulation {
         var acknowledgedSinceRestore: [SubmissionID: Submission] = [:]
         /// When it found another copy of itself: the shared log's position, and its
         /// pending submissions then (which it must keep).
-        /// (In folder mode, the nonces in the segments it had written then.)
-        var stoppedAt: (position: Int64, pending: [SubmissionID: String], written: Set<String>)?
+        /// (In folder mode, how many files had been written into the folder then.)
+        var stoppedAt: (position: Int64, pending: [SubmissionID: String], writes: Int)?
         /// How far its clock is from the others' (folder mode: hours apart).
         var clockOffset: Int64 = 0
     }
@@ -123,6 +123,8 @@ struct SyncSimulation {
     var sequencer: FolderSequencer?
     /// For how many more steps the sequencer is away (off, and its copy disconnected).
     var sequencerAway = 0
+    /// The nonce each submission's predecessor had when it was made, by nonce.
+    var follows: [String: String] = [:]
 
     init(seed: UInt64, replicas: Int, throughFolder: Bool = false) {
         rng = SplitMix64(seed: seed)
@@ -231,6 +233,14 @@ struct SyncSimulation {
         // A new incarnation: it finds the other copy again, from its files as they were.
         devices[k].stopped = false
         devices[k].stoppedAt = nil
+        // Folder mode: now and then onto a new machine, whose copy of the folder starts
+        // empty (the service fills it again; what only the old copy held is gone with it).
+        if folder != nil, Bool.random(using: &rng) {
+            folder!.copies[k].files.withLock { $0 = [:] }
+            folder!.seen[k] = [:]
+            log.append("restore \(k) onto an empty copy of the folder")
+            return
+        }
         log.append("restore \(k)")
     }
 
@@ -249,8 +259,14 @@ struct SyncSimulation {
             condition = UndoCondition(after: replica.mirrorPosition, events: names.flatMap(\.events),
                                       timelines: names.flatMap(\.timelines))
         }
+        // The nonce of the submission this one follows, as the device knows it: the chain
+        // the shared log must keep (a copy's submission n+1 only after its own n).
+        let number = replica.queue.nextNumber
+        let previous = replica.queue.pending.last.flatMap { $0.id.number == number - 1 ? $0.nonce : nil }
+            ?? replica.shared.outcomes[SubmissionID(device: replica.device, number: number - 1).description]?.nonce
         let madeAt = DateValue(utc: Instant(microsecondsSinceEpoch: clock.microsecondsSinceEpoch + devices[k].clockOffset))
         let submission = try! replica.send(commands, madeAt: madeAt, nonce: nonce, condition: condition)
+        if let previous { follows[submission.nonce] = previous }
         devices[k].acknowledged[submission.id.description] = submission
         devices[k].acknowledgedSinceRestore[submission.id] = submission
         devices[k].replica = replica
@@ -274,7 +290,7 @@ struct SyncSimulation {
             return
         } catch .stopped {
             if devices[k].stoppedAt == nil {
-                devices[k].stoppedAt = (shared.position, pendingNonces(replica), [])
+                devices[k].stoppedAt = (shared.position, pendingNonces(replica), 0)
             }
             devices[k].stopped = true
         } catch {
@@ -311,6 +327,17 @@ struct SyncSimulation {
         // (1) every prefix at a batch boundary passes the rules: folding checks each fact.
         var state = SharedLogState()
         try state.apply(records)
+        // Each device's outcomes follow one chain: D:n+1 decided after D:n only if it was
+        // made after that very submission (not another copy's n).
+        var lastNonce: [DeviceID: String] = [:]
+        for record in records where record.batchRemainder == 0 || record.facts.first?.type == .commandRejected {
+            guard let command = record.commandID, let id = SubmissionID(commandID: command), let nonce = record.submission,
+                  lastNonce[id.device] != nonce else { continue }
+            if let expected = follows[nonce], let previous = lastNonce[id.device] {
+                try #require(expected == previous, "\(command) was decided after another copy's submission \(id.number - 1)")
+            }
+            lastNonce[id.device] = nonce
+        }
         // (2) no command id has two outcomes; (4) each device's outcomes in n order.
         var outcomes: [String: Int64] = [:]
         var lastNumber: [DeviceID: Int64] = [:]
@@ -333,13 +360,17 @@ struct SyncSimulation {
             // A replica that found another copy of itself pushed nothing since, and lost nothing.
             if let stop = device.stoppedAt {
                 let id = device.storage.files.withLock { $0.queue.device }
-                for record in records where record.position > stop.position {
-                    if let command = record.commandID, let sub = SubmissionID(commandID: command) {
-                        // Through a folder, segments written before the stop (by this copy or
-                        // the other) may still be decided: none written after it.
-                        let allowed = folder != nil && (!stop.pending.values.contains(record.submission ?? "")
-                            || stop.written.contains(record.submission ?? ""))
-                        try #require(sub.device != id || allowed, "device \(k) pushed \(command) after it stopped")
+                if folder != nil {
+                    // Through a folder, segments written before the stop (by this copy or the
+                    // other) may still be decided: it writes none after it.
+                    let after = ledger.writes.withLock { Array($0[stop.writes...]) }
+                    let pushed = after.filter { $0.writer == id.rawValue && $0.path.hasPrefix(FolderLayout.deviceDirectory(id)) }
+                    try #require(pushed.isEmpty, "device \(k) wrote \(pushed.map(\.path)) after it stopped")
+                } else {
+                    for record in records where record.position > stop.position {
+                        if let command = record.commandID, let sub = SubmissionID(commandID: command) {
+                            try #require(sub.device != id, "device \(k) pushed \(command) after it stopped")
+                        }
                     }
                 }
                 // Nothing lost: each submission pending at the stop is pending still, or was
@@ -531,7 +562,7 @@ extension SyncSimulation {
         case 11:
             devices[k].online.toggle()
             folder!.online[k] = devices[k].online
-        case 12: devices[k].replica = nil
+        case 12: if Bool.random(using: &rng) { devices[k].replica = nil } else { restore(k) }
         case 13, 14: syncKilled(k)
         case 15: devices[k].backup = devices[k].storage.files.withLock { $0 }
         case 16: restore(k)
@@ -566,7 +597,7 @@ extension SyncSimulation {
             return
         } catch .stopped {
             if devices[k].stoppedAt == nil {
-                devices[k].stoppedAt = (shared.position, pendingNonces(replica), writtenNonces(k, device: replica.device))
+                devices[k].stoppedAt = (shared.position, pendingNonces(replica), ledger.writes.withLock { $0.count })
             }
             devices[k].stopped = true
         } catch {
@@ -574,18 +605,6 @@ extension SyncSimulation {
         }
         replica.fault = nil
         devices[k].replica = replica
-    }
-
-    /// The nonces of the submissions in device `k`'s segments in its copy of the folder.
-    func writtenNonces(_ k: Int, device: DeviceID) -> Set<String> {
-        let copy = folder!.copies[k], directory = FolderLayout.deviceDirectory(device)
-        var nonces = Set<String>()
-        for name in (try? copy.names(in: directory)) ?? [] {
-            guard let (range, names) = FolderLayout.submissionSegment(name), let bytes = try? copy.read(directory + "/" + name),
-                  let read = FolderLayout.readSubmissionSegment(bytes, device: device, range: range, nonces: names) else { continue }
-            nonces.formUnion(read.map(\.submission.nonce))
-        }
-        return nonces
     }
 
     /// The sequencer runs on its copy of the folder (unless away); `killed`: it is stopped
