@@ -173,16 +173,7 @@ package struct FolderSequencer {
                 if layout != FolderLayout.version { throw SequencerError.newerLayout(folder: folderName, layout: layout) }
                 return
             }
-            // A new shared folder: an empty directory (or one a sync service has begun to fill
-            // with this layout's directories), never any directory that holds other files.
-            let others = try folder.names(in: ".").filter {
-                !$0.hasPrefix(".") && $0 != FolderLayout.logDirectory && $0 != FolderLayout.devicesDirectory
-            }
-            if !others.isEmpty {
-                let named = others.sorted().prefix(3).joined(separator: ", ")
-                throw SequencerError.folder(path: folderName, reason: "it holds other files (\(named), …) and no "
-                    + "\(FolderLayout.layoutFile): give an empty directory for a new shared folder")
-            }
+            // Section 10: exit 0 whenever DIR can be read and written; other files in it are skipped.
             try folder.write(FolderLayout.layoutFileContents, to: FolderLayout.layoutFile)
         } catch let error as FolderFailure {
             throw .folder(path: error.path, reason: error.reason)
