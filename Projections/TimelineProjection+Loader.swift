@@ -12,12 +12,54 @@ extension TimelineProjection {
         private let validating: Bool
         /// The first refusal, after which further records are ignored.
         package private(set) var refusal: FactRefusal?
+        /// Where the projection stops (`--upto`): after the last whole atomic batch that
+        /// ends at or before this position. The records after it are still checked.
+        private let upTo: Int64?
+        /// The projection and names as they were at ``upTo``, once a record after it was added.
+        private var atUpTo: (projection: TimelineProjection, names: [TimelineID: String])?
+        /// How many records and facts were added (all of them, ``upTo`` or not).
+        package private(set) var recordCount = 0
+        package private(set) var factCount = 0
 
         /// A loader for a projection with `views`; `validating` checks every fact against
-        /// the domain rules in the state before it.
-        package init(views: [ViewDefinition] = [ViewDefinition()], now: Instant, validating: Bool) {
+        /// the domain rules in the state before it; with `upTo`, the projection is the
+        /// state after the last whole atomic batch that ends at or before that position.
+        package init(views: [ViewDefinition] = [ViewDefinition()], now: Instant, validating: Bool,
+                     upTo: Int64? = nil) {
             projection = TimelineProjection(views: views, now: now)
             self.validating = validating
+            self.upTo = upTo
+        }
+
+        /// Adds the next records of a log read a chunk at a time (they follow the ones before
+        /// and end outside any atomic batch), counting them; throws the line of the first
+        /// fact that the rules refuse.
+        /// - Complexity: as ``add(_:)``.
+        package mutating func add(_ contents: LogReader.Contents) throws(LogReader.Failure) {
+            let all = contents.records
+            guard !all.isEmpty else { return }
+            recordCount += all.count
+            for record in all { factCount += record.facts.count }
+            if let upTo, atUpTo == nil, let last = all.last, last.position > upTo {
+                // The batch that straddles `upTo` is left out of the state kept.
+                let cut = all.committedCount(upTo: upTo)
+                try add(contents, 0..<cut)
+                atUpTo = (projection, names)
+                try add(contents, cut..<all.count)
+            } else {
+                try add(contents, all.indices)
+            }
+        }
+
+        private mutating func add(_ contents: LogReader.Contents, _ range: Range<Int>) throws(LogReader.Failure) {
+            guard !range.isEmpty, let refusal = add(contents.records[range]) else { return }
+            // Positions run 1, 2, 3, …: the refused record's index follows from its position.
+            guard case .record(let position) = refusal.place else {
+                preconditionFailure("the loader refuses a record, never a fact at an index")
+            }
+            let index = Int(position - contents.records[0].position)
+            throw LogReader.Failure(line: contents.lineNumbers[index], offset: contents.offsets[index],
+                                    reason: "\(refusal.fact.type.rawValue): \(refusal.rejection.description)")
         }
 
         /// Applies the next records (in log order) to the events; returns the first fact the
@@ -88,9 +130,13 @@ extension TimelineProjection {
             return nil
         }
 
-        /// The projection of the records added: its views and summaries built at once.
+        /// The projection of the records added (up to ``upTo``): its views and summaries built at once.
         /// - Complexity: O(*n* log *n*) for *n* rows.
         package consuming func finish() -> TimelineProjection {
+            if let (kept, keptNames) = atUpTo.take() {
+                projection = kept
+                names = keptNames
+            }
             projection.buildViewsAndSummaries(names: names)
             return projection
         }

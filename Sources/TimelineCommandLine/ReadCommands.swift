@@ -130,41 +130,29 @@ extension Runner {
     /// or a refused fact is a failure naming its line.
     func foldLog(_ path: String, input: Bool, views: [ViewDefinition], now: Instant, upTo: Int64? = nil,
                  each: (LogReader.Contents) throws -> Void = { _ in }) throws -> FoldedLog {
-        var fold = LogFold(views: views, now: now, upTo: upTo)
+        var fold = TimelineProjection.Loader(views: views, now: now, validating: true, upTo: upTo)
         if !input, DatabaseLogs.isURL(path) {
             let contents = try DatabaseLogs.read(DatabaseLogs.name(for: path), ifMissing: missingLogMessage(path))
             do { try fold.add(contents) } catch { throw CommandFailure("\(path): \(error)") }
             try each(contents)
             if let torn = contents.tornTail { context.warn("\(path): \(torn); not applied") }
-            return FoldedLog(projection: fold.finish(), name: path, records: fold.records, facts: fold.facts)
+            return FoldedLog(projection: fold.finish(), name: path, records: fold.recordCount, facts: fold.factCount)
         }
         if !input { try requireLog(path) }
-        let log = try InputLog.open(path)
-        defer { log.close() }
-        let ending = try log.forEachChunk { contents in
+        let log = try openInput(path)
+        let ending = try readWhole(log) { contents in
             do { try fold.add(contents) } catch {
-                throw CommandFailure("\(log.name): \(error)" + (log.isRepairable ? "\n" + RepairHint.line(for: log.name) : ""))
+                throw CommandFailure("\(log.name): \(error)" + (log.isRegularFile ? "\n" + RepairHint.line(for: log.name) : ""))
             }
             try each(contents)
         }
         if let torn = ending.tornTail { context.warn("\(log.name): \(torn); not applied") }
-        return FoldedLog(projection: fold.finish(), name: log.name, records: fold.records, facts: fold.facts)
+        return FoldedLog(projection: fold.finish(), name: log.name, records: fold.recordCount, facts: fold.factCount)
     }
 
     /// "Now": `--now`, else the clock.
     func now(_ arguments: ParsedArguments) throws -> Instant {
         try arguments.date("--now")?.instant ?? context.clock()
-    }
-
-    /// The records of the whole atomic batches that end at or before position `upTo`:
-    /// a state that was committed, never one inside a batch.
-    static func records(_ records: [Record], upTo: Int64) -> ArraySlice<Record> {
-        var end = 0
-        for (index, record) in records.enumerated() {
-            guard record.position <= upTo else { break }
-            if record.batchRemainder == 0 { end = index + 1 }
-        }
-        return records[..<end]
     }
 
     // MARK: replay, rows

@@ -329,14 +329,13 @@ extension Runner {
         // that a refused import leaves no empty log behind, and folded into the projection
         // the new store takes instead of applying them again (with the list of everything
         // its checkpoint holds).
-        let input = try InputLog.open(arguments.firstPositional)
-        defer { input.close() }
+        let input = try openInput(arguments.firstPositional)
         let file = input.name
         let everything = [ViewDefinition()]
         let creating = logFileIsMissing(path)
-        var fold = creating ? LogFold(views: everything, now: context.clock(), upTo: nil) : nil
+        var fold = creating ? TimelineProjection.Loader(views: everything, now: context.clock(), validating: true) : nil
         let gathering = FactGathering(expectedBytes: input.size)
-        let ending = try input.forEachChunk(consequence: "; nothing imported") { contents in
+        let ending = try readWhole(input, consequence: "; nothing imported") { contents in
             do { try fold?.add(contents) } catch {
                 throw CommandFailure("\(file): \(error); nothing imported")
             }
@@ -351,7 +350,7 @@ extension Runner {
                              command: arguments.command.name)
         }
         if let torn = ending.tornTail {
-            throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRepairable ? " (see 'timeline repair')" : ""))
+            throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRegularFile ? " (see 'timeline repair')" : ""))
         }
         guard !facts.isEmpty else {
             // With --json the output holds the records imported, one per line: none.

@@ -172,14 +172,3 @@ private func windowColumns(of descriptor: Int32) -> Int? {
     guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
     return Int(size.ws_col)
 }
-
-/// Waits until `descriptor` is ready for `events` (`POLLIN`, `POLLOUT`); `false` when
-/// polling itself fails.
-func waitUntilReady(_ descriptor: Int32, for events: Int16) -> Bool {
-    var entry = pollfd(fd: descriptor, events: events, revents: 0)
-    while true {
-        let result = poll(&entry, 1, -1)
-        if result >= 0 { return true }
-        if errno != EINTR { return false }
-    }
-}

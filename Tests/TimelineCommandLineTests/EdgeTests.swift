@@ -173,7 +173,7 @@ struct EdgeTests {
         text += #"{"type":"eventRetitled","data":{"event":"nosuch","title":"x"}}"# + "\n"
         // Two and a half chunks: the reader is ahead of the refusal by more than one.
         var count = 0
-        while text.utf8.count < 2 * InputLog.chunkBytes + InputLog.chunkBytes / 2 {
+        while text.utf8.count < 2 * LogChunkReader.chunkBytes + LogChunkReader.chunkBytes / 2 {
             text += #"{"type":"eventAdded","data":{"event":"e\#(count)","timeline":"life","title":"T","date":"2000"}}"#
             text += "\n"
             count += 1
@@ -306,7 +306,7 @@ struct EdgeTests {
         let records = [Record(position: 1, fact: fact), Record(position: 2, fact: fact, batchRemainder: 2),
                        Record(position: 3, fact: fact, batchRemainder: 1), Record(position: 4, fact: fact),
                        Record(position: 5, fact: fact), Record(position: 6, fact: fact)]
-        #expect(Runner.records(records, upTo: upTo).count == expectedCount)
+        #expect(records.committedCount(upTo: upTo) == expectedCount)
     }
 
     // MARK: Missing and corrupt logs

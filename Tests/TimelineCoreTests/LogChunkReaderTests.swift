@@ -27,7 +27,7 @@ struct LogChunkReaderTests {
         let file = try SystemFile(path: path, flags: O_RDONLY)
         var records: [Record] = [], offsets: [Int] = [], lines: [Int] = []
         do {
-            var reader = try FileEventLog.ChunkReader(file, path: path, from: LogReader.Start(), chunkBytes: chunkBytes)
+            var reader = try LogChunkReader(file, from: LogReader.Start(), chunkBytes: chunkBytes)
             while let contents = try reader.next() {
                 records += contents.records
                 offsets += contents.offsets
@@ -56,6 +56,72 @@ struct LogChunkReaderTests {
                 }
             }
             #expect(batchesCut > 50, "logs with batches for chunks to cut")
+        }
+    }
+
+    /// The same log read as a stream (`read(2)` to its end, a thread reading ahead), as
+    /// `replay FILE` and `import FILE` read a file, a pipe or standard input.
+    static func streamed(_ input: LogInput, chunkBytes: Int) throws -> Outcome {
+        var records: [Record] = [], offsets: [Int] = [], lines: [Int] = []
+        do {
+            let ending = try input.forEachChunk(chunkBytes: chunkBytes) { contents in
+                records += contents.records
+                offsets += contents.offsets
+                lines += contents.lineNumbers
+            }
+            return .read(records: records, offsets: offsets, lines: lines, torn: ending.tornTail)
+        } catch let error as EventLogError {
+            guard case .invalidLine(_, let line, let reason) = error else { throw error }
+            return .failed(line: line, reason: reason)
+        }
+    }
+
+    @Test func aStreamGivesWhatOneReadGives() throws {
+        try withTemporaryDirectory { directory in
+            for seed in UInt64(0)..<100 {
+                let bytes = try LogReaderPiecesTests.randomLog(seed: seed)
+                let path = directory + "/log-\(seed).jsonl"
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+                let expected = Self.whole(bytes)
+                for chunkBytes in [1, 5, 64, 1 << 20] {
+                    let input = try LogInput.open(path: path)
+                    #expect(input.isRegularFile && input.size == bytes.count)
+                    #expect(try Self.streamed(input, chunkBytes: chunkBytes) == expected, "seed \(seed), chunks of \(chunkBytes)")
+                }
+            }
+        }
+    }
+
+    /// A pipe has no size: it is read until its writer closes it, whatever the chunks.
+    @Test func aPipeIsReadToItsEnd() throws {
+        let bytes = try LogReaderPiecesTests.randomLog(seed: 3)
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        let writer = Thread {
+            bytes.withUnsafeBytes { raw in
+                var done = 0
+                while done < raw.count {
+                    let n = write(writeEnd, raw.baseAddress! + done, min(7, raw.count - done))
+                    if n <= 0 { break }
+                    done += n
+                }
+            }
+            close(writeEnd)
+        }
+        writer.start()
+        defer { close(readEnd) }
+        let path = "/dev/fd/\(readEnd)"
+        let input = try LogInput.open(path: path)
+        #expect(!input.isRegularFile && input.size == nil)
+        #expect(try Self.streamed(input, chunkBytes: 16) == Self.whole(bytes))
+    }
+
+    @Test func aDirectoryIsRefusedByName() throws {
+        _ = try withTemporaryDirectory { directory in
+            #expect(throws: EventLogError.io(path: directory, operation: "read", code: EISDIR)) {
+                _ = try LogInput.open(path: directory)
+            }
         }
     }
 
@@ -130,8 +196,8 @@ struct LogChunkReaderTests {
 
     @Test func newlinesAreCountedUpToALimit() {
         let bytes = Array("a\n\nbc\nd\n".utf8)
-        #expect(FileEventLog.newlines(in: bytes, before: bytes.count) == 4)
-        #expect(FileEventLog.newlines(in: bytes, before: 2) == 1)
-        #expect(FileEventLog.newlines(in: bytes, before: 0) == 0)
+        #expect(LogChunkReader.newlines(in: bytes, before: bytes.count) == 4)
+        #expect(LogChunkReader.newlines(in: bytes, before: 2) == 1)
+        #expect(LogChunkReader.newlines(in: bytes, before: 0) == 0)
     }
 }

@@ -99,7 +99,7 @@ extension FileEventLog {
         private let file: SystemFile
         private let start: LogReader.Start
         private let prefixCommands: CommandTable
-        private var reader: ChunkReader
+        private var reader: LogChunkReader
         private var offsets = RecordOffsets()
         private var commands: [CommandKey: Range<Int>] = [:]
         private var lineShifts: [(position: Int, extra: Int)] = []
@@ -109,7 +109,7 @@ extension FileEventLog {
             self.file = file
             self.start = start
             self.prefixCommands = prefixCommands
-            reader = try ChunkReader(file, path: path, from: start)
+            reader = try LogChunkReader(file, from: start)
             if start.line != Int(start.position) { lineShifts.append((Int(start.position), start.line - Int(start.position))) }
         }
 
@@ -123,7 +123,7 @@ extension FileEventLog {
 
         /// The byte offset that reading has reached, and the file's size when it started.
         var offset: Int { reader.offset }
-        var size: Int { reader.size }
+        var size: Int { reader.end }
 
         /// Whether a torn tail can be cut and a missing newline added: the file was opened
         /// for writing (its exclusive lock is held by whoever calls ``finish(mending:)``).
@@ -135,11 +135,11 @@ extension FileEventLog {
         /// tail counts as not yet written.
         mutating func finish(mending: Bool) throws(EventLogError) -> (state: State, tornTail: LogReader.TornTail?) {
             while try next() != nil {}
-            var size = reader.size
+            var size = reader.end
             var missingNewline = false
             if let torn = reader.tornTail {
                 if mending {
-                    let bytes = try file.read(at: torn.offset, count: reader.size - torn.offset)
+                    let bytes = try file.read(at: torn.offset, count: reader.end - torn.offset)
                     try FileEventLog.moveAside([bytes], besideLogAt: file.path, like: file)
                     try file.truncate(to: torn.offset)
                     try file.sync()

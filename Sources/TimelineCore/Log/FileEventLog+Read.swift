@@ -107,7 +107,7 @@ extension FileEventLog {
             }
         }
         let (file, start, end) = try outcome.get()
-        var reader = try ChunkReader(file, path: path, from: start, to: end)
+        var reader = try LogChunkReader(file, from: start, to: end)
         while let contents = try reader.next() {
             guard body(contents.records) else { return }
         }

@@ -65,3 +65,18 @@ package struct RecordBatch: Sendable, Hashable {
     /// - Complexity: O(*k*) for *k* facts.
     package var records: [Record] { Record.batch(of: facts, after: position, options: options) }
 }
+
+extension RandomAccessCollection where Element == Record, Index == Int {
+    /// How many of the first records form the whole atomic batches that end at or before
+    /// `position`: a state that was committed, never one inside a batch (`--upto`).
+    /// - Complexity: O(*n*) for the *n* records at or before `position`.
+    package func committedCount(upTo position: Int64) -> Int {
+        var end = 0
+        for index in indices {
+            let record = self[index]
+            guard record.position <= position else { break }
+            if record.batchRemainder == 0 { end = index - startIndex + 1 }
+        }
+        return end
+    }
+}
