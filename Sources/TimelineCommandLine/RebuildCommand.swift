@@ -67,19 +67,12 @@ extension Runner {
                 store = try await TimelineStore.rebuild(path: path, clock: clock, views: [ViewDefinition()]) {
                     meter.update($0)
                 }
-            } catch .invalidRecord {
-                meter.abandon()
-                // The store names the record's position; the log is read again (it is
-                // invalid, so this happens once) to name its line, as every other command does.
-                _ = try foldLog(path, input: false, views: [], now: now)
-                throw CommandFailure(RepairHint.added(to: "\(path): the log holds a record the rules refuse",
-                                                      for: path, when: true))
             } catch {
                 meter.abandon()
                 throw CommandFailure(checkpointNotSaved(error, path: path, checkpoint: checkpoint, existed: existed)
                     ?? message(for: error, path: path, command: arguments.command.name))
             }
-            if let torn = (store.log as? FileEventLog)?.tornTail {
+            if let torn = store.openingReport.tornTail {
                 context.warn("\(path): \(torn); cut off (saved in \(FileEventLog.sideFilePath(for: path)))")
             }
         }

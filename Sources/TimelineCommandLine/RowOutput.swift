@@ -3,27 +3,9 @@ import TimelineProjections
 
 /// JSON text for the tool's output: strings escaped as in the log format.
 enum JSONText {
-    /// `text` as a JSON string: `"`, `\` and control characters escaped, everything
-    /// else (non-ASCII included) as raw UTF-8.
+    /// `text` as a JSON string, escaped as the log escapes it (``JSONStringWriter``).
     static func string(_ text: String) -> String {
-        var result = "\""
-        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\u{08}": result += "\\b"
-            case "\u{0C}": result += "\\f"
-            case let scalar where scalar.value < 0x20:
-                result += "\\u00" + hexDigit(scalar.value >> 4) + hexDigit(scalar.value & 0xF)
-            default:
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        JSONStringWriter.quoted(text)
     }
 
     /// A string, or `null`.
@@ -34,10 +16,6 @@ enum JSONText {
     /// An object with members in the given order; values are JSON already.
     static func object(_ members: KeyValuePairs<String, String>) -> String {
         "{" + members.map { string($0.key) + ":" + $0.value }.joined(separator: ",") + "}"
-    }
-
-    private static func hexDigit(_ value: UInt32) -> String {
-        String(UnicodeScalar(UInt8(value < 10 ? 0x30 + value : 0x61 + value - 10)))
     }
 }
 

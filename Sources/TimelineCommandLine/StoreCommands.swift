@@ -174,16 +174,10 @@ extension Runner {
         }
         do {
             store = try TimelineStore(path: path, clock: clock, views: views)
-        } catch .invalidRecord {
-            // The store names the record's position; the log is read again (it is invalid,
-            // so this happens once) to name its line, as every other command does.
-            _ = try foldLog(path, input: false, views: [], now: read())
-            throw CommandFailure(RepairHint.added(to: "\(path): the log holds a record the rules refuse", for: path,
-                                                  when: true))
         } catch {
             throw CommandFailure(message(for: error, path: path, command: command))
         }
-        if let torn = (store.log as? FileEventLog)?.tornTail {
+        if let torn = store.openingReport.tornTail {
             context.warn("\(path): \(torn); cut off (saved in \(FileEventLog.sideFilePath(for: path)))")
         }
         return store
@@ -214,8 +208,7 @@ extension Runner {
     /// and left empty (its first append failed, on a full disk) is removed, so that the
     /// next command says that there is no log rather than showing an empty one.
     private func release(_ store: TimelineStore, creating: Bool) async {
-        if creating, let log = store.log as? FileEventLog { _ = log.closeRemovingIfEmpty() }
-        await store.release()
+        await store.release(removingAnEmptyLog: creating)
     }
 
     /// The message of a store's failure, naming the log at `path` and the rule.
@@ -233,7 +226,9 @@ extension Runner {
             "\(log): \(reason); the connection was lost while the batch was being committed: it may be in the log "
                 + "or not (its outcome is unknown). " + Self.unknownOutcomeAdvice(command: command, commandID: commandID)
         case .log(let error): RepairHint.added(to: error.description, for: path, when: error.isCorruption)
-        case .invalidRecord(let position, let reason):
+        case .invalidRecord(_, let line?, let reason):
+            RepairHint.added(to: "\(path): line \(line): \(reason)", for: path, when: true)
+        case .invalidRecord(let position, nil, let reason):
             RepairHint.added(to: "\(path): record \(position): \(reason)", for: path, when: true)
         case .importRefused, .linesDoNotMatchFacts: "\(path): \(error)"
         case .undoRefused(let refusal): "\(command) refused: \(refusal)"

@@ -145,14 +145,6 @@ extension Runner {
         }
     }
 
-    /// A word as a POSIX shell reads it back: bare when it is safe, else in single quotes.
-    private static func shellWord(_ word: String) -> String {
-        let safe = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_.:+/@,".unicodeScalars.contains(scalar))
-        }
-        return safe ? word : "'" + word.replacing("'", with: #"'\''"#) + "'"
-    }
-
     // MARK: history
 
     func history(_ arguments: ParsedArguments) throws -> String {

@@ -190,6 +190,33 @@ struct EdgeTests {
         }
     }
 
+    /// A store command on a log holding a record the rules refuse names its line (blank
+    /// lines counted) from the store's own error, whether it replays the whole log or only
+    /// the tail after a checkpoint; so does a rebuild.
+    @Test func aStoreCommandNamesTheLineOfARefusedRecord() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("life.jsonl")
+        #expect(try await timeline(["create-timeline", "--timeline", "life", "--name", "Life", "--log", log]).status == 0)
+        // A blank line, then a record that retitles an event nobody added (line 3).
+        let bad = #"{"seq":2,"type":"eventRetitled","data":{"event":"nosuch","title":"x"}}"#
+        let handle = try #require(FileHandle(forWritingAtPath: log))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(("\n" + bad + "\n").utf8))
+        try handle.close()
+        let expected = "life.jsonl: line 3: eventRetitled: unknown event \"nosuch\""
+        let checkpoint = log + ".checkpoint"
+        #expect(FileManager.default.fileExists(atPath: checkpoint), "the first command wrote a checkpoint")
+        let fromTail = try await timeline(["add-event", "--timeline", "life", "--title", "T", "--date", "2000", "--log", log])
+        #expect(fromTail.status == 1 && fromTail.errors.contains(expected)
+                && fromTail.errors.contains("timeline repair --log"), "\(fromTail)")
+        try FileManager.default.removeItem(atPath: checkpoint)
+        let fromStart = try await timeline(["add-event", "--timeline", "life", "--title", "T", "--date", "2000", "--log", log])
+        #expect(fromStart.status == 1 && fromStart.errors.contains(expected), "\(fromStart)")
+        let rebuilt = try await timeline(["rebuild", "--log", log])
+        #expect(rebuilt.status == 1 && rebuilt.errors.contains(expected), "\(rebuilt)")
+    }
+
     @Test func standardInputErrorsNameStandardInput() async throws {
         let run = try await shell(#"printf '{"type":"eventAdd","data":{}}\n' | "$TIMELINE" replay -"#)
         #expect(run.status == 1)

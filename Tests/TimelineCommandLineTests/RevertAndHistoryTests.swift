@@ -97,6 +97,28 @@ struct RevertAndHistoryTests {
         #expect(try lineCount(log) == 3)
     }
 
+    /// `history` only reads: on a log that ends in a torn tail it neither cuts the tail nor
+    /// waits for the writer's lock, and answers from the whole log.
+    @Test func historyLeavesATornTailAsItIs() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("life.jsonl")
+        try await given([
+            ["create-timeline", "--timeline", "life", "--name", "Life"],
+            ["add-event", "--timeline", "life", "--title", "Born", "--date", "1990", "--event", "e1"],
+        ], log: log)
+        #expect(FileManager.default.fileExists(atPath: log + ".checkpoint"))
+        let handle = try #require(FileHandle(forWritingAtPath: log))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"seq":3,"type":"eventRet"#.utf8))
+        try handle.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: log))
+        let run = try await timeline(["history", "--event", "e1", "--log", log, "--json"])
+        #expect(run.status == 0 && run.outputLines.count == 1, "\(run)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before, "history changed the log")
+        #expect(!FileManager.default.fileExists(atPath: log + ".rejected"))
+    }
+
     @Test func historyShowsEveryRecordThatTouchedTheEventInBothLives() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -85,7 +85,7 @@ struct StoreCheckpointOfAnyLogTests {
         #expect {
             try open(try FileEventLog(path: path), checkpoint: checkpoint)
         } throws: { error in
-            guard case .invalidRecord(let position, _) = error as? StoreError else { return false }
+            guard case .invalidRecord(let position, _, _) = error as? StoreError else { return false }
             return position == 45
         }
     }

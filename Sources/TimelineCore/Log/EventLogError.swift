@@ -48,8 +48,8 @@ public enum EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(path) was replaced or changed in place while it was open: it is read again from its start"
         case .appendMayHaveLanded(let path, let operation, let code):
             "\(path): \(operation) failed: \(SystemError.message(code)) (errno \(code)), and undoing the append "
-                + "failed too: the record may be in the log. Check with `timeline verify` (and `timeline rows`) "
-                + "before sending the command again; a command sent with a command id is never appended twice"
+                + "failed too: the record may be in the log or not (its outcome is unknown). Read the log before "
+                + "sending the command again; a command sent with a command id is never appended twice"
         case .commitOutcomeUnknown(let log, let reason):
             "\(log): \(reason); the connection was lost while the batch was being committed: it may be in the log "
                 + "or not (its outcome is unknown). Read the log before sending the command again; a command sent with a command id is "

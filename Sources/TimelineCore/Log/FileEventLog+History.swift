@@ -5,8 +5,9 @@ extension FileEventLog {
     /// The records of the log at `path` that touched `event` (``EventHistory``), oldest
     /// first, found by searching the log's bytes instead of reading every record: only
     /// when a checkpoint's resume point `point` vouches for the whole log (it verifies, as
-    /// ``open(path:resumingAt:consume:)`` checks it, and no record follows it), so that
-    /// every record was checked against the rules when the checkpoint was made.
+    /// ``open(path:resumingAt:consume:)`` checks it, and not a byte follows it), so that
+    /// every record was checked against the rules when the checkpoint was made. The file is
+    /// only read, under the readers' shared lock.
     ///
     /// A line can touch the event only if it names it or removes a timeline, so only the
     /// lines that hold the id as a JSON string (`"id"`), the word `timelineRemoved`, or a
@@ -22,14 +23,12 @@ extension FileEventLog {
     package static func history(of event: EventID, path: String, resumingAt point: LogResumePoint)
         throws(EventLogError) -> [Record]? {
         guard event.rawValue.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
-        var followed = false
-        let opening = try open(path: path, resumingAt: { point }, consume: { resumed, records in
-            if !resumed || !records.isEmpty { followed = true }
-        })
-        opening.log.close()
-        guard opening.resumed, !followed, case .success(let (resume, identity)) = decode(point) else { return nil }
+        // Read-only: the readers' shared lock (no append is half written while it is held),
+        // never the writer's open, which waits for writers and cuts a torn tail.
         let file = try SystemFile(path: path, flags: O_RDONLY)
-        guard try file.identity() == identity else { return nil }
+        try file.lock(exclusive: false)
+        defer { file.unlock() }
+        guard case (let resume?, nil) = try usable(point, file: file), try file.size() == resume.offset else { return nil }
 
         var needles = [Array("timelineRemoved".utf8), [UInt8(ascii: "\\")]]
         if !event.rawValue.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {

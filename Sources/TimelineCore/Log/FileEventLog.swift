@@ -87,6 +87,14 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
     package let path: String
     /// The torn tail that opening cut off, if the last write had been interrupted.
     package let tornTail: LogReader.TornTail?
+
+    /// The line of the file that holds the record at `position` (from 1; blank lines
+    /// counted), or `nil` for a position the log has not read.
+    package func lineNumber(ofRecord position: Int64) -> Int? {
+        state.withLock { state in
+            position >= 1 && position <= Int64(state.count) ? state.lineNumber(ofRecord: Int(position)) : nil
+        }
+    }
     let state: Mutex<State>
     let encoder = RecordEncoder()
 

@@ -56,8 +56,9 @@ package enum JSONStringWriter {
         value < 10 ? 0x30 + value : 0x61 + value - 10
     }
 
-    /// `string` as a JSON string literal, for quoting values in messages.
-    static func quoted(_ string: String) -> String {
+    /// `string` as a JSON string literal (for messages and the tool's JSON output).
+    /// - Complexity: O(*n*) for *n* UTF-8 bytes.
+    package static func quoted(_ string: String) -> String {
         let capacity = maximumLength(utf8Count: string.utf8.count)
         return String(unsafeUninitializedCapacity: capacity) { out in write(string, to: out.baseAddress!) }
     }

@@ -6,8 +6,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case rejected(Rejection)
     /// The log failed (conflict, in use, I/O, an invalid line).
     case log(EventLogError)
-    /// A record in the log breaks a domain rule, so the log cannot be used.
-    case invalidRecord(position: Int64, reason: String)
+    /// A record in the log breaks a domain rule, so the log cannot be used; `line` is the
+    /// line of a log file that holds it (blank lines counted), when the log is a file.
+    case invalidRecord(position: Int64, line: Int?, reason: String)
     /// A fact given to an import (`importFacts`) breaks a domain rule in the
     /// state after the store's records and the facts before it; nothing was appended.
     ///
@@ -21,12 +22,19 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// is nothing to undo); nothing was appended.
     case undoRefused(UndoRefusal)
 
+    /// The same error with the line of `file` that holds its record, for a refused record.
+    func naming(lineIn file: FileEventLog) -> StoreError {
+        guard case .invalidRecord(let position, nil, let reason) = self else { return self }
+        return .invalidRecord(position: position, line: file.lineNumber(ofRecord: position), reason: reason)
+    }
+
     /// A message a person can act on.
     public var description: String {
         switch self {
         case .rejected(let rejection): rejection.description
         case .log(let error): error.description
-        case .invalidRecord(let position, let reason): "record \(position): \(reason)"
+        case .invalidRecord(let position, let line?, let reason): "line \(line) (record \(position)): \(reason)"
+        case .invalidRecord(let position, nil, let reason): "record \(position): \(reason)"
         case .importRefused(let index, let line, let type, let rejection):
             "import refused at fact index \(index)\(line.map { " (line \($0))" } ?? ""): "
                 + "\(type.rawValue): \(rejection); nothing imported"

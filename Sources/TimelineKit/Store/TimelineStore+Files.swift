@@ -10,6 +10,17 @@ package struct OpeningReport: Sendable, Hashable {
     package var replayedRecords: Int
     /// Why an existing checkpoint was not used (stale, damaged, another schema version).
     package var checkpointProblem: String?
+    /// The torn tail that opening a log file cut off (moved to its side file,
+    /// ``FileEventLog/sideFilePath(for:)``), if its last write had been interrupted.
+    package var tornTail: LogReader.TornTail?
+
+    package init(checkpointPosition: Int64?, replayedRecords: Int, checkpointProblem: String?,
+                 tornTail: LogReader.TornTail? = nil) {
+        self.checkpointPosition = checkpointPosition
+        self.replayedRecords = replayedRecords
+        self.checkpointProblem = checkpointProblem
+        self.tornTail = tornTail
+    }
 }
 
 extension TimelineStore {
@@ -64,21 +75,21 @@ extension TimelineStore {
             // Consumed, so that the projection is the only owner of its storage and the
             // tail's changes do not copy it.
             var projection = TimelineProjection(consume loaded)
-            try Self.validate(tail, in: projection)
+            do { try Self.validate(tail, in: projection) } catch { throw error.naming(lineIn: log) }
             projection.apply(tail)
             Self.settle(&projection, views: views, clock: clock)
             self.init(log: log, clock: clock, projection: projection, checkpointPath: checkpointFile,
                       logFilePath: path, checkpointInterval: checkpointInterval,
                       report: OpeningReport(checkpointPosition: start, replayedRecords: tail.count,
-                                            checkpointProblem: nil))
+                                            checkpointProblem: nil, tornTail: log.tornTail))
             return
         }
         // Without a usable checkpoint the log was read whole, into the loader.
-        if let refusal = loader.refusal { throw Self.invalidRecord(refusal) }
+        if let refusal = loader.refusal { throw Self.invalidRecord(refusal, in: log) }
         self.init(log: log, clock: clock, projection: loader.finish(),
                   checkpointPath: checkpointFile, logFilePath: path, checkpointInterval: checkpointInterval,
                   report: OpeningReport(checkpointPosition: nil, replayedRecords: readCount,
-                                        checkpointProblem: problem))
+                                        checkpointProblem: problem, tornTail: log.tornTail))
     }
 
     /// Opens a store on any log, its projections from the checkpoint at `checkpointPath`

@@ -46,13 +46,14 @@ extension TimelineStore {
             })
         } catch { throw .log(error) }
         if let refusal = loader.refusal {
+            let error = invalidRecord(refusal, in: opening.log)
             opening.log.close()
-            throw invalidRecord(refusal)
+            throw error
         }
         let store = TimelineStore(log: opening.log, clock: clock, projection: loader.finish(),
                                   checkpointPath: checkpointFile, logFilePath: path, checkpointInterval: nil,
                                   report: OpeningReport(checkpointPosition: nil, replayedRecords: records,
-                                                        checkpointProblem: nil))
+                                                        checkpointProblem: nil, tornTail: opening.log.tornTail))
         try await store.saveAfterRebuild()
         return store
     }

@@ -89,11 +89,13 @@ public actor TimelineStore {
         return (loader.finish(), count)
     }
 
-    /// The error for a record of the log that the rules refuse.
-    static func invalidRecord(_ refusal: FactRefusal) -> StoreError {
+    /// The error for a record of the log that the rules refuse; `file`, when the log is one,
+    /// names the record's line.
+    static func invalidRecord(_ refusal: FactRefusal, in file: FileEventLog? = nil) -> StoreError {
         switch refusal.place {
         case .record(let position):
-            .invalidRecord(position: position, reason: "\(refusal.fact.type.rawValue): \(refusal.rejection.description)")
+            .invalidRecord(position: position, line: file?.lineNumber(ofRecord: position),
+                           reason: "\(refusal.fact.type.rawValue): \(refusal.rejection.description)")
         case .index(let index):
             .importRefused(index: index, line: nil, type: refusal.fact.type, rejection: refusal.rejection)
         }
@@ -405,8 +407,12 @@ public actor TimelineStore {
 
     /// Ends every subscription, stops the clock and releases the log, without writing a
     /// checkpoint (a command that failed, or one whose caller writes it with ``close()``).
-    package func release() {
+    /// With `removingAnEmptyLog`, a log file still empty is removed (a command that
+    /// created it and then failed, on a full disk, leaves no empty log behind; see
+    /// ``FileEventLog/closeRemovingIfEmpty()``).
+    package func release(removingAnEmptyLog: Bool = false) {
         isReleased = true
+        if removingAnEmptyLog, let file = log as? FileEventLog { _ = file.closeRemovingIfEmpty() }
         log.close()
         logWatch?.cancel()
         logWatch = nil
