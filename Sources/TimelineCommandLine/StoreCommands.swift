@@ -78,63 +78,38 @@ extension Runner {
         if !DatabaseLogs.isURL(path), arguments.command.name != CreateTimelineCommand.spec.name { try requireLog(path) }
         let creating = logFileIsMissing(path)
         let store = try openStore(path, command: arguments.command.name)
-        var command: Command
-        var records: [Record]
-        var attempt = 0
-        while true {
-            attempt += 1
-            switch request {
-            case .createTimeline(let id?, let name):
-                command = .createTimeline(id, name: name)
-            case .createTimeline(nil, let name):
-                command = .createTimeline(await store.makeTimelineID(name: name), name: name)
-            case .addEvent(let id?, let timeline, let title, let dates):
-                command = .addEvent(id, timeline: timeline, title: title, dates: dates)
-            case .addEvent(nil, let timeline, let title, let dates):
-                command = .addEvent(await store.makeEventID(), timeline: timeline, title: title, dates: dates)
-            case .command(let given):
-                command = given
-            }
-            do {
-                let result = try await store.sendReporting([command], commandID: commandID)
-                records = result.records
-                if result.wasDuplicate, let commandID {
-                    await finish(store)
-                    if arguments.flag("--json") { return plainLines(records) }
-                    return "already done: the command id \(displayText(commandID)) is in \(path) (\(positions(records))); "
-                        + "nothing appended\n"
+        let command: Command
+        let records: [Record]
+        do {
+            // Ids the user left out are made as the command is decided, under the log's lock.
+            let sent = try await store.sendReporting(commandID: commandID) { ids in
+                switch request {
+                case .createTimeline(let id, let name): .createTimeline(id ?? ids.timelineID(name: name), name: name)
+                case .addEvent(let id, let timeline, let title, let dates):
+                    .addEvent(id ?? ids.eventID(), timeline: timeline, title: title, dates: dates)
+                case .command(let given): given
                 }
-                if !records.isEmpty { changes.note() }
-                break
-            } catch .rejected(let rejection) where attempt < Self.idAttempts && Self.tookTheMadeID(rejection, request) {
-                // Another process took the id made for this command between reading the
-                // store and appending; the store has read its records by now, so the next
-                // id made is free of them.
-                continue
-            } catch {
-                await release(store, creating: creating)
-                var text = message(for: error, path: path, command: arguments.command.name, commandID: commandID)
-                // A failed write is undone: say so, as it is what a person asks next. (When
-                // even undoing it failed, the message says that the record may have landed.)
-                // A log this command was to create is removed again: there was none before.
-                if case .log(.io) = error { text += creating ? "; no log was created" : "; the log is unchanged" }
-                throw CommandFailure(text)
             }
+            (command, records) = (sent.command, sent.result.records)
+            if sent.result.wasDuplicate, let commandID {
+                await finish(store)
+                if arguments.flag("--json") { return plainLines(records) }
+                return "already done: the command id \(displayText(commandID)) is in \(path) (\(positions(records))); "
+                    + "nothing appended\n"
+            }
+            if !records.isEmpty { changes.note() }
+        } catch {
+            await release(store, creating: creating)
+            var text = message(for: error, path: path, command: arguments.command.name, commandID: commandID)
+            // A failed write is undone: say so, as it is what a person asks next. (When
+            // even undoing it failed, the message says that the record may have landed.)
+            // A log this command was to create is removed again: there was none before.
+            if case .log(.io) = error { text += creating ? "; no log was created" : "; the log is unchanged" }
+            throw CommandFailure(text)
         }
         await finish(store)
         if arguments.flag("--json") { return plainLines(records) }
         return displayText(confirmation(for: command, recorded: records)) + " (" + positions(records) + ")\n"
-    }
-
-    /// How many ids a command makes before it gives up, when other processes keep taking them.
-    static let idAttempts = 8
-
-    /// Whether `rejection` says that the id this tool made for `request` is taken.
-    private static func tookTheMadeID(_ rejection: Rejection, _ request: Request) -> Bool {
-        switch (request, rejection) {
-        case (.addEvent(nil, _, _, _), .eventExists), (.createTimeline(nil, _), .timelineExists): true
-        default: false
-        }
     }
 
     /// A store command's checkpoint is written again once the records replayed after it

@@ -152,10 +152,18 @@ extension TimelineStore {
     /// log's lock, after every other process's records).
     func sendRecordingUndo(_ commands: [Command], commandID: String?, expectedPosition: Int64?)
         throws(StoreError) -> (records: [Record], undo: Compensation?, actionName: String) {
+        try sendRecordingUndo({ _ in commands }, commandID: commandID, expectedPosition: expectedPosition)
+    }
+
+    /// ``sendRecordingUndo(_:commandID:expectedPosition:)`` of the commands `make` builds in
+    /// the state they are decided in (under the log's lock, after every committed record).
+    func sendRecordingUndo(_ make: (TimelineProjection) -> [Command], commandID: String?, expectedPosition: Int64?)
+        throws(StoreError) -> (records: [Record], undo: Compensation?, actionName: String) {
         var undo: Compensation?
         var actionName = ""
         let result = try append(AppendOptions(expectedPosition: expectedPosition, commandID: commandID,
                                               recordedAt: DateValue(utc: clock.now()))) { () throws(StoreError) in
+            let commands = make(projection)
             let facts: [Fact]
             do throws(Rejection) { facts = try Decider.decide(commands, projection) } catch { throw .rejected(error) }
             let start = projection.position + 1
