@@ -124,7 +124,7 @@ extension Runner {
                 + "'timeline clone SHARED --log \(path)'")
         }
         do { return try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
-            throw CommandFailure(error.description)
+            throw CommandFailure(replicaMessage(error, local: path))
         }
     }
 
@@ -167,7 +167,7 @@ extension Runner {
             let replica: TimelineReplica
             do {
                 replica = try await TimelineReplica.clone(folder: shared, to: local, clock: ContextClock(read: context.clock))
-            } catch { throw CommandFailure("\(error)") }
+            } catch { throw CommandFailure(replicaMessage(error)) }
             changes.note()
             return "cloned the shared folder \(shared) into \(local): device \(await replica.device), "
                 + "\(count(Int(await replica.position), "record"))\n"
@@ -184,7 +184,7 @@ extension Runner {
             let log = try openShared(shared)
             replica = try await TimelineReplica.clone(log, shared: shared, to: local,
                                                       clock: ContextClock(read: context.clock))
-        } catch { throw CommandFailure("\(error)") }
+        } catch { throw CommandFailure(replicaMessage(error)) }
         changes.note()
         return "cloned \(shared) into \(local): device \(await replica.device), \(count(Int(await replica.position), "record"))\n"
     }
@@ -196,7 +196,7 @@ extension Runner {
         if arguments.flag("--watch") { return try await syncContinuously(replica, json: arguments.flag("--json")) }
         let report: SyncReport
         do { report = try await replica.sync(connecting: { () throws(ReplicaError) in try openShared(replica.shared) }) } catch {
-            throw CommandFailure(error.description)
+            throw CommandFailure(replicaMessage(error, local: replica.path, shared: replica.shared))
         }
         if report.pulled > 0 { changes.note() }
         for notice in report.notices { context.warn(noticeLine(notice)) }
@@ -226,7 +226,7 @@ extension Runner {
                 let moved = report.pushed > 0 || report.pulled > 0
                 reporter.succeeded(printing: moved ? Self.describe(report, shared: shared, json: json) : nil)
             case .failure(let error):
-                reporter.failed(error.description)
+                reporter.failed(runner.replicaMessage(error, local: replica.path, shared: shared))
             }
         }
         interrupt.cancel()
@@ -294,12 +294,12 @@ extension Runner {
             }
             do {
                 guard try await replica.dismissNotice(id) else { throw CommandFailure("there is no notice \(given)") }
-            } catch let error as ReplicaError { throw CommandFailure(error.description) }
+            } catch let error as ReplicaError { throw CommandFailure(replicaMessage(error, local: replica.path)) }
             return "dismissed \(given)\n"
         }
         if arguments.flag("--dismiss-all") {
             do { return "dismissed \(count(try await replica.dismissAllNotices(), "notice"))\n" } catch {
-                throw CommandFailure("\(error)")
+                throw CommandFailure(replicaMessage(error, local: replica.path))
             }
         }
         let notices = await replica.notices
@@ -316,7 +316,7 @@ extension Runner {
     func replicaCommand(_ request: Request, _ arguments: ParsedArguments, path: String) async throws -> String {
         let replica: TimelineReplica
         do { replica = try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
-            throw CommandFailure(error.description)
+            throw CommandFailure(replicaMessage(error, local: path))
         }
         let command: Command = switch request {
         case .createTimeline(let id?, let name): .createTimeline(id, name: name)
@@ -356,7 +356,7 @@ extension Runner {
         }
         let report: SyncReport
         do { report = try await replica.sync(connecting: { () throws(ReplicaError) in try openShared(replica.shared) }) } catch {
-            context.warn("saved on this replica as \(id), not synced: \(error)")
+            context.warn("saved on this replica as \(id), not synced: " + replicaMessage(error, local: replica.path, shared: replica.shared))
             return done + " (pending)\n"
         }
         for notice in report.notices where notice.id != id { context.warn(noticeLine(notice)) }
@@ -393,7 +393,7 @@ extension Runner {
                 : try await replica.fetchMirrorAgain(from: try openShared(replica.shared))
             changes.note()
             return "fetched the mirror \(replica.path) again from \(replica.shared): \(count(records, "record"))\n"
-        } catch { throw CommandFailure("\(error)") }
+        } catch { throw CommandFailure(replicaMessage(error, local: replica.path, shared: replica.shared)) }
     }
 }
 
@@ -461,5 +461,24 @@ extension Runner {
         let condition = UndoCondition(after: checked, events: compensation.events, timelines: compensation.timelines)
         return try await submit(compensation.commands, on: replica, arguments, condition: condition,
                                 describing: "reverted \(positions(compensation.positions))")
+    }
+}
+
+extension Runner {
+    /// The message of a replica's failure, with the tool's command that does what the
+    /// library's message says to do, for the replica at `local` on `shared` when known.
+    func replicaMessage(_ error: any Error, local: String? = nil, shared: String? = nil) -> String {
+        guard let error = error as? ReplicaError else { return "\(error)" }
+        let replica = local.map(shellWord) ?? "LOCAL"
+        let advice: String? = switch error {
+        case .unreachable: "to send what is pending once it can be reached: timeline sync --log \(replica)"
+        case .sharedLogChanged(let shared, _): "to make a new replica: timeline clone \(shellWord(shared)) --log NEW"
+        case .stopped: "to make a new replica: timeline clone \(shared.map(shellWord) ?? "SHARED") --log NEW"
+        case .notSharedFolder(let path):
+            "on the device that keeps the shared log: timeline sequence --log SHARED --folder \(shellWord(path))"
+        case .damaged(let path, _) where path == local: "to fetch the mirror again: timeline repair --log \(replica)"
+        default: nil
+        }
+        return error.description + (advice.map { "\n" + $0 } ?? "")
     }
 }

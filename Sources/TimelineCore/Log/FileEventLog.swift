@@ -124,7 +124,7 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
         guard size > state.size else {
             throw .invalidLine(path: path, line: state.lineCount, reason:
                 "the log is \(size) bytes long, shorter than the \(state.size) bytes of records already read: "
-                    + "something other than Timeline cut it; run `timeline verify`")
+                    + "something other than Timeline cut it; verify the log")
         }
         if state.missingNewline && mending {
             try file.write([0x0A], at: state.size)

@@ -24,24 +24,23 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .unreachable(let shared, let reason):
             "the shared log \(shared) cannot be reached: \(reason); nothing is lost: what was sent stays pending "
-                + "and the next `timeline sync` sends it"
+                + "and the next sync sends it"
         case .sharedLogChanged(let shared, let position):
             "the shared log \(shared) no longer continues this replica's mirror at position \(position): it was "
-                + "replaced or is another log; make a new replica with `timeline clone` (the pending submissions "
-                + "are kept in this one)"
+                + "replaced or is another log; make a new replica by cloning the shared log (the pending "
+                + "submissions are kept in this one)"
         case .storage(let path, let reason): "cannot write \(path): \(reason); nothing was lost"
         case .damaged(let path, let reason):
             "the replica's file \(path) is damaged: \(reason); restore it from a backup (moving it aside drops what "
                 + "it holds)"
         case .stopped(let id):
             "another copy of this device (restored from a backup, or copied) already used the command id \(id): "
-                + "this replica pushes nothing more; its pending submissions are kept: make a new replica with "
-                + "`timeline clone` and send them again from it"
+                + "this replica pushes nothing more; its pending submissions are kept: make a new replica by "
+                + "cloning the shared log and send them again from it"
         case .interrupted(let step): "the sync was interrupted at \(step)"
         case .notSharedFolder(let path):
-            "\(path) is not a shared folder yet (it holds no \(FolderLayout.layoutFile)): run `timeline sequence --log "
-                + "SHARED --folder \(path)` on the device that keeps the shared log, and wait for the folder to reach "
-                + "this device"
+            "\(path) is not a shared folder yet (it holds no \(FolderLayout.layoutFile)): run the sequencer on "
+                + "the device that keeps the shared log, and wait for the folder to reach this device"
         case .folderLayout(let path, let layout?):
             "the shared folder \(path) is of layout \(layout); this version of Timeline reads layout "
                 + "\(FolderLayout.version): update Timeline on this device (nothing was lost)"

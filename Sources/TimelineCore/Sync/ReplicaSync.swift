@@ -243,7 +243,7 @@ package struct ReplicaSync {
         case .log(let failure): .unreachable(shared: sharedName, reason: failure.description)
         case .refused(let refusal):
             .unreachable(shared: sharedName, reason: "its record at \(refusal.place) breaks the rules: "
-                + refusal.rejection.description + "; run `timeline verify` on it")
+                + refusal.rejection.description + "; verify the shared log")
         }
     }
 

@@ -293,8 +293,8 @@ public actor TimelineReplica {
         -> (projection: TimelineProjection, pending: Set<EventID>) {
         try refresh()
         if let problem = engine.mirrorProblem {
-            throw .damaged(path: path, reason: "the mirror does not read (\(problem)); `timeline sync` or "
-                + "`timeline repair` fetches it again from the shared log, keeping what is pending")
+            throw .damaged(path: path, reason: "the mirror does not read (\(problem)); a sync or a repair "
+                + "fetches it again from the shared log, keeping what is pending")
         }
         let contents = try engine.storage.load()
         var projection = TimelineProjection(records: contents.mirror, views: views, now: now)

@@ -120,7 +120,7 @@ package struct FolderSequencer {
                 case .log(let failure): throw .log(shared: logName, reason: failure.description)
                 case .refused(let refusal):
                     throw .log(shared: logName, reason: "its record at \(refusal.place) breaks the rules: "
-                        + refusal.rejection.description + "; run `timeline verify` on it")
+                        + refusal.rejection.description + "; verify the shared log")
                 }
             }
             var batchStarts = 0
@@ -158,7 +158,7 @@ package struct FolderSequencer {
         }
         do { try shared.apply(records) } catch {
             throw .log(shared: logName, reason: "its record at \(error.place) breaks the rules: "
-                + error.rejection.description + "; run `timeline verify` on it")
+                + error.rejection.description + "; verify the shared log")
         }
     }
 
