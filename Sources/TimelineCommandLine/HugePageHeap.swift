@@ -3,9 +3,9 @@ import SystemShim
 /// Whether the executable starts itself again with glibc's heap in transparent huge pages,
 /// for a command that reads a whole log.
 ///
-/// Reading a log of a million records builds hundreds of megabytes of state; faulting them
-/// in one 4 KiB page at a time was a sixth of an import's processor time (the kernel
-/// clearing each page). Where the kernel gives huge pages only to memory that asks for them
+/// Reading a log of a million records builds hundreds of megabytes of state, and faulting
+/// them in one 4 KiB page at a time (the kernel clearing each page) costs a large share of
+/// such a command's processor time. Where the kernel gives huge pages only to memory that asks for them
 /// (`transparent_hugepage` in `madvise` mode, the usual default), glibc's allocator asks only
 /// when the tunable `glibc.malloc.hugetlb=1` is set, and it reads its tunables once, before
 /// `main`: so the executable sets the tunable and starts again, in the same process. A

@@ -83,8 +83,7 @@ private func hasControlCharacter(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
 /// cells a terminal shows (``DisplayWidth``), not characters.
 ///
 /// The cells are kept as one run of UTF-8 with each cell's end and width, measured once
-/// as it is added: a table of a 133k-row view was an array of strings per row, and
-/// printing it was a third of the command.
+/// as it is added: a table of a large view prints without a string per cell.
 struct TextTable: Sendable {
     var header: [String]
     /// Every cell's UTF-8, row after row.
