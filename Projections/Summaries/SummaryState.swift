@@ -28,23 +28,16 @@ struct SummaryState: Sendable {
         var delta: Int
     }
 
+    /// Each timeline's summary. A summary is changed in place through its dictionary index
+    /// (one hash of the id; taking it out and putting it back hashed it twice), so that
+    /// its dates' tree stays uniquely referenced and is not copied.
     private(set) var timelines: [TimelineID: Timeline] = [:]
     /// The sorted list as of the last change set; behind the summaries while changes are
     /// not tracked (see ``currentList``).
     private(set) var list: [TimelineSummary] = []
     private(set) var position: Int64 = 0
-    /// Whether each batch brings the list up to date, counts the timelines' dates in at
-    /// once and describes the change; when not, the dates' changes wait to be counted in
-    /// together (see ``count(_:_:in:atOnce:)``), and the list is made when it is read.
-    private(set) var tracksChanges = true
-    /// The batch being applied, if any.
-    private var batch: Batch?
-    /// The timelines touched since the list was last brought up to date (while changes
-    /// are tracked).
-    private var touched: Set<TimelineID> = []
-    /// Whether a timeline changed while changes were not tracked, so that the list is
-    /// behind the summaries.
-    private var listIsBehind = false
+    /// Whether changes are tracked, and the batch in progress (see ``State``).
+    private var state = State.tracking(spare: [])
     /// The name each listed timeline is sorted under in `list`.
     private var listedNames: [TimelineID: String] = [:]
 
@@ -155,45 +148,126 @@ struct SummaryState: Sendable {
 
     mutating func restorePosition(_ position: Int64) { self.position = position }
 
-    /// Notes that a timeline's summary may have changed.
-    private mutating func touch(_ id: TimelineID) {
-        batch?.touchedTimeline = true
-        if tracksChanges { touched.insert(id) } else { listIsBehind = true }
+    /// Whether changes are tracked, and the batch in progress.
+    ///
+    /// While changes are tracked, each batch brings the list up to date, counts the
+    /// timelines' dates in at once and describes the change. While they are not, the
+    /// dates' changes wait to be counted in together (see ``count(_:_:inTimelineAt:)``),
+    /// and the list is made when it is read.
+    ///
+    /// Transitions: `tracking` → `gathering` and `untracked` → `untrackedBatch` at a
+    /// batch's start (``beginBatch()``), back at its end (``endBatch(to:)``); a change
+    /// outside a batch is a batch of its own (``change(_:)``). ``trackChanges(_:)`` goes
+    /// between the tracked and the untracked states, in a batch or not.
+    private enum State {
+        /// Tracked, no batch: the list is up to date. The storage of the last batch's
+        /// touched timelines, emptied, for the next.
+        case tracking(spare: Set<TimelineID>)
+        /// Tracked, in a batch: the timelines it touched, whose summaries its end brings up
+        /// to date in the list.
+        case gathering(touched: Set<TimelineID>)
+        /// Not tracked, no batch: whether a timeline changed since changes were last
+        /// tracked, so that the list is behind the summaries.
+        case untracked(listIsBehind: Bool)
+        /// Not tracked, in a batch: the same, and whether the batch touched a timeline, so
+        /// that the summaries' position moves to its end.
+        case untrackedBatch(listIsBehind: Bool, touchedTimeline: Bool)
+
+        /// Notes that a timeline's summary may change. (A change is made in a batch, see
+        /// ``change(_:)``; a touch without one would start gathering all the same.)
+        mutating func touch(_ id: TimelineID) {
+            // Moved out and back: changed through a copy, the set would be copied.
+            switch consume self {
+            case .gathering(var touched), .tracking(var touched):
+                touched.insert(id)
+                self = .gathering(touched: touched)
+            case .untracked:
+                self = .untracked(listIsBehind: true)
+            case .untrackedBatch:
+                self = .untrackedBatch(listIsBehind: true, touchedTimeline: true)
+            }
+        }
+
+        /// Starts a batch (in one, the timelines touched so far stay gathered).
+        mutating func beginBatch() {
+            switch consume self {
+            case .tracking(let touched), .gathering(let touched):
+                self = .gathering(touched: touched)
+            case .untracked(let listIsBehind), .untrackedBatch(let listIsBehind, _):
+                self = .untrackedBatch(listIsBehind: listIsBehind, touchedTimeline: false)
+            }
+        }
+
+        /// Stops gathering, handing the timelines gathered over: `tracking`, without
+        /// storage until the caller puts the set back. `nil` when not gathering.
+        mutating func stopGathering() -> Set<TimelineID>? {
+            switch consume self {
+            case .gathering(let touched):
+                self = .tracking(spare: Set())
+                return touched
+            case let other:
+                self = other
+                return nil
+            }
+        }
     }
 
-    /// A batch in progress.
-    private struct Batch {
-        /// Whether it touched a timeline, so that the summaries' position moves to its end.
-        var touchedTimeline = false
+    /// Whether each batch brings the list up to date, counts the timelines' dates in at
+    /// once and describes the change (see ``State``).
+    var tracksChanges: Bool {
+        switch state {
+        case .tracking, .gathering: true
+        case .untracked, .untrackedBatch: false
+        }
     }
+
+    /// Notes that a timeline's summary may change.
+    private mutating func touch(_ id: TimelineID) { state.touch(id) }
 
     /// Starts a batch: its changes are described together by ``endBatch(to:)``.
-    mutating func beginBatch() {
-        batch = Batch()
+    mutating func beginBatch() { state.beginBatch() }
+
+    /// Makes a change in the batch in progress, or, while changes are tracked and no batch
+    /// is, in one of its own, whose end brings the list up to date at once, without a
+    /// change set.
+    private mutating func change(_ body: (inout SummaryState) -> Void) {
+        guard case .tracking = state else { return body(&self) }
+        beginBatch()
+        body(&self)
+        _ = updateList()
     }
 
     /// Applies a fact about a timeline: created, renamed or removed (with its events).
     mutating func apply(timelineFact fact: Fact) {
+        change { $0.changeTimeline(fact) }
+    }
+
+    /// ``apply(timelineFact:)``, in a batch.
+    private mutating func changeTimeline(_ fact: Fact) {
         switch fact {
         case .timelineCreated(let id, let name):
             touch(id)
             timelines[id] = Timeline(name: name)
         case .timelineRenamed(let id, let name):
             touch(id)
-            modifyTimeline(id) { $0.name = name }
+            if let index = timelines.index(forKey: id) { timelines.values[index].name = name }
         case .timelineRemoved(let id):
             touch(id)
             timelines[id] = nil
         default:
             return
         }
-        if batch == nil && tracksChanges { _ = updateList() }
     }
 
     /// Replaces an event as it was (`nil` if it is new) with the event as it is (`nil` if
     /// it was removed). A change that keeps the event's timeline and dates (a new title)
     /// changes no summary.
     mutating func replace(_ old: EventSnapshot?, with new: EventSnapshot?) {
+        change { $0.replaceEvent(old, with: new) }
+    }
+
+    /// ``replace(_:with:)``, in a batch.
+    private mutating func replaceEvent(_ old: EventSnapshot?, with new: EventSnapshot?) {
         if let old, let new, old.timeline == new.timeline {
             if old.hasSameDates(as: new) { return }
             touch(new.timeline)
@@ -208,62 +282,56 @@ struct SummaryState: Sendable {
                 add(new)
             }
         }
-        if batch == nil && tracksChanges { _ = updateList() }
     }
 
     /// Counts an event's new dates in place of its old ones, in its timeline; a date both
     /// have (the start of a range being closed, say) is left as it is, not counted out
     /// and in again.
     private mutating func redate(_ old: EventSnapshot, as new: EventSnapshot) {
-        let atOnce = tracksChanges
-        modifyTimeline(new.timeline) { timeline in
-            if old.isOpenRange { timeline.ongoingCount -= 1 }
-            if new.isOpenRange { timeline.ongoingCount += 1 }
-            let before = old.datedEntries, after = new.datedEntries
-            var comingStart: DatedEntry? = after.start, comingEnd = after.end
-            /// Whether `date` is among the new dates not matched yet (and matches it).
-            func stays(_ date: DatedEntry) -> Bool {
-                if let coming = comingStart, coming == date {
-                    comingStart = nil
-                    return true
-                }
-                if let coming = comingEnd, coming == date {
-                    comingEnd = nil
-                    return true
-                }
-                return false
+        guard let index = timelines.index(forKey: new.timeline) else { return }
+        if old.isOpenRange { timelines.values[index].ongoingCount -= 1 }
+        if new.isOpenRange { timelines.values[index].ongoingCount += 1 }
+        let before = old.datedEntries, after = new.datedEntries
+        var comingStart: DatedEntry? = after.start, comingEnd = after.end
+        /// Whether `date` is among the new dates not matched yet (and matches it).
+        func stays(_ date: DatedEntry) -> Bool {
+            if let coming = comingStart, coming == date {
+                comingStart = nil
+                return true
             }
-            if !stays(before.start) { Self.count(before.start, -1, in: &timeline, atOnce: atOnce) }
-            if let end = before.end, !stays(end) { Self.count(end, -1, in: &timeline, atOnce: atOnce) }
-            if let start = comingStart { Self.count(start, 1, in: &timeline, atOnce: atOnce) }
-            if let end = comingEnd { Self.count(end, 1, in: &timeline, atOnce: atOnce) }
+            if let coming = comingEnd, coming == date {
+                comingEnd = nil
+                return true
+            }
+            return false
         }
+        if !stays(before.start) { count(before.start, -1, inTimelineAt: index) }
+        if let end = before.end, !stays(end) { count(end, -1, inTimelineAt: index) }
+        if let start = comingStart { count(start, 1, inTimelineAt: index) }
+        if let end = comingEnd { count(end, 1, inTimelineAt: index) }
     }
 
     private mutating func add(_ event: EventSnapshot) {
-        let atOnce = tracksChanges
-        modifyTimeline(event.timeline) { timeline in
-            timeline.eventCount += 1
-            if event.isOpenRange { timeline.ongoingCount += 1 }
-            let (start, end) = event.datedEntries
-            Self.count(start, 1, in: &timeline, atOnce: atOnce)
-            if let end { Self.count(end, 1, in: &timeline, atOnce: atOnce) }
-        }
+        guard let index = timelines.index(forKey: event.timeline) else { return }
+        timelines.values[index].eventCount += 1
+        if event.isOpenRange { timelines.values[index].ongoingCount += 1 }
+        let (start, end) = event.datedEntries
+        count(start, 1, inTimelineAt: index)
+        if let end { count(end, 1, inTimelineAt: index) }
     }
 
     private mutating func remove(_ event: EventSnapshot) {
-        let atOnce = tracksChanges
-        modifyTimeline(event.timeline) { timeline in
-            timeline.eventCount -= 1
-            if event.isOpenRange { timeline.ongoingCount -= 1 }
-            let (start, end) = event.datedEntries
-            Self.count(start, -1, in: &timeline, atOnce: atOnce)
-            if let end { Self.count(end, -1, in: &timeline, atOnce: atOnce) }
-        }
+        guard let index = timelines.index(forKey: event.timeline) else { return }
+        timelines.values[index].eventCount -= 1
+        if event.isOpenRange { timelines.values[index].ongoingCount -= 1 }
+        let (start, end) = event.datedEntries
+        count(start, -1, inTimelineAt: index)
+        if let end { count(end, -1, inTimelineAt: index) }
     }
 
-    /// Counts a date in (`delta` 1) or out (-1) of a timeline's dates: `atOnce`, or
-    /// later, with the other pending changes.
+    /// Counts a date in (`delta` 1) or out (-1) of the dates of the timeline at `index` in
+    /// ``timelines``: at once while changes are tracked, or later, with the other pending
+    /// changes.
     ///
     /// While changes are not tracked, nobody reads a timeline's earliest and latest dates
     /// as they change, so a date is not counted in and out of its tree at once: the
@@ -275,12 +343,20 @@ struct SummaryState: Sendable {
     /// - Complexity: O(log *d*) for *d* dates, amortised; the change that fills a list
     ///   pays for counting it in, O(*k* log *k* + *k* log *d*) for its *k* changes, and *k*
     ///   is at most 4,096, so that no record pays for more than a bounded list.
-    private static func count(_ entry: DatedEntry, _ delta: Int, in timeline: inout Timeline, atOnce: Bool) {
-        guard !atOnce else {
-            timeline.dates.adjust(entry, by: delta)
-            return
+    private mutating func count(_ entry: DatedEntry, _ delta: Int,
+                                inTimelineAt index: Dictionary<TimelineID, Timeline>.Index) {
+        switch state {
+        case .tracking, .gathering:
+            timelines.values[index].dates.adjust(entry, by: delta)
+        case .untracked, .untrackedBatch:
+            Self.countPending(PendingDate(entry: entry, delta: delta), in: &timelines.values[index])
         }
-        timeline.pendingDates.append(PendingDate(entry: entry, delta: delta))
+    }
+
+    /// Adds a date change to a timeline's pending ones, counting them in once there are
+    /// ``pendingLimit(dates:)`` of them.
+    private static func countPending(_ change: PendingDate, in timeline: inout Timeline) {
+        timeline.pendingDates.append(change)
         if timeline.pendingDates.count >= pendingLimit(dates: timeline.dates.count) { countPendingDates(in: &timeline) }
     }
 
@@ -356,14 +432,6 @@ struct SummaryState: Sendable {
         return (earliest, latest)
     }
 
-    /// Mutates a timeline's summary in place, through its dictionary index (one hash of
-    /// the id; taking it out and putting it back hashed it twice), so the dates' tree
-    /// stays uniquely referenced and is not copied.
-    private mutating func modifyTimeline(_ id: TimelineID, _ body: (inout Timeline) -> Void) {
-        guard let index = timelines.index(forKey: id) else { return }
-        body(&timelines.values[index])
-    }
-
     /// The summary of one timeline as it stands, or `nil` if it does not exist.
     private func summary(of id: TimelineID) -> TimelineSummary? {
         guard let timeline = timelines[id] else { return nil }
@@ -379,7 +447,8 @@ struct SummaryState: Sendable {
         return c != 0 ? c < 0 : EventID.compareUTF8(a.id.rawValue, b.id.rawValue) < 0
     }
 
-    /// Brings the touched timelines' summaries up to date in the sorted list; returns each
+    /// Brings the summaries of the timelines gathered up to date in the sorted list, and
+    /// stops gathering (`gathering` → `tracking`, the set's storage kept); returns each
     /// touched timeline's old index and new index and whether its summary changed.
     ///
     /// The common case — the touched timelines keep their names, so their places — updates
@@ -388,7 +457,15 @@ struct SummaryState: Sendable {
     /// - Complexity: O(*k* log *t*) for *k* touched of *t* timelines, plus moving array
     ///   elements when a timeline is created, renamed or removed.
     private mutating func updateList() -> [ChangeSetBuilder<TimelineID>.Touched] {
-        defer { touched.removeAll(keepingCapacity: true) }
+        guard var touched = state.stopGathering() else { return [] }
+        let result = updateList(touched)
+        touched.removeAll(keepingCapacity: true)
+        state = .tracking(spare: touched)
+        return result
+    }
+
+    /// ``updateList()`` for the timelines `touched`.
+    private mutating func updateList(_ touched: Set<TimelineID>) -> [ChangeSetBuilder<TimelineID>.Touched] {
         guard !touched.isEmpty else { return [] }
         var result: [ChangeSetBuilder<TimelineID>.Touched] = []
         // Where each touched timeline is in the list now, found by the name it is listed under.
@@ -447,12 +524,17 @@ struct SummaryState: Sendable {
 
     /// Ends a batch at `to`: the change set, or `nil` when no summary changed.
     mutating func endBatch(to: Int64) -> SummaryChangeSet? {
-        guard let ended = batch.take() else { return nil }
-        guard tracksChanges else {
+        switch state {
+        case .tracking, .untracked:
+            return nil
+        case .untrackedBatch(let listIsBehind, let touchedTimeline):
             // Not described, but the position still follows the summaries, so that a
             // change set made later (after a checkpoint, say) goes from where they were.
-            if ended.touchedTimeline { position = to }
+            state = .untracked(listIsBehind: listIsBehind)
+            if touchedTimeline { position = to }
             return nil
+        case .gathering:
+            break
         }
         let changes = updateList()
         guard !changes.isEmpty else { return nil }
@@ -471,8 +553,11 @@ struct SummaryState: Sendable {
     /// - Complexity: O(1) when the list is up to date; otherwise O(*t* log *t*) for *t*
     ///   timelines, plus O(*k* log *k* + *k* log *d*) for a timeline's *k* pending changes.
     var currentList: [TimelineSummary] {
-        guard listIsBehind || !touched.isEmpty else { return list }
-        return sortedSummaries()
+        switch state {
+        case .tracking: list
+        case .gathering(let touched): touched.isEmpty ? list : sortedSummaries()
+        case .untracked(let listIsBehind), .untrackedBatch(let listIsBehind, _): listIsBehind ? sortedSummaries() : list
+        }
     }
 
     /// Every timeline's summary, sorted by name and then id.
@@ -487,19 +572,28 @@ struct SummaryState: Sendable {
     /// - Complexity: O(*k* log *d*) for *k* pending date changes, and O(*t* log *t*) for *t*
     ///   timelines if one changed.
     mutating func trackChanges(_ on: Bool) {
-        guard on != tracksChanges else { return }
-        if on {
-            for index in timelines.indices where !timelines.values[index].pendingDates.isEmpty {
-                Self.countPendingDates(in: &timelines.values[index])
-            }
-            if listIsBehind {
-                makeList()
-                listIsBehind = false
-            }
-        } else if !touched.isEmpty {
-            touched.removeAll()
-            listIsBehind = true
+        switch (state, on) {
+        case (.tracking, false):
+            state = .untracked(listIsBehind: false)
+        case (.gathering(let touched), false):
+            // The timelines the batch touched so far are behind in the list.
+            state = .untrackedBatch(listIsBehind: !touched.isEmpty, touchedTimeline: !touched.isEmpty)
+        case (.untracked(let listIsBehind), true):
+            catchUp(listIsBehind: listIsBehind)
+            state = .tracking(spare: [])
+        case (.untrackedBatch(let listIsBehind, _), true):
+            catchUp(listIsBehind: listIsBehind)
+            state = .gathering(touched: [])
+        case (.tracking, true), (.gathering, true), (.untracked, false), (.untrackedBatch, false):
+            break
         }
-        tracksChanges = on
+    }
+
+    /// Counts in the dates left pending, and makes the list afresh if it is behind.
+    private mutating func catchUp(listIsBehind: Bool) {
+        for index in timelines.indices where !timelines.values[index].pendingDates.isEmpty {
+            Self.countPendingDates(in: &timelines.values[index])
+        }
+        if listIsBehind { makeList() }
     }
 }

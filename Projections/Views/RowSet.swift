@@ -14,11 +14,65 @@ struct RowSet: Sendable {
     /// The views of these rows, in the order they were added.
     private(set) var views: [ViewState] = []
 
-    /// What the current batch needs to describe its change, while it is being applied.
-    private var batch: Batch?
-    /// The last batch's working storage, emptied, for the next batch: two allocations
-    /// per command otherwise. Only a small batch's storage is kept, so that one large
-    /// batch (a timeline's removal) does not hold its arrays for good.
+    /// The batch in progress and the storage it works in; between batches, the storage
+    /// the last one left for the next (see ``BatchState``).
+    private var batch = BatchState.idle(spare: nil)
+
+    /// The most rows a batch may have touched for its storage to be kept for the next.
+    static let spareRowLimit = 16
+
+    /// A batch of the row set, which owns the storage it works in. Transitions: `idle` →
+    /// `batching` at its start, handed the spare storage (``begin(now:oldIndices:)``);
+    /// `batching` → `idle` at its end, or when the rows are replaced (``end()``), with the
+    /// storage the batch leaves (``BatchStorage/keepForNext()``).
+    ///
+    /// The state is moved out (`consume`) and back to be changed: changed through a copy,
+    /// each of the storage's arrays would be retained and released, or copied.
+    private enum BatchState {
+        /// No batch: the storage the last one left for the next; `nil` before the first
+        /// batch, and while the end of one has it out (cheaper to put there and drop than
+        /// an empty storage, whose every array is released).
+        case idle(spare: BatchStorage?)
+        /// A batch in progress, and its storage: apart, so that the batch's end moves the
+        /// storage out whole.
+        case batching(Batch, BatchStorage)
+
+        /// Starts a batch, unless one is in progress.
+        mutating func begin(now: Int64, oldIndices: Batch.OldIndices) {
+            switch consume self {
+            case .idle(let spare): self = .batching(Batch(now: now, oldIndices: oldIndices), spare ?? BatchStorage())
+            case .batching(let batch, let storage): self = .batching(batch, storage)
+            }
+        }
+
+        /// Changes the batch in progress and its storage in place; nothing without one.
+        mutating func modify(_ body: (inout Batch, inout BatchStorage) -> Void) {
+            switch consume self {
+            case .idle(let spare):
+                self = .idle(spare: spare)
+            case .batching(var batch, var storage):
+                body(&batch, &storage)
+                self = .batching(batch, storage)
+            }
+        }
+
+        /// Ends the batch in progress, handing it and its storage over: `idle` without
+        /// storage until the caller puts back what the batch leaves. `nil` without a batch.
+        mutating func end() -> (Batch, BatchStorage)? {
+            switch consume self {
+            case .idle(let spare):
+                self = .idle(spare: spare)
+                return nil
+            case .batching(let batch, let storage):
+                self = .idle(spare: nil)
+                return (batch, storage)
+            }
+        }
+    }
+
+    /// The arrays a batch works in, kept emptied between batches: two allocations per
+    /// command otherwise. Only a small batch's are kept, so that one large batch (a
+    /// timeline's removal) does not hold its arrays for good.
     ///
     /// The index lists built for each order the views read the rows in are kept too
     /// (``ChangeSetBuilder/Storage``), although the change sets made from them share their
@@ -26,41 +80,16 @@ struct RowSet: Sendable {
     /// own again, and the next batch of one or two rows builds into them without
     /// allocating. A change set that is still held keeps its lists. (A descending view's
     /// rows are still reversed into an array of their own each batch.)
-    private var spare = BatchStorage()
-
-    /// The most rows a batch may have touched for its storage to be kept for the next.
-    static let spareRowLimit = 16
-
-    /// The arrays a batch works in, kept emptied between batches.
     private struct BatchStorage {
-        var operations: [IndexOperation] = []
-        var touched = TouchedRows()
-        var described: [ChangeSetBuilder<RowID>.Touched] = []
-        var ascending = ChangeSetBuilder<RowID>.Storage()
-        var descending = ChangeSetBuilder<RowID>.Storage()
-    }
-
-    /// A batch in progress.
-    ///
-    /// A row's index in the old list is found at its first touch by undoing the batch's
-    /// earlier insertions and removals (O(*k*) for *k* operations): no copy of the old
-    /// index is kept, so a batch of a few records copies no tree node unless a subscriber
-    /// still holds the previous rows. A large batch keeps the old index instead (an O(1)
-    /// copy) and ranks old rows in it at the end.
-    private struct Batch {
-        let now: Int64
-        var snapshot: OrderedIndex<RowEntry>?
-        /// Whether the views noted how their sections stood before the batch (at its first
-        /// change: most batches leave most row sets alone).
-        var notedBatchStart = false
-        /// The insertions and removals, in order.
+        /// The insertions and removals, in order (while the batch's old indices are
+        /// found by undoing them).
         var operations: [IndexOperation] = []
         /// Rows touched: their entry before the batch, its old index, their entry now.
         var touched = TouchedRows()
-        /// More operations than `operationLimit` without a snapshot: the change is a reset.
-        var overflowed = false
-
-        static let operationLimit = 512
+        /// The touched rows' old and new indices, ascending, made at the batch's end.
+        var described: [ChangeSetBuilder<RowID>.Touched] = []
+        var ascending = ChangeSetBuilder<RowID>.Storage()
+        var descending = ChangeSetBuilder<RowID>.Storage()
 
         /// The index before the batch of a row that is at `index` now and was not touched yet.
         func originalIndex(_ index: Int) -> Int {
@@ -72,6 +101,74 @@ struct RowSet: Sendable {
                 }
             }
             return p
+        }
+
+        /// Makes this the storage kept for the next batch once the batch that worked in it
+        /// ended: itself, emptied, if that batch touched at most ``RowSet/spareRowLimit``
+        /// rows in at most four times as many operations; otherwise only the lists built
+        /// into, which a larger batch leaves as they were (``ChangeSetBuilder/build(_:reusing:)``).
+        mutating func keepForNext() {
+            guard touched.count <= RowSet.spareRowLimit, operations.count <= 4 * RowSet.spareRowLimit else {
+                self = BatchStorage(ascending: ascending, descending: descending)
+                return
+            }
+            operations.removeAllKeepingStorage()
+            touched.removeAll()
+            described.removeAllKeepingStorage()
+        }
+    }
+
+    /// A batch in progress.
+    ///
+    /// A row's index in the old list is found at its first touch by undoing the batch's
+    /// earlier insertions and removals (O(*k*) for *k* operations): no copy of the old
+    /// index is kept, so a batch of a few records copies no tree node unless a subscriber
+    /// still holds the previous rows. A large batch keeps the old index instead (an O(1)
+    /// copy) and ranks old rows in it at the end.
+    private struct Batch {
+        /// "Now" at its start.
+        let now: Int64
+        var oldIndices: OldIndices
+
+        /// More operations than this without a snapshot: the change is a reset.
+        static let operationLimit = 512
+
+        /// How a batch finds the index a touched row had before it.
+        enum OldIndices {
+            /// By undoing the operations recorded since, at the row's first touch.
+            case undoing
+            /// Past ``operationLimit`` operations, too many to undo: the batch ends in a reset.
+            case overflowed
+            /// By ranking the row, at the batch's end, in the index as it was at its start.
+            case snapshot(OrderedIndex<RowEntry>)
+        }
+
+        /// The index as it was at the batch's start, if it was kept.
+        var snapshot: OrderedIndex<RowEntry>? {
+            if case .snapshot(let index) = oldIndices { index } else { nil }
+        }
+
+        /// Notes in `storage` row `id`'s first touch: its entry `old` and index `at` before
+        /// the batch's later changes (`nil` for a row not there).
+        func noteFirstTouch(_ id: RowID, old: RowEntry?, at: Int?, in storage: inout BatchStorage) {
+            var oldIndex: Int?
+            if let at, case .undoing = oldIndices { oldIndex = storage.originalIndex(at) }
+            storage.touched.append(TouchedRows.Touch(id: id, old: old, oldIndex: oldIndex, new: old, newIndex: at))
+        }
+
+        /// Records in `storage` an insertion or a removal, and the entry `new` that touched
+        /// row `id` has after it, at index `at` (`nil`: removed).
+        mutating func record(_ operation: IndexOperation, new: RowEntry?, at: Int?, for id: RowID,
+                             in storage: inout BatchStorage) {
+            if case .undoing = oldIndices {
+                if storage.operations.count >= Self.operationLimit {
+                    oldIndices = .overflowed
+                } else {
+                    storage.operations.append(operation)
+                    storage.touched.shift(for: operation)
+                }
+            }
+            storage.touched.setNew(new, at: at, for: id)
         }
     }
 
@@ -148,7 +245,10 @@ struct RowSet: Sendable {
         index = rows
         let order = order(now: now)
         for offset in views.indices { views[offset].countSections(of: rows, order: order) }
-        batch = nil
+        if case (_, var storage)? = batch.end() {
+            storage.keepForNext()
+            batch = .idle(spare: storage)
+        }
     }
 
     // MARK: Batches
@@ -193,11 +293,8 @@ struct RowSet: Sendable {
     /// Starts collecting the changes of a batch; `large` keeps a copy of the old index
     /// (O(1)) instead of tracking operations.
     private mutating func beginBatch(now: Int64, large: Bool) {
-        guard batch == nil else { return }
-        var batch = Batch(now: now, snapshot: large ? index : nil)
-        swap(&batch.operations, &spare.operations)
-        swap(&batch.touched, &spare.touched)
-        self.batch = batch
+        let oldIndices: Batch.OldIndices = large ? .snapshot(index) : .undoing
+        batch.begin(now: now, oldIndices: oldIndices)
     }
 
     /// Removes a row.
@@ -208,8 +305,9 @@ struct RowSet: Sendable {
             guard let (at, id, path) = touchRow(entry, order: order, recording: steps) else { return }
             let removed = index.remove(at: at, along: path)
             countInViews(removed, order: order, -1)
-            record(.remove(at: Int32(at)))
-            batch?.touched.setNew(nil, at: nil, for: id)
+            batch.modify { current, storage in
+                current.record(.remove(at: Int32(at)), new: nil, at: nil, for: id, in: &storage)
+            }
         }
     }
 
@@ -222,8 +320,9 @@ struct RowSet: Sendable {
             noteFirstTouch(entry.id, old: nil, at: nil)
             index.insert(entry, at: at, along: path)
             countInViews(entry, order: order, 1)
-            record(.insert(at: Int32(at)))
-            batch?.touched.setNew(entry, at: at, for: entry.id)
+            batch.modify { current, storage in
+                current.record(.insert(at: Int32(at)), new: entry, at: at, for: entry.id, in: &storage)
+            }
         }
     }
 
@@ -234,7 +333,7 @@ struct RowSet: Sendable {
         Self.withPathSteps { steps in
             guard let (at, id, path) = touchRow(old, order: order, recording: steps) else { return }
             index.update(at: at, with: new, along: path)
-            batch?.touched.setNew(new, at: at, for: id)
+            batch.modify { _, storage in storage.touched.setNew(new, at: at, for: id) }
         }
     }
 
@@ -298,30 +397,19 @@ struct RowSet: Sendable {
         for offset in views.indices { views[offset].count(entry, order: order, delta) }
     }
 
+    /// Notes that the batch touches row `id`, at index `at` with entry `old` (`nil` for a
+    /// new row), unless it touched it before.
     private mutating func noteFirstTouch(_ id: RowID, old: RowEntry?, at: Int?) {
-        // Taken out and put back: the batch is changed in place, never copied.
-        guard var batch = batch.take() else { return }
-        defer { self.batch = batch }
-        guard !batch.touched.contains(id) else { return }
-        if !batch.notedBatchStart {
-            batch.notedBatchStart = true
+        var isFirstChange = false
+        batch.modify { current, storage in
+            guard !storage.touched.contains(id) else { return }
+            isFirstChange = storage.touched.isEmpty
+            current.noteFirstTouch(id, old: old, at: at, in: &storage)
+        }
+        // Noted at the batch's first change, not its start: most batches leave most row sets alone.
+        if isFirstChange {
             let marked = index.markedCount
             for offset in views.indices { views[offset].noteBatchStart(marked: marked) }
-        }
-        var oldIndex: Int?
-        if let at, batch.snapshot == nil, !batch.overflowed { oldIndex = batch.originalIndex(at) }
-        batch.touched.append(TouchedRows.Touch(id: id, old: old, oldIndex: oldIndex, new: old, newIndex: at))
-    }
-
-    private mutating func record(_ operation: IndexOperation) {
-        guard var batch = batch.take() else { return }
-        defer { self.batch = batch }
-        guard batch.snapshot == nil, !batch.overflowed else { return }
-        if batch.operations.count >= Batch.operationLimit {
-            batch.overflowed = true  // too many to undo one by one: the batch ends in a reset
-        } else {
-            batch.operations.append(operation)
-            batch.touched.shift(for: operation)
         }
     }
 
@@ -329,34 +417,33 @@ struct RowSet: Sendable {
     /// view in which something visible changed. Touching more than `resetThreshold` rows
     /// gives resets.
     private mutating func endBatch(to: Int64, now: Int64, resetThreshold: Int, into changes: inout [ChangeSet]) {
-        guard var batch = self.batch.take() else { return }
-        let isSmall = batch.touched.count <= Self.spareRowLimit
-        defer {
-            if isSmall, batch.operations.count <= 4 * Self.spareRowLimit {
-                batch.operations.removeAllKeepingStorage()
-                batch.touched.removeAll()
-                swap(&batch.operations, &spare.operations)
-                swap(&batch.touched, &spare.touched)
-            }
-        }
-        if batch.touched.isEmpty && batch.now == now { return }
+        guard case (let ended, var storage)? = batch.end() else { return }
+        appendChanges(of: ended, in: &storage, to: to, now: now, resetThreshold: resetThreshold, into: &changes)
+        storage.keepForNext()
+        batch = .idle(spare: storage)
+    }
+
+    /// Appends to `changes` a change set for each view in which `batch`, ended at log
+    /// position `to` and `now`, changed something visible; resets for a batch that touched
+    /// more than `resetThreshold` rows or overflowed. Works in the batch's `storage`.
+    private mutating func appendChanges(of batch: Batch, in storage: inout BatchStorage, to: Int64, now: Int64,
+                                        resetThreshold: Int, into changes: inout [ChangeSet]) {
+        if storage.touched.isEmpty && batch.now == now { return }
         let marked = index.markedCount
-        if batch.touched.count > resetThreshold || batch.overflowed {
+        if storage.touched.count > resetThreshold {
             reset(to: to, now: now, into: &changes)
             return
         }
-        // The rows' old and new indices ascending, in the storage the last small batch left.
-        var rows = [ChangeSetBuilder<RowID>.Touched]()
-        if isSmall { swap(&rows, &spare.described) }
-        defer {
-            if isSmall {
-                rows.removeAllKeepingStorage()
-                swap(&rows, &spare.described)
-            }
+        let oldCount: Int, newCount = index.count
+        switch batch.oldIndices {
+        case .overflowed:
+            reset(to: to, now: now, into: &changes)
+            return
+        case .snapshot(let old): oldCount = old.count
+        case .undoing: oldCount = newCount - storage.operations.reduce(0) { $0 + $1.countChange }
         }
-        describe(batch, now: now, into: &rows)
-        let newCount = index.count
-        let oldCount = batch.snapshot?.count ?? (newCount - batch.operations.reduce(0) { $0 + $1.countChange })
+        describe(batch, into: &storage, now: now)
+        let rows = storage.described
         // Built once for each order the views read the rows in, into the lists the last batch's change sets had.
         var ascending: ChangeSetBuilder<RowID>.Result?, descending: ChangeSetBuilder<RowID>.Result?
         for offset in views.indices {
@@ -364,12 +451,13 @@ struct RowSet: Sendable {
             let built: ChangeSetBuilder<RowID>.Result
             if isDescending {
                 if let descending { built = descending } else {
-                    built = ChangeSetBuilder.build(Self.reversed(rows, oldCount, newCount), reusing: &spare.descending)
+                    built = ChangeSetBuilder.build(Self.reversed(rows, oldCount, newCount),
+                                                   reusing: &storage.descending)
                     descending = built
                 }
             } else {
                 if let ascending { built = ascending } else {
-                    built = ChangeSetBuilder.build(rows, reusing: &spare.ascending)
+                    built = ChangeSetBuilder.build(rows, reusing: &storage.ascending)
                     ascending = built
                 }
             }
@@ -383,27 +471,28 @@ struct RowSet: Sendable {
         }
     }
 
-    /// The touched rows' indices before and after `batch`, ascending.
-    private func describe(_ batch: Batch, now: Int64, into rows: inout [ChangeSetBuilder<RowID>.Touched]) {
+    /// Puts in `storage.described` the indices before and after `batch` of the rows it
+    /// touched, ascending.
+    private func describe(_ batch: Batch, into storage: inout BatchStorage, now: Int64) {
         let oldOrder = order(now: batch.now), newOrder = order(now: now)
-        rows.reserveCapacity(batch.touched.count)
+        let snapshot = batch.snapshot
+        storage.described.reserveCapacity(storage.touched.count)
         // Read in place: a copy of each touched row retained its id and both entries.
-        batch.touched.rows.withUnsafeBufferPointer { touches in
+        storage.touched.rows.withUnsafeBufferPointer { touches in
             for i in touches.indices {
-                let touch = touches.baseAddress! + i
-                var old = touch.pointee.oldIndex, new = touch.pointee.newIndex
-                if let snapshot = batch.snapshot {
+                var old = touches[i].oldIndex, new = touches[i].newIndex
+                if let snapshot {
                     // A small batch knows where its rows are; a large one looks them up.
-                    old = touch.pointee.old.map { oldOrder.position(of: $0, in: snapshot) }
-                    new = touch.pointee.new.map { newOrder.position(of: $0, in: index) }
+                    old = touches[i].old.map { oldOrder.position(of: $0, in: snapshot) }
+                    new = touches[i].new.map { newOrder.position(of: $0, in: index) }
                 }
-                assert((old == nil) == (touch.pointee.old == nil) && (new == nil) == (touch.pointee.new == nil),
+                assert((old == nil) == (touches[i].old == nil) && (new == nil) == (touches[i].new == nil),
                        "a touched row's index is kept exactly when it has an entry")
                 var changed = false
-                if let before = touch.pointee.old, let after = touch.pointee.new {
+                if let before = touches[i].old, let after = touches[i].new {
                     changed = !before.hasSameContent(as: after)
                 }
-                rows.append(.init(id: touch.pointee.id, old: old, new: new, contentChanged: changed))
+                storage.described.append(.init(id: touches[i].id, old: old, new: new, contentChanged: changed))
             }
         }
     }
