@@ -82,15 +82,17 @@ struct RevertAndHistoryTests {
         #expect(bad.status == 2 && bad.errors.contains("invalid SEQ 'x'"), "\(bad)")
     }
 
+    /// A timeline, and an event `e1` born in 1990 on it.
+    static let born = [
+        ["create-timeline", "--timeline", "life", "--name", "Life"],
+        ["add-event", "--timeline", "life", "--title", "Born", "--date", "1990", "--event", "e1"],
+    ]
+
     @Test func revertOfABatchThatChangedNothingAppendsNothing() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.path("life.jsonl")
-        try await given([
-            ["create-timeline", "--timeline", "life", "--name", "Life"],
-            ["add-event", "--timeline", "life", "--title", "Born", "--date", "1990", "--event", "e1"],
-            ["move-event", "--event", "e1", "--timeline", "life"],
-        ], log: log)
+        try await given(Self.born + [["move-event", "--event", "e1", "--timeline", "life"]], log: log)
         let run = try await timeline(["revert", "3", "--log", log])
         #expect(run.status == 0, "\(run)")
         #expect(run.output == "nothing to revert: record 3 changed nothing\n")
@@ -103,10 +105,7 @@ struct RevertAndHistoryTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let log = directory.path("life.jsonl")
-        try await given([
-            ["create-timeline", "--timeline", "life", "--name", "Life"],
-            ["add-event", "--timeline", "life", "--title", "Born", "--date", "1990", "--event", "e1"],
-        ], log: log)
+        try await given(Self.born, log: log)
         #expect(FileManager.default.fileExists(atPath: log + ".checkpoint"))
         let handle = try #require(FileHandle(forWritingAtPath: log))
         try handle.seekToEnd()
