@@ -35,8 +35,13 @@ let package = Package(
             swiftSettings: shared),
         .target(name: "TimelineProjections", dependencies: ["TimelineCore"], path: "Projections", swiftSettings: shared),
         .target(
-            name: "TimelineKit", dependencies: ["TimelineCore", "TimelineProjections"], path: "Sources/TimelineKit",
-            swiftSettings: shared),
+            name: "TimelineKit",
+            dependencies: [
+                "TimelineCore", "TimelineProjections", "SystemShim",
+                // `LogLocation` opens a log named by a postgresql:// URL only with the trait.
+                .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            path: "Sources/TimelineKit", swiftSettings: shared),
         .target(
             name: "TimelineRender", dependencies: ["TimelineProjections", "TimelineKit"], path: "Sources/TimelineRender",
             swiftSettings: shared),
@@ -75,7 +80,7 @@ let package = Package(
             path: "Sources/timeline-stress", swiftSettings: shared),
         .executableTarget(
             name: "TerminalFrontEnd",
-            dependencies: ["TimelineKit", .target(name: "TimelinePostgres", condition: .when(traits: ["PostgreSQL"]))],
+            dependencies: ["TimelineKit"],
             path: "Examples/TerminalFrontEnd",
             swiftSettings: shared),
         .target(

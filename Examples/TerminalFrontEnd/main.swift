@@ -12,9 +12,6 @@
 //                                            # until their outcome arrives
 import Foundation
 import TimelineKit
-#if PostgreSQL
-import TimelinePostgres
-#endif
 
 func show(_ changeSet: ChangeSet) {
     if changeSet.isReset {
@@ -119,14 +116,9 @@ if let path = logPath, TimelineReplica.isReplica(path) {
 
 let store: TimelineStore
 do {
-    if let path = logPath, path.lowercased().hasPrefix("postgres") && path.contains("://") {
-        #if PostgreSQL
-        store = try TimelineStore(log: PostgresEventLog(url: path, creating: false), clock: clock)
-        #else
-        FileHandle.standardError.write(Data(("timeline-live: a PostgreSQL log needs a build with the trait: "
-            + "swift build --traits PostgreSQL\n").utf8))
-        exit(1)
-        #endif
+    if let path = logPath, LogLocation.isDatabaseURL(path) {
+        // Followed through LISTEN/NOTIFY; refused, saying how to build, without the trait.
+        store = try TimelineStore(log: LogLocation(path).open(creating: false), clock: clock)
     } else if let path = logPath {
         store = try TimelineStore(path: path, clock: clock)
     } else {
@@ -141,8 +133,12 @@ do {
 let live = await store.subscribe(ViewDefinition(placement: .now, sections: .year))
 print("── rows at \(live.snapshot.position) (\(live.snapshot.rows.count))")
 show(rows: live.snapshot.rows, sections: live.snapshot.sections)
+fflush(nil)
 let printer = Task {
-    for await changeSet in live.changes { show(changeSet) }
+    for await changeSet in live.changes {
+        show(changeSet)
+        fflush(nil)  // each change set as it comes, into a pipe or a file too
+    }
 }
 
 if arguments.isEmpty {

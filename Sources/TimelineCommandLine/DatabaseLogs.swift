@@ -1,6 +1,6 @@
 import Synchronization
-import SystemShim
 import TimelineCore
+import TimelineKit
 #if PostgreSQL
 import TimelinePostgres
 #endif
@@ -11,12 +11,8 @@ import TimelinePostgres
 /// The tool names a log by the URL in its messages; for a database log that is the URL
 /// without its password (``name(for:)``), and the URL given is kept here to connect.
 enum DatabaseLogs {
-    /// Whether `text` names a database log rather than a file: it starts with
-    /// `postgresql://` or `postgres://`, in any case (URL schemes are case-insensitive).
-    static func isURL(_ text: String) -> Bool {
-        let scheme = text.prefix(13).lowercased()
-        return scheme.hasPrefix("postgresql://") || scheme.hasPrefix("postgres://")
-    }
+    /// Whether `text` names a database log rather than a file (``LogLocation/isDatabaseURL(_:)``).
+    static func isURL(_ text: String) -> Bool { LogLocation.isDatabaseURL(text) }
 
     /// `url` without its password: the userinfo's (`USER:PASSWORD@`) and any `password=`
     /// query parameter taken out, whatever else the URL holds (an invalid log name
@@ -115,43 +111,41 @@ enum DatabaseLogs {
         let (shown, secrets) = redacted(url)
         if !secrets.isEmpty { Self.secrets.withLock { $0.formUnion(secrets) } }
         #if PostgreSQL
-        guard let location = try? PostgresLocation(url: url) else { return shown }
-        // The name itself, given again, must not replace the URL it stands for.
-        if url != location.displayName { given.withLock { $0[location.displayName] = url } }
-        return location.displayName
-        #else
-        // Still a URL (so that opening it refuses, saying how to build with PostgreSQL),
-        // without anything of the one given.
-        return shown.prefix(11).lowercased() == "postgres://" ? "postgres://" : "postgresql://"
+        // A URL that names no valid log (a bad log name) is shown redacted: opening it says why.
+        guard (try? PostgresLocation(url: url)) != nil else { return shown }
         #endif
+        let name = LogLocation(url).description
+        // The name itself, given again, must not replace the URL it stands for.
+        if url != name { given.withLock { $0[name] = url } }
+        return name
     }
 
-    #if PostgreSQL
+    /// The log shown as `name`: the URL given for it on this run (its password included),
+    /// else the name itself (a file's path, or a URL without a password).
+    static func location(_ name: String) -> LogLocation {
+        LogLocation(given.withLock { $0[name] } ?? name)
+    }
+
     /// Opens the database log shown as `name`. Only a command that creates a log
     /// (`create-timeline`, `import`) passes `ifMissing: nil`; for any other, a log that is
     /// not in the database is refused with `ifMissing`, and nothing is created.
-    static func open(_ name: String, ifMissing: String?) throws -> PostgresEventLog {
+    static func open(_ name: String, ifMissing: String?) throws(CommandFailure) -> any EventLog {
         do {
-            return try PostgresEventLog(url: given.withLock { $0[name] } ?? name, creating: ifMissing == nil)
-        } catch .database(_, PostgresEventLog.noSuchLog) where ifMissing != nil {
+            return try location(name).open(creating: ifMissing == nil)
+        } catch .missing {
             throw CommandFailure(ifMissing ?? "")
         } catch {
             throw CommandFailure(error.description)
         }
     }
-    #else
-    /// Refuses: this build has no PostgreSQL log.
-    static func open(_ name: String, ifMissing: String?) throws -> any EventLog {
-        throw CommandFailure(notBuilt)
-    }
-    #endif
 
     /// The whole database log shown as `name`, read as the file log's lines would be; a log
     /// that is not there is refused with `ifMissing`.
     static func read(_ name: String, ifMissing: String) throws -> LogReader.Contents {
-        #if PostgreSQL
         let log = try open(name, ifMissing: ifMissing)
         defer { log.close() }
+        #if PostgreSQL
+        guard let log = log as? PostgresEventLog else { throw CommandFailure("\(name): not a database log") }
         do {
             return try LogReader().read(try log.jsonLines())
         } catch let error as EventLogError {
@@ -160,39 +154,25 @@ enum DatabaseLogs {
             throw CommandFailure("\(name): record \(error.line): \(error.reason)")
         }
         #else
-        throw CommandFailure(notBuilt)
+        throw CommandFailure(LogLocationError.notBuilt.description)
         #endif
     }
 
-    /// Where the tool keeps the checkpoint of the database log shown as `name`: a local
-    /// file in the user's cache directory (`$XDG_CACHE_HOME/timeline`, else
-    /// `~/.cache/timeline`), named by a stable hash of the log's URL without its password,
-    /// so one per database and log. `nil` when there is no cache directory to be had: the
-    /// store then reads the log whole; `warn` is told why when a directory named for it
-    /// cannot be made (`$XDG_CACHE_HOME` a file, a directory it may not write).
+    /// Where the tool keeps the checkpoint of the database log shown as `name`
+    /// (``LogLocation/checkpointPath(environment:)``); `nil` when there is no cache
+    /// directory to be had: the store then reads the log whole. `warn` is told why when a
+    /// directory named for it cannot be made (`$XDG_CACHE_HOME` a file, a directory it may
+    /// not write).
     static func checkpointPath(for name: String, environment: [String: String],
                                warn: (String) -> Void = { _ in }) -> String? {
-        let base: String
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
-            base = cache
-        } else if let home = environment["HOME"], home.hasPrefix("/") {
-            base = home + "/.cache"
-        } else {
+        do { return try LogLocation(name).checkpointPath(environment: environment) } catch {
+            if case .cacheDirectoryUnusable = error {
+                warn("\(name): no checkpoint is kept, so each command reads the whole log: \(error) "
+                    + "(set $XDG_CACHE_HOME to a directory of yours)")
+            }
             return nil
         }
-        let directory = base + "/timeline"
-        for path in [base, directory] where mkdir(path, 0o700) != 0 && errno != EEXIST {
-            warn("\(name): no checkpoint is kept, so each command reads the whole log: cannot make the cache directory "
-                + "\(path): \(String(cString: strerror(errno))) (set $XDG_CACHE_HOME to a directory of yours)")
-            return nil
-        }
-        let key = String(StableHash.of(name), radix: 16)
-        return directory + "/" + String(repeating: "0", count: 16 - key.count) + key + ".checkpoint"
     }
-
-    /// Why a build without the trait refuses a URL, and how to build one that takes it.
-    static let notBuilt = "a PostgreSQL log needs a timeline built with PostgreSQL support: "
-        + "build with `swift build --traits PostgreSQL` (needs libpq: apt-get install libpq-dev)"
 
     /// Why `repair` refuses a URL.
     static func repairDoesNotApply(_ name: String) -> String {

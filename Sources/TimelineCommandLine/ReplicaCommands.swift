@@ -128,25 +128,10 @@ extension Runner {
         }
     }
 
-    /// Opens the shared log of a replica, or says why it cannot be reached. A file log
-    /// must exist and not be a replica's mirror: syncing never creates a shared log.
+    /// Opens the shared log a replica names (``TimelineReplica/openSharedLog(_:)``), with
+    /// the URL as given on this command line when it was (its password included).
     func openShared(_ shared: String) throws(ReplicaError) -> any EventLog {
-        if DatabaseLogs.isURL(shared) {
-            let name = DatabaseLogs.name(for: shared)
-            do {
-                return try DatabaseLogs.open(name, ifMissing: "there is no log at \(name): a shared log is never created "
-                    + "by clone or sync; start it with 'timeline create-timeline --log URL'")
-            } catch {
-                throw .unreachable(shared: name, reason: "\(error)")
-            }
-        }
-        guard FileManager.default.fileExists(atPath: shared) else {
-            throw .unreachable(shared: shared, reason: "there is no log there")
-        }
-        guard !TimelineReplica.isReplica(shared) else {
-            throw .unreachable(shared: shared, reason: "it is a replica's mirror, not a shared log")
-        }
-        do { return try FileEventLog(path: shared) } catch { throw .unreachable(shared: shared, reason: error.description) }
+        try TimelineReplica.openSharedLog(DatabaseLogs.location(shared))
     }
 
     // MARK: clone
@@ -195,7 +180,7 @@ extension Runner {
         let replica = try openReplica(arguments)
         if arguments.flag("--watch") { return try await syncContinuously(replica, json: arguments.flag("--json")) }
         let report: SyncReport
-        do { report = try await replica.sync(connecting: { () throws(ReplicaError) in try openShared(replica.shared) }) } catch {
+        do { report = try await replica.sync() } catch {
             throw CommandFailure(replicaMessage(error, local: replica.path, shared: replica.shared))
         }
         if report.pulled > 0 { changes.note() }
@@ -219,7 +204,7 @@ extension Runner {
     private func syncContinuously(_ replica: TimelineReplica, json: Bool) async throws -> String {
         let interrupt = exitingOnInterrupt()
         let runner = self, shared = replica.shared, reporter = RunReporter(self)
-        await replica.syncContinuously(connect: { () throws(ReplicaError) in try runner.openShared(shared) }) { result in
+        await replica.syncContinuously(connect: replica.openSharedLog) { result in
             switch result {
             case .success(let report):
                 for notice in report.notices { runner.context.warn(runner.noticeLine(notice)) }
@@ -241,42 +226,26 @@ extension Runner {
     // MARK: status
 
     func status(_ arguments: ParsedArguments) async throws -> String {
-        let replica = try openReplica(arguments)
-        var head: Int64?
-        var unreachable: String?
-        var lastSeen: DateValue?
-        if replica.isFolder {
-            do { (head, lastSeen) = try await replica.folderHead() ?? (nil, nil) } catch { unreachable = error.description }
-        } else {
-            do {
-                let log = try openShared(replica.shared)
-                head = log.position
-                log.close()
-            } catch { unreachable = error.description }
-        }
-        let device = await replica.device, position = await replica.position
-        let pending = await replica.pending.count, notices = await replica.notices.count
+        let status = await (try openReplica(arguments)).status()
+        let head = status.head, folder = status.isFolder
         if arguments.flag("--json") {
-            return "{\"device\":\(JSONText.string(device.rawValue)),\"shared\":\(JSONText.string(replica.shared)),"
-                + "\"position\":\(position),\"pending\":\(pending),\"notices\":\(notices),"
+            return "{\"device\":\(JSONText.string(status.device.rawValue)),"
+                + "\"shared\":\(JSONText.string(status.shared)),\"position\":\(status.position),"
+                + "\"pending\":\(status.pending),\"notices\":\(status.notices),"
                 + "\"reachable\":\(head != nil),\"head\":\(head.map(String.init) ?? "null")"
-                + (replica.isFolder ? ",\"folder\":true,\"lastSeen\":" + (lastSeen.map { JSONText.string($0.text) } ?? "null") : "")
+                + (folder ? ",\"folder\":true,\"lastSeen\":" + (status.lastRecordedAt.map { JSONText.string($0.text) } ?? "null") : "")
                 + "}\n"
         }
-        var text = "device \(device)\nshared \(replica.shared)\(replica.isFolder ? " (a shared folder)" : "")\n"
-            + "position \(position)" + (head.map { " of \($0)" } ?? "") + "\npending \(pending)\nnotices \(notices)\n"
-        let conflict = await replica.conflict
-        if replica.isFolder, pending > 0, conflict == nil {
-            text += "waiting for the sequencer (last seen \(lastSeen?.text ?? "never")): 'timeline sequence' runs on the "
-                + "device that keeps the shared log\n"
+        var text = "device \(status.device)\nshared \(status.shared)\(folder ? " (a shared folder)" : "")\n"
+            + "position \(status.position)" + (head.map { " of \($0)" } ?? "")
+            + "\npending \(status.pending)\nnotices \(status.notices)\n"
+        if folder, status.pending > 0, status.conflict == nil {
+            text += "waiting for the sequencer (last seen \(status.lastRecordedAt?.text ?? "never")): 'timeline sequence' "
+                + "runs on the device that keeps the shared log\n"
         }
-        if let unreachable { text += "unreachable: \(unreachable)\n" }
-        if let problem = await replica.mirrorProblem {
-            text += "mirror damaged: \(problem); the next sync fetches it again\n"
-        }
-        if let conflict {
-            text += "stopped: \(ReplicaError.stopped(conflict: conflict))\n"
-        }
+        if let unreachable = status.unreachable { text += "unreachable: \(unreachable)\n" }
+        if let problem = status.mirrorProblem { text += "mirror damaged: \(problem); the next sync fetches it again\n" }
+        if let conflict = status.conflict { text += "stopped: \(ReplicaError.stopped(conflict: conflict))\n" }
         return text
     }
 
@@ -355,7 +324,7 @@ extension Runner {
             return done + " (pending)\n"
         }
         let report: SyncReport
-        do { report = try await replica.sync(connecting: { () throws(ReplicaError) in try openShared(replica.shared) }) } catch {
+        do { report = try await replica.sync() } catch {
             context.warn("saved on this replica as \(id), not synced: " + replicaMessage(error, local: replica.path, shared: replica.shared))
             return done + " (pending)\n"
         }
@@ -390,7 +359,7 @@ extension Runner {
         }
         do {
             let records = replica.isFolder ? try await replica.fetchMirrorAgainFromFolder()
-                : try await replica.fetchMirrorAgain(from: try openShared(replica.shared))
+                : try await replica.fetchMirrorAgain(from: try replica.openSharedLog())
             changes.note()
             return "fetched the mirror \(replica.path) again from \(replica.shared): \(count(records, "record"))\n"
         } catch { throw CommandFailure(replicaMessage(error, local: replica.path, shared: replica.shared)) }

@@ -369,6 +369,31 @@ extension ReplicaCommandTests {
         #expect(try await timeline(["sync", "--log", phone]).status == 0)
         try await waitFor("its confirmation") { $0.hasSuffix("Moved\n") }
     }
+
+    /// `timeline-live` on a store's log, into a pipe: the first rows, then each change set
+    /// another process causes, as it comes (not when the pipe's buffer fills).
+    @Test func timelineLiveOnALogPrintsEachChangeIntoAPipe() async throws {
+        let live = try #require(builtExecutable(named: "timeline-live", packageRoot: packageRoot),
+                                "timeline-live is built with the tests")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.url.appendingPathComponent("life.jsonl").path
+        #expect(try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"]).status == 0)
+        let child = try SpawnedProcess(live, ["--log", log], name: "live", scratch: directory.url.path)
+        defer { child.send(SIGKILL) }
+        func waitFor(_ what: String, _ condition: (String) -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !condition(child.output) {
+                #expect(ContinuousClock.now < deadline, "waiting for \(what): \(child.output) \(child.errors)")
+                if ContinuousClock.now >= deadline { return }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await waitFor("the first rows") { $0.contains("── rows at 1 (0)") }
+        #expect(try await timeline(["add-event", "--log", log, "--timeline", "life", "--title", "Moved",
+                                    "--date", "2001"]).status == 0)
+        try await waitFor("the change set") { $0.contains("── 1 → 2: inserted [0]") && $0.contains("Moved") }
+    }
 }
 
 private func jsonString(_ text: String) -> String {

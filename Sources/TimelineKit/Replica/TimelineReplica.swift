@@ -1,3 +1,4 @@
+import Foundation
 import TimelineCore
 import TimelineProjections
 
@@ -178,10 +179,45 @@ public actor TimelineReplica {
     }
 
     /// One sync with the shared log or through the shared folder, as the replica was made.
-    /// `connect` opens the shared log (not called in folder mode).
+    /// `connect` opens the shared log (not called in folder mode); by default
+    /// ``openSharedLog()``.
     public func sync(connecting connect: () throws(ReplicaError) -> any EventLog) throws(ReplicaError) -> SyncReport {
         if isFolder { return try syncThroughFolder() }
         return try sync(with: try connect())
+    }
+
+    /// One sync, connecting to the shared log where the replica says it is (or through the
+    /// shared folder).
+    public func sync() throws(ReplicaError) -> SyncReport {
+        try sync(connecting: openSharedLog)
+    }
+
+    /// Opens this replica's shared log (``openSharedLog(_:)``); a database log's password,
+    /// which the replica does not keep, comes from libpq's usual places (`PGPASSWORD`,
+    /// `~/.pgpass`).
+    public nonisolated func openSharedLog() throws(ReplicaError) -> any EventLog {
+        try Self.openSharedLog(LogLocation(shared))
+    }
+
+    /// Opens the shared log at `location` to sync with, or says why it cannot be reached
+    /// (``ReplicaError/unreachable(shared:reason:)``). Syncing never creates a shared log:
+    /// one that is not there is unreachable, and so is a replica's mirror, which is not a
+    /// shared log.
+    public static func openSharedLog(_ location: LogLocation) throws(ReplicaError) -> any EventLog {
+        let name = location.description
+        if !location.isDatabase {
+            guard FileManager.default.fileExists(atPath: location.given) else {
+                throw .unreachable(shared: name, reason: "there is no log there")
+            }
+            guard !isReplica(location.given) else {
+                throw .unreachable(shared: name, reason: "it is a replica's mirror, not a shared log")
+            }
+        }
+        do { return try location.open(creating: false) } catch .missing {
+            throw .unreachable(shared: name, reason: "there is no log there: a shared log is never created by clone or sync")
+        } catch {
+            throw .unreachable(shared: name, reason: error.description)
+        }
     }
 
     /// What the shared folder publishes (folder mode): the last position any published
@@ -197,6 +233,30 @@ public actor TimelineReplica {
         }
         return (head, engine.lastRecordedAt)
     }
+
+    /// Where the replica stands, for a settings screen or `timeline status`: its own
+    /// state, and how far the shared log (or the folder) is, asked now without syncing.
+    /// `connect` opens the shared log (not called in folder mode).
+    public func status(connecting connect: () throws(ReplicaError) -> any EventLog) -> ReplicaStatus {
+        var status = ReplicaStatus(device: device, shared: shared, isFolder: isFolder, position: position,
+                                   pending: pending.count, notices: notices.count, mirrorProblem: mirrorProblem,
+                                   conflict: conflict)
+        do {
+            if isFolder {
+                (status.head, status.lastRecordedAt) = try folderHead() ?? (nil, nil)
+            } else {
+                let log = try connect()
+                status.head = log.position
+                log.close()
+            }
+        } catch {
+            status.unreachable = error.description
+        }
+        return status
+    }
+
+    /// Where the replica stands, connecting to the shared log where it says it is.
+    public func status() -> ReplicaStatus { status(connecting: openSharedLog) }
 
     /// Syncs now and then whenever either side changes, until the task is cancelled:
     /// the shared log's notifications (inotify for a file, `LISTEN` for PostgreSQL) and
@@ -359,6 +419,33 @@ extension TimelineReplica {
         }
         return stream
     }
+}
+
+/// Where a replica stands (``TimelineReplica/status()``).
+public struct ReplicaStatus: Hashable, Sendable {
+    /// The device's id.
+    public var device: DeviceID
+    /// Where the shared log (or folder) is, without a password.
+    public var shared: String
+    /// Whether the replica syncs through a shared folder.
+    public var isFolder: Bool
+    /// The last position mirrored.
+    public var position: Int64
+    /// How many submissions wait to be decided.
+    public var pending: Int
+    /// How many rejected submissions wait to be dismissed.
+    public var notices: Int
+    /// Why the mirror is damaged, when it is (the next sync fetches it again).
+    public var mirrorProblem: String?
+    /// The submission whose outcome stopped the replica, when it stopped.
+    public var conflict: SubmissionID?
+    /// The shared log's last position (in folder mode, the last position the folder
+    /// publishes); `nil` when it cannot be reached.
+    public var head: Int64?
+    /// In folder mode, when the sequencer recorded the last record mirrored.
+    public var lastRecordedAt: DateValue?
+    /// Why the shared log (or folder) cannot be reached, when it cannot.
+    public var unreachable: String?
 }
 
 /// What one sync did.
