@@ -293,25 +293,25 @@ extension Runner {
     func importLog(_ arguments: ParsedArguments) async throws -> String {
         let path = try logPath(arguments)
         let givenCommandID = try commandID(arguments)
-        // The foreign log is read whole, a chunk at a time, before the store is touched; its
-        // facts are checked by the store, in the state after the store's records. Without a
-        // log yet, they are checked as they are read (as the new store would check them), so
-        // that a refused import leaves no empty log behind, and folded into the projection
-        // the new store takes instead of applying them again (with the list of everything
-        // its checkpoint holds).
+        // The foreign log is read whole before the store is touched; its facts are checked by
+        // the store, in the state after the store's records. Without a log yet, they are
+        // checked as they are read (so that a refused import leaves no empty log behind),
+        // and folded into the projection the new store takes, with the list of everything
+        // its checkpoint holds.
         let input = try openInput(arguments.firstPositional)
         let file = input.name
         let everything = [ViewDefinition()]
         let creating = logFileIsMissing(path)
-        var fold = creating ? TimelineProjection.Loader(views: everything, now: context.clock(), validating: true) : nil
-        let gathering = FactGathering(expectedBytes: input.size)
-        let ending = try readWhole(input, consequence: "; nothing imported") { contents in
-            do { try fold?.add(contents) } catch {
-                throw CommandFailure("\(file): \(error); nothing imported")
-            }
-            gathering.add(contents)
+        var reading: ImportReading
+        do {
+            reading = try ImportReading.read(input, foldingInto: creating ? everything : nil, now: context.clock())
+        } catch .log(let error) {
+            throw CommandFailure(error.description + "; nothing imported"
+                + (error.isCorruption && input.isRegularFile ? "\n" + RepairHint.line(for: file) : ""))
+        } catch .fact(let refusal) {
+            throw CommandFailure("\(file): \(refusal); nothing imported")
         }
-        let (facts, lines) = gathering.finish()
+        let (facts, lines, ending) = (reading.facts, reading.lines, reading)
         if TimelineReplica.isReplica(path), ending.tornTail == nil {
             return try await importOnReplica(facts, from: file, arguments, path: path)
         }
@@ -329,7 +329,7 @@ extension Runner {
             return ""
         }
 
-        var folded = fold.take()?.finish()
+        var folded = reading.folded.take()
         // The same facts imported again append nothing: after an import whose outcome was
         // unknown, importing the same FILE again is safe.
         let commandID = givenCommandID ?? ImportDigest.commandID(of: facts)
@@ -395,61 +395,6 @@ extension Runner {
         for line in report.moved { text += "  \(displayText(line.description))\n" }
         if dryRun { text += "(dry run: nothing changed)\n" }
         return text
-    }
-}
-
-/// An import's facts, and the line each came from, gathered from the chunks read on a
-/// thread of their own, while the caller folds the next chunk (copying them is a large
-/// share of the fold's time, so it is not done on the caller's thread).
-///
-/// The chunks' records are freed only once every chunk is read: freeing a million small
-/// arrays while other threads allocate for the chunks still being decoded cost more
-/// processor time than reading them (glibc's allocator locks and merges as it frees).
-private final class FactGathering: Sendable {
-    /// The facts and their lines so far, and the chunks they came from (freed by ``finish()``).
-    private let state = Mutex<(facts: [Fact], lines: [Int], chunks: [LogReader.Contents])>(([], [], []))
-    /// Serial: the chunks are gathered in the order they were added.
-    private let queue = DispatchQueue(label: "timeline.import.gathering")
-    /// The input's size, when known: room for all the facts is made after the first
-    /// chunk, from its facts per byte, so that the arrays are not copied as they grow.
-    private let expectedBytes: Int?
-
-    init(expectedBytes: Int?) { self.expectedBytes = expectedBytes }
-
-    /// Gathers the facts of `contents`, after those of the chunks added before.
-    func add(_ contents: LogReader.Contents) {
-        queue.async { [self] in
-            state.withLock { state in
-                if state.facts.isEmpty, let total = expectedBytes, let through = contents.offsets.last, through > 0 {
-                    let facts = contents.records.reduce(0) { $0 + $1.facts.count }
-                    // A twentieth more than the first chunk's rate, in case later lines are
-                    // shorter; never more than a fact per 32 bytes (the shortest fact's line
-                    // is longer), whatever a first chunk of a few long lines suggests.
-                    let rate = Double(total) / Double(through) * Double(facts) * 1.05
-                    let expected = Int(min(rate, Double(total / 32)))
-                    state.facts.reserveCapacity(expected)
-                    state.lines.reserveCapacity(expected)
-                }
-                for (record, line) in zip(contents.records, contents.lineNumbers) {
-                    state.facts += record.facts
-                    state.lines += repeatElement(line, count: record.facts.count)
-                }
-                state.chunks.append(contents)
-            }
-        }
-    }
-
-    /// Every fact added, in order, with its line; waits for the chunks still being
-    /// gathered, and frees the chunks on the gathering thread, while the caller goes on.
-    func finish() -> (facts: [Fact], lines: [Int]) {
-        queue.sync {}
-        let (gathered, chunks) = state.withLock { state in
-            defer { state = ([], [], []) }
-            return ((state.facts, state.lines), state.chunks)
-        }
-        // The block holds the chunks' last reference: they are freed on the gathering thread.
-        queue.async { withExtendedLifetime(chunks) {} }
-        return gathered
     }
 }
 
