@@ -310,6 +310,7 @@ extension Runner {
         do { id = try await replica.send(commands, condition: condition, localID: localID).id } catch {
             switch error {
             case .rejected(let rejection): throw CommandFailure("\(name) refused: \(rejection)")
+            case .changedSince(let change): throw CommandFailure("\(name) refused: \(change)")
             case .replica(let failure): throw CommandFailure(failure.description + "; nothing was queued")
             case .alreadySent(let sent):
                 // A resend with the app's own id: the first send's submission, reported as a send would be.

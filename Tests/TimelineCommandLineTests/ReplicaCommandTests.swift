@@ -370,6 +370,27 @@ extension ReplicaCommandTests {
         try await waitFor("its confirmation") { $0.hasSuffix("Moved\n") }
     }
 
+    /// A revert that this device's own pending change already breaks is refused at once,
+    /// as on a plain log, rather than shown done and rejected by the shared log later.
+    @Test func aRevertThatAPendingChangeBreaksIsRefusedAtOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, _) = try await twoDevices(directory)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "BB",
+                                    "--offline"]).status == 0)
+        let revert = try await timeline(["revert", "2", "--log", phone, "--offline"])
+        #expect(revert.status == 1, "\(revert)")
+        #expect(revert.errors.contains("revert refused: ") && revert.errors.contains("pending on this device"),
+                "\(revert.errors)")
+        let rows = try await timeline(["rows", "--log", phone])
+        #expect(rows.output.contains("BB"), "\(rows)")
+        #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""pending":1,"#))
+        // Once the retitle is decided, the revert of record 2 is refused by the mirror's own history.
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        let later = try await timeline(["revert", "2", "--log", phone])
+        #expect(later.status == 1 && later.errors.contains("revert refused"), "\(later)")
+    }
+
     /// `timeline-live` on a store's log, into a pipe: the first rows, then each change set
     /// another process causes, as it comes (not when the pipe's buffer fills).
     @Test func timelineLiveOnALogPrintsEachChangeIntoAPipe() async throws {

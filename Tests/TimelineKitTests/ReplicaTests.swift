@@ -51,6 +51,38 @@ struct ReplicaTests {
         #expect(try await phone.dismissAllNotices() == 1)
     }
 
+    /// An undo whose condition a pending submission of this device breaks is refused at
+    /// once (the shared log would reject it `changedSince`); one on other events is queued.
+    @Test func anUndoThatAPendingSubmissionBreaksIsRefused() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (_, phone) = try await sharedAndReplica()
+        _ = try await phone.send([.retitleEvent("born", title: "Mine")])
+        let position = await phone.position
+        await #expect(throws: ReplicaSendError.self) {
+            try await phone.send([.retitleEvent("born", title: "Born")],
+                                 condition: UndoCondition(after: position, events: ["born"], timelines: []))
+        }
+        #expect(await phone.pending.count == 1)
+        // A retitle touches its event, not its timeline: as the shared log counts touches.
+        _ = try await phone.send([.renameTimeline("life", name: "Life")],
+                                 condition: UndoCondition(after: position, events: [], timelines: ["life"]))
+        #expect(await phone.pending.count == 2)
+        await #expect(throws: ReplicaSendError.self) {
+            try await phone.send([.renameTimeline("life", name: "Ours")],
+                                 condition: UndoCondition(after: position, events: [], timelines: ["life"]))
+        }
+        // Removing a timeline touches its events.
+        let (_, laptop) = try await sharedAndReplica("laptop")
+        _ = try await laptop.send([.removeTimeline("life")])
+        await #expect(throws: ReplicaSendError.self) {
+            try await laptop.send([.createTimeline("other", name: "Other")],
+                                  condition: UndoCondition(after: position, events: ["born"], timelines: []))
+        }
+        _ = try await laptop.send([.createTimeline("other", name: "Other")],
+                                  condition: UndoCondition(after: position, events: ["elsewhere"], timelines: ["work"]))
+        #expect(await laptop.pending.count == 2)
+    }
+
     @MainActor
     @Test func theViewModelShowsPendingRowsAndTheirConfirmation() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }

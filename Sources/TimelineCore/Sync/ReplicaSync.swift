@@ -155,6 +155,31 @@ package struct ReplicaSync {
         return try Decider.decide(commands, state)
     }
 
+    /// Why an undo's `condition` already fails on this device: one of its events or
+    /// timelines is touched (as the shared log counts touches) by a submission still
+    /// pending here, which the shared log decides first (`changedSince`); `nil` when none is.
+    ///
+    /// - Complexity: O(*f*) for the pending submissions' *f* facts.
+    package func pendingChange(against condition: UndoCondition) -> String? {
+        let events = Set(condition.events), timelines = Set(condition.timelines)
+        for submission in queue.pending {
+            for fact in submission.commands.flatMap(Decider.proposedFacts(for:)) {
+                var touched = fact.event.map(events.contains) ?? false
+                if let timeline = fact.touchedTimeline {
+                    touched = touched || timelines.contains(timeline)
+                    if case .timelineRemoved = fact {
+                        touched = touched || shared.domain.eventIDs(in: timeline).contains(where: events.contains)
+                    }
+                }
+                if touched {
+                    return "\(submission.id), pending on this device, changes what the undo would restore: the undo "
+                        + "would overwrite that change; undo it first, or dismiss it once it is decided"
+                }
+            }
+        }
+        return nil
+    }
+
     /// Stops pushing: another copy of this device used `conflict` (saved at once).
     mutating func stop(conflict: SubmissionID) throws(ReplicaError) {
         if queue.stop(conflict: conflict) { try storage.replaceQueue(queue) }

@@ -141,6 +141,7 @@ public actor TimelineReplica {
         if let localID, let sent = engine.queue.submission(localID: localID) { throw .alreadySent(sent) }
         // Against what the replica shows, kept between sends: O(commands) per send.
         do { _ = try engine.check(commands) } catch { throw .rejected(error) }
+        if let condition, let change = engine.pendingChange(against: condition) { throw .changedSince(change) }
         let nonce = Submission.makeNonce(using: &random)
         let madeAt = DateValue(utc: clock.now())
         let outcome: Result<Submission, ReplicaSendError>
@@ -474,6 +475,9 @@ public enum ReplicaSendError: Error, Hashable, Sendable, CustomStringConvertible
     case replica(ReplicaError)
     /// A submission with the same local id was sent before, as this one: nothing was queued.
     case alreadySent(SubmissionID)
+    /// An undo whose condition a submission pending on this device already breaks (the
+    /// shared log would reject it `changedSince`): nothing was queued.
+    case changedSince(String)
 
     /// A message a person can act on.
     public var description: String {
@@ -481,6 +485,7 @@ public enum ReplicaSendError: Error, Hashable, Sendable, CustomStringConvertible
         case .rejected(let rejection): rejection.description
         case .replica(let error): error.description
         case .alreadySent(let id): "already sent as \(id): nothing was queued again"
+        case .changedSince(let change): change
         }
     }
 }
