@@ -73,7 +73,7 @@ extension Runner {
                     ?? message(for: error, path: path, command: arguments.command.name))
             }
             if let torn = store.openingReport.tornTail {
-                context.warn("\(path): \(torn); cut off (saved in \(FileEventLog.sideFilePath(for: path)))")
+                context.warn(tornTailWarning(torn, path: path, cut: store.openingReport.tornTailCut))
             }
         }
         let records = store.openingReport.replayedRecords

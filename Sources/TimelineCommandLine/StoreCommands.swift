@@ -153,9 +153,16 @@ extension Runner {
             throw CommandFailure(message(for: error, path: path, command: command))
         }
         if let torn = store.openingReport.tornTail {
-            context.warn("\(path): \(torn); cut off (saved in \(FileEventLog.sideFilePath(for: path)))")
+            context.warn(tornTailWarning(torn, path: path, cut: store.openingReport.tornTailCut))
         }
         return store
+    }
+
+    /// What a command says of the torn tail opening the log at `path` found: cut off and
+    /// saved, or (a log it cannot write) left as it is and not read.
+    func tornTailWarning(_ torn: LogReader.TornTail, path: String, cut: Bool) -> String {
+        cut ? "\(path): \(torn); cut off (saved in \(FileEventLog.sideFilePath(for: path)))"
+            : "\(path): \(torn); not applied (left in the log: it cannot be written here)"
     }
 
     /// Releases the store, writing a checkpoint when there was none to start from or the

@@ -291,6 +291,19 @@ struct HostileProcessTests {
         try handle.write(contentsOf: Data(#"{"seq":3,"type":"eventAdd"#.utf8))
         try handle.close()
         let torn = try #require(FileManager.default.contents(atPath: log))
+        // `rows` reads it too, and says that the torn tail was left, not cut.
+        let rows = Process()
+        rows.executableURL = command.0
+        rows.arguments = command.1 + ["rows", "--log", log]
+        let errors = Pipe()
+        rows.standardError = errors
+        rows.standardOutput = FileHandle.nullDevice
+        try rows.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        rows.waitUntilExit()
+        #expect(rows.terminationStatus == 0 && said.contains("not applied (left in the log") && !said.contains("cut off"),
+                "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: log + ".rejected"))
 
         let watcher = try SpawnedProcess(command.0, command.1 + ["watch", "--log", log, "--now", MultiProcessTests.now,
                                                                  "--json"], name: "watch", scratch: directory.url.path)

@@ -10,7 +10,7 @@ extension FileEventLog {
         defer { file.unlock() }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
         let (state, tornTail) = try loading.finish(mending: loading.canMend)
-        self.init(path: path, state: state, tornTail: tornTail)
+        self.init(path: path, state: state, tornTail: tornTail, tornTailCut: loading.canMend)
     }
 
     /// Opens (or creates) the log at `path` for writing, taking the writer's lock, and
@@ -61,7 +61,7 @@ extension FileEventLog {
                 }
                 var (state, tornTail) = try loading.finish(mending: loading.canMend)
                 state.openedAt = point
-                return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: point.position,
+                return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.canMend), start: point.position,
                                resumed: true,
                                resumeProblem: nil)
             }
@@ -72,7 +72,7 @@ extension FileEventLog {
             progress(loading.offset, loading.size)
         }
         let (state, tornTail) = try loading.finish(mending: loading.canMend)
-        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail), start: 0, resumed: false,
+        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.canMend), start: 0, resumed: false,
                        resumeProblem: problem)
     }
 

@@ -85,8 +85,12 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
 
     /// The log's path.
     package let path: String
-    /// The torn tail that opening cut off, if the last write had been interrupted.
+    /// The torn tail opening found, if the last write had been interrupted: cut off and
+    /// moved to the side file when ``tornTailCut``, else (a log that cannot be written
+    /// here) left as it is, and not read.
     package let tornTail: LogReader.TornTail?
+    /// Whether opening cut ``tornTail`` off (it could write the log).
+    package let tornTailCut: Bool
 
     /// The line of the file that holds the record at `position` (from 1; blank lines
     /// counted), or `nil` for a position the log has not read.
@@ -98,9 +102,10 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
     let state: Mutex<State>
     let encoder = RecordEncoder()
 
-    init(path: String, state: sending State, tornTail: LogReader.TornTail?) {
+    init(path: String, state: sending State, tornTail: LogReader.TornTail?, tornTailCut: Bool) {
         self.path = path
         self.tornTail = tornTail
+        self.tornTailCut = tornTailCut
         self.state = Mutex(state)
     }
 

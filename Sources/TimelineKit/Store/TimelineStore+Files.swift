@@ -10,12 +10,15 @@ package struct OpeningReport: Sendable, Hashable {
     package var replayedRecords: Int
     /// Why an existing checkpoint was not used (stale, damaged, another schema version).
     package var checkpointProblem: String?
-    /// The torn tail that opening a log file cut off (moved to its side file,
-    /// ``FileEventLog/sideFilePath(for:)``), if its last write had been interrupted.
+    /// The torn tail opening a log file found, if its last write had been interrupted.
     package var tornTail: LogReader.TornTail?
+    /// Whether it was cut off (moved to the side file, ``FileEventLog/sideFilePath(for:)``);
+    /// a log that cannot be written here is left as it is.
+    package var tornTailCut: Bool
 
     package init(checkpointPosition: Int64?, replayedRecords: Int, checkpointProblem: String?,
-                 tornTail: LogReader.TornTail? = nil) {
+                 tornTail: LogReader.TornTail? = nil, tornTailCut: Bool = true) {
+        self.tornTailCut = tornTailCut
         self.checkpointPosition = checkpointPosition
         self.replayedRecords = replayedRecords
         self.checkpointProblem = checkpointProblem
@@ -81,7 +84,7 @@ extension TimelineStore {
             self.init(log: log, clock: clock, projection: projection, checkpointPath: checkpointFile,
                       logFilePath: path, checkpointInterval: checkpointInterval,
                       report: OpeningReport(checkpointPosition: start, replayedRecords: tail.count,
-                                            checkpointProblem: nil, tornTail: log.tornTail))
+                                            checkpointProblem: nil, tornTail: log.tornTail, tornTailCut: log.tornTailCut))
             return
         }
         // Without a usable checkpoint the log was read whole, into the loader.
@@ -89,7 +92,7 @@ extension TimelineStore {
         self.init(log: log, clock: clock, projection: loader.finish(),
                   checkpointPath: checkpointFile, logFilePath: path, checkpointInterval: checkpointInterval,
                   report: OpeningReport(checkpointPosition: nil, replayedRecords: readCount,
-                                        checkpointProblem: problem, tornTail: log.tornTail))
+                                        checkpointProblem: problem, tornTail: log.tornTail, tornTailCut: log.tornTailCut))
     }
 
     /// Opens a store on any log, its projections from the checkpoint at `checkpointPath`

@@ -53,7 +53,8 @@ extension TimelineStore {
         let store = TimelineStore(log: opening.log, clock: clock, projection: loader.finish(),
                                   checkpointPath: checkpointFile, logFilePath: path, checkpointInterval: nil,
                                   report: OpeningReport(checkpointPosition: nil, replayedRecords: records,
-                                                        checkpointProblem: nil, tornTail: opening.log.tornTail))
+                                                        checkpointProblem: nil, tornTail: opening.log.tornTail,
+                                                        tornTailCut: opening.log.tornTailCut))
         try await store.saveAfterRebuild()
         return store
     }
