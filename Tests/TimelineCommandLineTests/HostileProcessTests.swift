@@ -433,6 +433,22 @@ struct HostileProcessTests {
         #expect(rows.status == 0, "\(rows)")
     }
 
+    /// A clone that cannot write the replica's files (the disk is full) leaves nothing
+    /// behind: the next clone onto the same path works.
+    @Test func aCloneOnAFullDiskLeavesNothingBehind() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let shared = directory.path("shared.jsonl"), phone = directory.path("phone.jsonl")
+        _ = try await Self.createdLife(shared)
+        guard let traced = try await Self.traced(["-e", "trace=write,pwrite64", "-e", "inject=write,pwrite64:error=ENOSPC"],
+                                                 ["clone", shared, "--log", phone]) else { return }
+        #expect(traced.status == 1, "\(traced)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix("phone") }
+        #expect(left.isEmpty, "\(left)")
+        let again = try await timeline(["clone", shared, "--log", phone])
+        #expect(again.status == 0, "\(again)")
+    }
+
     /// A checkpoint that cannot be written (the disk is full) costs only speed: the
     /// command succeeds, says so, and leaves no part of the file to keep the disk full.
     @Test func aFullDiskForTheCheckpointIsAWarningAndLeavesNoFile() async throws {

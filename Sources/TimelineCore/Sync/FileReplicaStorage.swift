@@ -60,10 +60,17 @@ package struct FileReplicaStorage: ReplicaStorage {
         close(descriptor)
         let identity = "{\"device\":\(JSONStringWriter.quoted(device.rawValue)),\"shared\":"
             + JSONStringWriter.quoted(shared) + ",\"format\":\(folder ? 2 : 1)}\n"
-        do {
-            try DurableFile.write(Array(identity.utf8), to: identityPath(of: path), permissionsOf: path)
-        } catch { throw .storage(path: identityPath(of: path), reason: error.description) }
-        try storage.write(generation: 0, queue: ReplicaQueue(device: device))
+        do throws(ReplicaError) {
+            do {
+                try DurableFile.write(Array(identity.utf8), to: identityPath(of: path), permissionsOf: path)
+            } catch { throw ReplicaError.storage(path: identityPath(of: path), reason: error.description) }
+            try storage.write(generation: 0, queue: ReplicaQueue(device: device))
+        } catch {
+            // Nothing half made is left (none of these files was there before): an empty
+            // mirror left behind would refuse the next clone and read as an empty log.
+            storage.remove()
+            throw error
+        }
         return storage
     }
 

@@ -59,7 +59,8 @@ public struct LogLocation: Hashable, Sendable, CustomStringConvertible {
         #endif
     }
 
-    /// Where a store keeps the checkpoint of this log: beside a file log (`PATH.checkpoint`);
+    /// Where a store keeps the checkpoint of this log: beside a file log (its path with
+    /// `.checkpoint` added);
     /// for a database log, a file in the user's cache directory (`$XDG_CACHE_HOME/timeline`,
     /// else `~/.cache/timeline`, made when missing), named by a stable hash of the URL
     /// without its password: one per database and log.
