@@ -56,7 +56,10 @@ extension ToolCommand {
     }
 
     /// The options of every command that appends to the store's log, after its own.
-    static var storeOptions: [OptionSpec] { [log, json, commandID, offline] }
+    static var storeOptions: [OptionSpec] {
+        [log, OptionSpec(name: "--json", help: "print the records appended as JSON Lines (on a replica: its submission, one object)"),
+         commandID, offline]
+    }
 
     /// An option naming what the command acts on, also accepted as `--id`.
     static func subject(_ name: String, _ value: String, _ help: String, required: Bool = true) -> OptionSpec {

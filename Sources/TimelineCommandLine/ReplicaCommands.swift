@@ -287,27 +287,38 @@ extension Runner {
         do { replica = try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
             throw CommandFailure(replicaMessage(error, local: path))
         }
-        let command: Command = switch request {
-        case .createTimeline(let id?, let name): .createTimeline(id, name: name)
-        case .createTimeline(nil, let name): .createTimeline(await replica.makeTimelineID(name: name), name: name)
-        case .addEvent(let id?, let timeline, let title, let dates):
-            .addEvent(id, timeline: timeline, title: title, dates: dates)
-        case .addEvent(nil, let timeline, let title, let dates):
-            .addEvent(await replica.makeEventID(), timeline: timeline, title: title, dates: dates)
-        case .command(let given): given
-        }
-        return try await submit([command], on: replica, arguments,
-                                describing: displayText(confirmation(for: command, recorded: [])))
+        // Ids the user left out are made as the submission is saved, under the replica's lock.
+        return try await submit(on: replica, arguments, making: { ids in
+            switch request {
+            case .createTimeline(let id, let name): [.createTimeline(id ?? ids.timelineID(name: name), name: name)]
+            case .addEvent(let id, let timeline, let title, let dates):
+                [.addEvent(id ?? ids.eventID(), timeline: timeline, title: title, dates: dates)]
+            case .command(let given): [given]
+            }
+        }, describing: { commands in displayText(commands.map { confirmation(for: $0, recorded: []) }.joined(separator: "; ")) })
     }
 
     /// Saves `commands` as one submission on `replica` (checked against what it shows),
     /// then, without `--offline`, syncs once; `done` says what was done.
     func submit(_ commands: [Command], on replica: TimelineReplica, _ arguments: ParsedArguments,
                 condition: UndoCondition? = nil, describing done: String) async throws -> String {
+        try await submit(on: replica, arguments, condition: condition, making: { _ in commands },
+                         describing: { _ in done })
+    }
+
+    /// ``submit(_:on:_:condition:describing:)`` of the commands `make` builds with the ids
+    /// it makes on the replica; `describe` says what was done from the commands sent.
+    func submit(on replica: TimelineReplica, _ arguments: ParsedArguments, condition: UndoCondition? = nil,
+                making make: @Sendable (NewIdentifiers) -> [Command], describing describe: ([Command]) -> String)
+        async throws -> String {
         let name = arguments.command.name
         let localID = arguments.value("--command-id")
         let id: SubmissionID
-        do { id = try await replica.send(commands, condition: condition, localID: localID).id } catch {
+        var done = ""
+        do {
+            let sent = try await replica.send(condition: condition, localID: localID, making: make)
+            (id, done) = (sent.submission.id, describe(sent.commands))
+        } catch {
             switch error {
             case .rejected(let rejection): throw CommandFailure("\(name) refused: \(rejection)")
             case .changedSince(let change): throw CommandFailure("\(name) refused: \(change)")
@@ -316,18 +327,26 @@ extension Runner {
                 // A resend with the app's own id: the first send's submission, reported as a send would be.
                 context.warn("--command-id \(localID ?? "") was sent on this replica already, as \(sent): "
                     + "nothing was queued again")
-                id = sent
+                (id, done) = (sent, "\(name) saved as \(sent) before")
             }
         }
         changes.note()
+        // What is printed: the sentence, or with --json one object.
+        let json = arguments.flag("--json")
+        func saved(pending: Bool, position: Int64, _ state: String) -> String {
+            guard json else { return done + " (\(state))\n" }
+            return JSONText.object(["command": JSONText.string(id.description), "pending": String(pending),
+                                    "position": String(position)]) + "\n"
+        }
         if arguments.flag("--offline") {
-            context.warn("saved on this replica as \(id), not synced (--offline): 'timeline sync' sends it")
-            return done + " (pending)\n"
+            context.warn("saved on this replica as \(id), not synced (--offline): "
+                + "'timeline sync --log \(shellWord(replica.path))' sends it")
+            return saved(pending: true, position: await replica.position, "pending")
         }
         let report: SyncReport
         do { report = try await replica.sync() } catch {
             context.warn("saved on this replica as \(id), not synced: " + replicaMessage(error, local: replica.path, shared: replica.shared))
-            return done + " (pending)\n"
+            return saved(pending: true, position: await replica.position, "pending")
         }
         for notice in report.notices where notice.id != id { context.warn(noticeLine(notice)) }
         let earlier = await replica.notices.first { $0.id == id }
@@ -337,9 +356,9 @@ extension Runner {
         }
         if replica.isFolder, await replica.pending.contains(where: { $0.id == id }) {
             // Folder mode: in the folder now; the sequencer decides it.
-            return done + " (pending: in the shared folder, waiting for the sequencer)\n"
+            return saved(pending: true, position: report.position, "pending: in the shared folder, waiting for the sequencer")
         }
-        return done + " (synced: position \(report.position))\n"
+        return saved(pending: false, position: report.position, "synced: position \(report.position)")
     }
 
     /// `import` on a replica: the file's facts, as the commands that record them, are one submission.
@@ -442,6 +461,8 @@ extension Runner {
         let replica = local.map(shellWord) ?? "LOCAL"
         let advice: String? = switch error {
         case .unreachable: "to send what is pending once it can be reached: timeline sync --log \(replica)"
+        case .sharedLogDamaged(let shared, _) where !DatabaseLogs.isURL(shared):
+            "to see what is wrong with it: timeline verify --log \(shellWord(shared))"
         case .sharedLogChanged(let shared, _): "to make a new replica: timeline clone \(shellWord(shared)) --log NEW"
         case .stopped: "to make a new replica: timeline clone \(shared.map(shellWord) ?? "SHARED") --log NEW"
         case .notSharedFolder(let path):

@@ -60,6 +60,57 @@ struct ReplicaCommandTests {
         #expect(try await timeline(["notices", "--log", phone]).output == "(no notices)\n")
     }
 
+    /// With `--json`, a write on a replica prints one object: its submission, whether it
+    /// is still pending, and the position it was saved or synced at; the `--offline`
+    /// warning names the replica in the command it advises.
+    @Test func aWriteOnAReplicaWithJSONPrintsItsSubmission() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, _) = try await twoDevices(directory)
+        let status = try await timeline(["status", "--log", phone, "--json"])
+        let device = try #require(status.output.split(separator: "\"")[3].split(separator: ":").first)
+        let offline = try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Mine",
+                                          "--offline", "--json"])
+        #expect(offline.status == 0, "\(offline)")
+        #expect(offline.output == "{\"command\":\"\(device):1\",\"pending\":true,\"position\":2}\n")
+        #expect(offline.errors.contains("'timeline sync --log \(phone)' sends it"), "\(offline)")
+        let synced = try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "Walk",
+                                         "--date", "2001", "--json"])
+        #expect(synced.status == 0, "\(synced)")
+        #expect(synced.output == "{\"command\":\"\(device):2\",\"pending\":false,\"position\":4}\n")
+    }
+
+    /// A shared log that is reached but cannot be synced with (a line that is not a
+    /// record; a replica's mirror put in its place) is said to be damaged, with what to
+    /// check, never "unreachable" with advice to sync again; a replica whose identity file
+    /// was lost is refused as one, never read as a plain log.
+    @Test func aDamagedSharedLogOrALostIdentityIsSaidAsSuch() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, laptop) = try await twoDevices(directory)
+        let handle = try #require(FileHandle(forWritingAtPath: shared))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("not a record\n".utf8))
+        try handle.close()
+        let corrupt = try await timeline(["sync", "--log", phone])
+        #expect(corrupt.status == 1, "\(corrupt)")
+        #expect(corrupt.errors.contains("cannot be synced with") && corrupt.errors.contains("timeline verify --log"),
+                "\(corrupt)")
+        #expect(!corrupt.errors.contains("cannot be reached") && !corrupt.errors.contains("timeline sync"), "\(corrupt)")
+
+        try FileManager.default.removeItem(atPath: shared)
+        try FileManager.default.copyItem(atPath: laptop, toPath: shared)
+        try FileManager.default.copyItem(atPath: laptop + ".replica", toPath: shared + ".replica")
+        let replaced = try await timeline(["sync", "--log", phone])
+        #expect(replaced.status == 1 && replaced.errors.contains("it is a replica's mirror, not a shared log"),
+                "\(replaced)")
+        #expect(!replaced.errors.contains("cannot be reached"), "\(replaced)")
+
+        try FileManager.default.removeItem(atPath: phone + ".replica")
+        let lost = try await timeline(["rows", "--log", phone])
+        #expect(lost.status == 1 && lost.errors.contains("\(phone).replica is damaged: it is missing"), "\(lost)")
+    }
+
     @Test func aRejectedSendExitsOneAndIdsMadeOnDevicesNeverCollide() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

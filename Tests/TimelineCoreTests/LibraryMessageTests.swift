@@ -7,6 +7,7 @@ import Testing
 struct LibraryMessageTests {
     static let replicaErrors: [ReplicaError] = [
         .unreachable(shared: "shared.jsonl", reason: "there is no log there"),
+        .sharedLogDamaged(shared: "shared.jsonl", reason: "line 3: not valid JSON"),
         .sharedLogChanged(shared: "shared.jsonl", position: 7),
         .storage(path: "local.jsonl.queue", reason: "No space left on device"),
         .damaged(path: "local.jsonl", reason: "the mirror does not read"),

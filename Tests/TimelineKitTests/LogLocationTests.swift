@@ -98,7 +98,8 @@ struct LogLocationTests {
         try await store.close()
         let replica = try await TimelineReplica.clone(try FileEventLog(path: shared), shared: shared,
                                                       to: directory + "/phone.jsonl")
-        #expect(throws: ReplicaError.unreachable(shared: replica.path, reason: "it is a replica's mirror, not a shared log")) {
+        #expect(throws: ReplicaError.sharedLogDamaged(shared: replica.path, reason: "it is a replica's mirror, not a shared log "
+            + "(was the shared log replaced by a replica?)")) {
             try TimelineReplica.openSharedLog(LogLocation(replica.path))
         }
         let log = try replica.openSharedLog()

@@ -51,6 +51,35 @@ struct ReplicaTests {
         #expect(try await phone.dismissAllNotices() == 1)
     }
 
+    /// Ids made in a send are made under the replica's exclusive access: two processes on
+    /// one replica (two instances here) never make the same one, and ids made offline go
+    /// up by one per command (`e2.TAG`, `e3.TAG`, …), not by doubling steps.
+    @Test func idsMadeInASendAreFreeAndConsecutive() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (_, phone) = try await sharedAndReplica()
+        let other = try TimelineReplica(path: phone.path)
+        let tag = IdentifierMaker.tag(of: await phone.device)
+        // Both made before either is sent: the other process's id is taken by then.
+        let early = await other.makeEventID()
+        let date = EventDates.single(try DateValue(parsing: "2001"))
+        var made: [EventID] = []
+        for replica in [phone, other, phone, other, phone] {
+            let sent = try await replica.send { ids in
+                [.addEvent(ids.eventID(), timeline: "life", title: "Walk", dates: date)]
+            }
+            guard case .addEvent(let id, _, _, _) = sent.commands[0] else { Issue.record("not an addEvent"); return }
+            made.append(id)
+        }
+        #expect(made == (2...6).map { EventID("e\($0).\(tag)") })
+        #expect(early == made[0])
+        // A timeline's slug: free of what the other process saved.
+        let first = try await phone.send { [.createTimeline($0.timelineID(name: "Trips"), name: "Trips")] }
+        let second = try await other.send { [.createTimeline($0.timelineID(name: "Trips"), name: "Trips")] }
+        #expect(first.commands == [.createTimeline(TimelineID("trips.\(tag)"), name: "Trips")])
+        #expect(second.commands == [.createTimeline(TimelineID("trips-2.\(tag)"), name: "Trips")])
+        #expect(await other.pending.count == 7)
+    }
+
     /// An undo whose condition a pending submission of this device breaks is refused at
     /// once (the shared log would reject it `changedSince`); one on other events is queued.
     @Test func anUndoThatAPendingSubmissionBreaksIsRefused() async throws {

@@ -20,8 +20,11 @@ package struct FileReplicaStorage: ReplicaStorage {
     var queuePath: String { path + ".queue" }
     var pendingPath: String { path + ".pending" }
 
-    /// Whether `path` is a replica's mirror.
-    package static func isReplica(_ path: String) -> Bool { SystemFile.exists(identityPath(of: path)) }
+    /// Whether `path` is a replica's mirror: its identity or its queue is beside it (a
+    /// replica whose identity was lost is one still, and says so, never a plain log).
+    package static func isReplica(_ path: String) -> Bool {
+        SystemFile.exists(identityPath(of: path)) || SystemFile.exists(path + ".queue")
+    }
 
     /// The device id, the shared log's location, and whether it is reached through a shared
     /// folder (folder mode), as `clone` wrote them.
@@ -29,7 +32,11 @@ package struct FileReplicaStorage: ReplicaStorage {
         let file = identityPath(of: path)
         let bytes: [UInt8]?
         do { bytes = try DurableFile.read(file) } catch { throw .storage(path: file, reason: error.description) }
-        guard let bytes, case .object(let members)? = try? JSONParser.parse(bytes),
+        guard let bytes else {
+            throw .damaged(path: file, reason: "it is missing, and \(path).queue beside it says \(path) is a replica, "
+                + "which cannot sync without the device id it holds")
+        }
+        guard case .object(let members)? = try? JSONParser.parse(bytes),
               case .string(let deviceText)? = members.first(where: { $0.key == "device" })?.value,
               let device = DeviceID(deviceText),
               case .string(let shared)? = members.first(where: { $0.key == "shared" })?.value else {

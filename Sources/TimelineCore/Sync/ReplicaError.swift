@@ -2,6 +2,10 @@
 public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The shared log could not be read or appended to (unreachable, locked out, gone).
     case unreachable(shared: String, reason: String)
+    /// The shared log was reached but is not one a replica can sync with: a line that is
+    /// not a record, a record the rules refuse, or a replica's mirror where it should be.
+    /// Syncing again does not help; the shared log must be repaired or restored.
+    case sharedLogDamaged(shared: String, reason: String)
     /// The shared log no longer continues the mirror: it was replaced, or is another log.
     case sharedLogChanged(shared: String, position: Int64)
     /// One of the replica's own files could not be read or written.
@@ -19,12 +23,22 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// it names none).
     case folderLayout(path: String, layout: Int?)
 
+    /// Why the shared log `shared` failed with `error`: damaged (a line that is not a
+    /// record: syncing again does not help) or unreachable (the next sync may reach it).
+    package static func sharedLog(_ shared: String, failed error: EventLogError) -> ReplicaError {
+        if case .invalidLine = error { return .sharedLogDamaged(shared: shared, reason: error.description) }
+        return .unreachable(shared: shared, reason: error.description)
+    }
+
     /// A message a person can act on.
     public var description: String {
         switch self {
         case .unreachable(let shared, let reason):
             "the shared log \(shared) cannot be reached: \(reason); nothing is lost: what was sent stays pending "
                 + "and the next sync sends it"
+        case .sharedLogDamaged(let shared, let reason):
+            "the shared log \(shared) cannot be synced with: \(reason); repair or restore it on the device that "
+                + "keeps it, then sync again (nothing is lost: what was sent stays pending)"
         case .sharedLogChanged(let shared, let position):
             "the shared log \(shared) no longer continues this replica's mirror at position \(position): it was "
                 + "replaced or is another log; make a new replica by cloning the shared log (the pending "

@@ -144,15 +144,27 @@ package struct ReplicaSync {
     /// - Complexity: O(*k*) for the commands' *k* facts while the replica is unchanged since
     ///   the last send or check; else O(*p*) to decide the *p* pending submissions' facts again.
     package mutating func check(_ commands: [Command]) throws(Rejection) -> [Fact] {
+        try Decider.decide(commands, shownState())
+    }
+
+    /// What the replica shows (the mirror with the pending submissions that pass on top),
+    /// kept between sends.
+    /// - Complexity: O(1) while the replica is unchanged since the last call; else O(*p*) to
+    ///   decide the *p* pending submissions' facts again.
+    package mutating func shownState() -> some DomainLookup {
         let key = shownKey
-        let state: PendingState<DomainState>
-        if let kept = shown, kept.key == key {
-            state = kept.state
-        } else {
-            state = queue.overlay(on: shared.domain).shown
-            shown = (key, state)
-        }
-        return try Decider.decide(commands, state)
+        if let kept = shown, kept.key == key { return kept.state }
+        let state = queue.overlay(on: shared.domain).shown
+        shown = (key, state)
+        return state
+    }
+
+    /// At least the number of events the replica shows: the mirror's, plus one per
+    /// pending command. An id made after it (`e<n+1>.TAG`) is free unless a person gave
+    /// such an id, so ids made offline go up by one per command.
+    /// - Complexity: O(*p*) for the *p* pending submissions.
+    package var shownEventBound: Int {
+        queue.pending.reduce(shared.domain.events.count) { $0 + $1.commands.count }
     }
 
     /// Why an undo's `condition` already fails on this device: one of its events or
@@ -265,12 +277,15 @@ package struct ReplicaSync {
     /// that the rules refuse.
     private func unreachable(_ error: AppendFailure<FactRefusal>) -> ReplicaError {
         switch error {
-        case .log(let failure): .unreachable(shared: sharedName, reason: failure.description)
+        case .log(let failure): logFailure(failure)
         case .refused(let refusal):
-            .unreachable(shared: sharedName, reason: "its record at \(refusal.place) breaks the rules: "
-                + refusal.rejection.description + "; verify the shared log")
+            .sharedLogDamaged(shared: sharedName, reason: "its record at \(refusal.place) breaks the rules: "
+                + refusal.rejection.description)
         }
     }
+
+    /// Why the shared log failed (``ReplicaError/sharedLog(_:failed:)``).
+    func logFailure(_ error: EventLogError) -> ReplicaError { .sharedLog(sharedName, failed: error) }
 
     /// Pushes every pending submission, one append (one hold of the lock) each.
     private mutating func pushOneByOne(to log: any EventLog, now: () -> DateValue?) throws(ReplicaError) {
@@ -316,7 +331,7 @@ package struct ReplicaSync {
     func reading(_ log: any EventLog) -> Reading {
         { (position) throws(ReplicaError) in
             do throws(EventLogError) { return try log.linesForMirror(after: position) } catch {
-                throw .unreachable(shared: sharedName, reason: error.description)
+                throw logFailure(error)
             }
         }
     }

@@ -137,20 +137,34 @@ public actor TimelineReplica {
     /// submission is pending or among the last 1,000 decided. The shared log never sees it.
     public func send(_ commands: [Command], condition: UndoCondition? = nil,
                      localID: String? = nil) throws(ReplicaSendError) -> Submission {
-        do { try refresh() } catch { throw .replica(error) }
-        if let localID, let sent = engine.queue.submission(localID: localID) { throw .alreadySent(sent) }
-        // Against what the replica shows, kept between sends: O(commands) per send.
-        do { _ = try engine.check(commands) } catch { throw .rejected(error) }
-        if let condition, let change = engine.pendingChange(against: condition) { throw .changedSince(change) }
+        try send(condition: condition, localID: localID) { _ in commands }.submission
+    }
+
+    /// ``send(_:condition:localID:)`` of the commands `make` builds, with ids it makes
+    /// (``NewIdentifiers``, each ending with this device's tag) in what the replica shows
+    /// under its exclusive access: an id made is free of every submission any process on
+    /// this replica saved before it, and ids made offline go up by one per command.
+    /// Returns the commands sent and their submission.
+    public func send(condition: UndoCondition? = nil, localID: String? = nil,
+                     making make: (NewIdentifiers) -> [Command])
+        throws(ReplicaSendError) -> (commands: [Command], submission: Submission) {
         let nonce = Submission.makeNonce(using: &random)
         let madeAt = DateValue(utc: clock.now())
-        let outcome: Result<Submission, ReplicaSendError>
+        let tag = IdentifierMaker.tag(of: device)
+        let outcome: Result<(commands: [Command], submission: Submission), ReplicaSendError>
         do {
-            outcome = try exclusively { engine throws(ReplicaError) -> Result<Submission, ReplicaSendError> in
-                // Another process may have sent it since the check above.
+            outcome = try exclusively { engine throws(ReplicaError) in
                 if let localID, let sent = engine.queue.submission(localID: localID) { return .failure(.alreadySent(sent)) }
-                return .success(try engine.send(commands, madeAt: madeAt, nonce: nonce, condition: condition,
-                                                localID: localID))
+                let bound = engine.shownEventBound
+                let commands = make(NewIdentifiers(replica: engine.shownState(), eventCount: bound, tag: tag))
+                // Against what the replica shows, kept between sends: O(commands) per send.
+                do throws(Rejection) { _ = try engine.check(commands) } catch { return .failure(.rejected(error)) }
+                if let condition, let change = engine.pendingChange(against: condition) {
+                    return .failure(.changedSince(change))
+                }
+                let submission = try engine.send(commands, madeAt: madeAt, nonce: nonce, condition: condition,
+                                                 localID: localID)
+                return .success((commands, submission))
             }
         } catch {
             throw .replica(error)
@@ -201,8 +215,9 @@ public actor TimelineReplica {
     }
 
     /// Opens the shared log at `location` to sync with, or says why it cannot be reached
-    /// (``ReplicaError/unreachable(shared:reason:)``). Syncing never creates a shared log:
-    /// one that is not there is unreachable, and so is a replica's mirror, which is not a
+    /// (``ReplicaError/unreachable(shared:reason:)``, or ``ReplicaError/sharedLogDamaged(shared:reason:)``
+    /// for a log no sync can use). Syncing never creates a shared log: one that is not there
+    /// is unreachable; a replica's mirror is not a
     /// shared log.
     public static func openSharedLog(_ location: LogLocation) throws(ReplicaError) -> any EventLog {
         let name = location.description
@@ -211,11 +226,14 @@ public actor TimelineReplica {
                 throw .unreachable(shared: name, reason: "there is no log there")
             }
             guard !isReplica(location.given) else {
-                throw .unreachable(shared: name, reason: "it is a replica's mirror, not a shared log")
+                throw .sharedLogDamaged(shared: name, reason: "it is a replica's mirror, not a shared log (was the "
+                    + "shared log replaced by a replica?)")
             }
         }
         do { return try location.open(creating: false) } catch .missing {
             throw .unreachable(shared: name, reason: "there is no log there: a shared log is never created by clone or sync")
+        } catch .log(let error) {
+            throw .sharedLog(name, failed: error)
         } catch {
             throw .unreachable(shared: name, reason: error.description)
         }
@@ -332,18 +350,20 @@ public actor TimelineReplica {
         try exclusively { engine throws(ReplicaError) in try engine.dismissAllNotices() }
     }
 
-    /// An event id made on this device: never one another device makes (`e<n>.TAG`).
+    /// An event id made on this device, free in what it shows now: never one another
+    /// device makes (`e<n>.TAG`). Another process on this replica may take it before a
+    /// command that carries it is sent: to be sure, make it in
+    /// ``send(condition:localID:making:)``.
     public func makeEventID() -> EventID {
-        let shown = engine.queue.tentative(on: engine.shared.domain).shown
-        return IdentifierMaker.eventID(count: engine.shared.domain.events.count, tag: IdentifierMaker.tag(of: device)) {
-            shown.eventTimeline($0) != nil
-        }
+        NewIdentifiers(replica: engine.shownState(), eventCount: engine.shownEventBound,
+                       tag: IdentifierMaker.tag(of: device)).eventID()
     }
 
-    /// A timeline id made from `name` on this device: never one another device makes (`my-life.TAG`).
+    /// A timeline id made from `name` on this device, free in what it shows now: never
+    /// one another device makes (`my-life.TAG`; see ``makeEventID()``).
     public func makeTimelineID(name: String) -> TimelineID {
-        let shown = engine.queue.tentative(on: engine.shared.domain).shown
-        return IdentifierMaker.timelineID(name: name, tag: IdentifierMaker.tag(of: device)) { shown.timeline($0) != nil }
+        NewIdentifiers(replica: engine.shownState(), eventCount: engine.shownEventBound,
+                       tag: IdentifierMaker.tag(of: device)).timelineID(name: name)
     }
 
     /// The projection of what the replica shows, maintaining `views` at `now`, and the

@@ -1,22 +1,36 @@
 import TimelineCore
 import TimelineProjections
 
-/// Makes ids that nothing in a store has, at the moment a command is decided
-/// (``TimelineStore/send(commandID:making:)``): `e<n>` for events, slugs of names for
-/// timelines (`My life` → `my-life`, then `my-life-2`, …).
+/// Makes ids that nothing in a store or replica has, at the moment a command is decided
+/// (``TimelineStore/send(commandID:making:)``, ``TimelineReplica/send(condition:localID:making:)``):
+/// `e<n>` for events, slugs of names for timelines (`My life` → `my-life`, then
+/// `my-life-2`, …); on a replica each ends with the device's tag (`e12.4f1c9a0b2d3e`).
 public struct NewIdentifiers {
-    let projection: TimelineProjection
+    /// What exists: an id is free when this has nothing with it.
+    private let lookup: any DomainLookup
+    /// At least how many events exist: event ids are tried from the next number.
+    private let eventCount: Int
+    /// The device's tag on a replica.
+    private let tag: String?
+
+    init(projection: TimelineProjection) {
+        (lookup, eventCount, tag) = (projection, projection.eventCount, nil)
+    }
+
+    init(replica lookup: any DomainLookup, eventCount: Int, tag: String) {
+        (self.lookup, self.eventCount, self.tag) = (lookup, eventCount, tag)
+    }
 
     /// An event id that no event has: `e<n>`, the next number after the events' count when free.
     /// - Complexity: O(log *n*) lookups.
     public func eventID() -> EventID {
-        IdentifierMaker.eventID(count: projection.eventCount, tag: nil) { projection.eventTimeline($0) != nil }
+        IdentifierMaker.eventID(count: eventCount, tag: tag) { lookup.eventTimeline($0) != nil }
     }
 
     /// A timeline id made from `name` that no timeline has.
     /// - Complexity: O(*t*) for the *t* characters of the name, plus one lookup per suffix tried.
     public func timelineID(name: String) -> TimelineID {
-        IdentifierMaker.timelineID(name: name, tag: nil) { projection.timeline($0) != nil }
+        IdentifierMaker.timelineID(name: name, tag: tag) { lookup.timeline($0) != nil }
     }
 }
 
