@@ -40,6 +40,44 @@ struct LogChunkReaderTests {
         }
     }
 
+    /// A line longer than any record is read on without being kept, so memory stays
+    /// bounded (a stream with no newline, such as /dev/zero, never fills it), and it reads
+    /// as at once: a bad line when its newline comes, a torn tail when the log ends first.
+    @Test(arguments: [64, LogChunkReader.chunkBytes])
+    func aLineLongerThanAnyRecordIsReadWithoutKeepingIt(chunkBytes: Int) throws {
+        try withTemporaryDirectory { (directory: String) throws in
+            let limit = LogReader.maximumLineLength
+            let first = RecordEncoder().encode(Record(position: 1, facts: [.timelineCreated(timeline: "t", name: "T")]))
+            let long = [UInt8](repeating: 0x78, count: 3 * limit + 5)
+            for (name, bytes) in [("bad", first + long + [0x0A] + first), ("torn", first + long)] {
+                let path = directory + "/\(name).jsonl"
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+                let expected = Self.whole(bytes)
+                #expect(try Self.chunked(path, chunkBytes: chunkBytes) == expected, "\(name)")
+                // Read as a stream, in bounded memory.
+                let descriptor = open(path, O_RDONLY)
+                defer { close(descriptor) }
+                var reader = LogChunkReader(stream: descriptor, path: path, file: nil, sizeHint: nil, chunkBytes: chunkBytes)
+                let torn: LogReader.TornTail? = if case .read(_, _, _, let torn) = expected { torn } else { nil }
+                let outcome = Result { () throws(EventLogError) -> Int in
+                    var records = 0
+                    while let contents = try reader.next() { records += contents.records.count }
+                    return records
+                }
+                switch (name, outcome) {
+                case ("torn", .success(let records)):
+                    #expect(records == 1 && reader.tornTail == torn && torn != nil)
+                case ("bad", .failure(let error)):
+                    #expect(error == .invalidLine(path: path, line: 2, reason:
+                        "line is \(long.count) bytes long; at most \(limit) are allowed"))
+                default:
+                    Issue.record("\(name): \(outcome)")
+                }
+                #expect(reader.bufferBytes <= max(chunkBytes, limit + 2), "\(name)")
+            }
+        }
+    }
+
     @Test func chunksGiveWhatOneReadGives() throws {
         try withTemporaryDirectory { directory in
             var batchesCut = 0

@@ -58,6 +58,8 @@ package struct LogChunkReader: Sendable {
     package private(set) var lastByte: UInt8?
     /// How many bytes were read from the source.
     package private(set) var bytesRead = 0
+    /// How many bytes the reader holds to read from: the memory it needs.
+    package var bufferBytes: Int { buffer.count }
 
     /// A reader of `file` from `start` to byte `end` (by default, the file's size now).
     init(_ file: SystemFile, from start: LogReader.Start, to end: Int? = nil,
@@ -98,7 +100,14 @@ package struct LogChunkReader: Sendable {
             if !atEnd {
                 // Before the end, a chunk stops after its last whole line.
                 guard let newline = buffer.withUnsafeBytes({ Self.lastNewline(in: $0, before: used) }) else {
-                    target *= 2  // a line longer than the chunk
+                    // One line, from `base`, longer than the chunk. Beyond the longest a line
+                    // may be it is no record: read on without keeping it (memory stays
+                    // bounded, even for a stream with no newline, such as /dev/zero).
+                    if used > LogReader.maximumLineLength + 1 {
+                        try skipLongLine()
+                        return nil
+                    }
+                    target = min(target * 2, LogReader.maximumLineLength + 2)
                     continue
                 }
                 end = newline + 1
@@ -145,6 +154,50 @@ package struct LogChunkReader: Sendable {
             return contents
         }
         return nil
+    }
+
+    /// Reads the rest of the line at ``base``, longer than any record, without keeping its
+    /// bytes: up to its newline, a bad line (``EventLogError/invalidLine(path:line:reason:)``);
+    /// up to the end, the log's torn tail, as ``LogReader`` says of such a last line.
+    /// - Complexity: O(*b*) for the line's *b* bytes, in O(``chunkBytes``) memory.
+    private mutating func skipLongLine() throws(EventLogError) {
+        let limit = LogReader.maximumLineLength
+        var length = used
+        lastByte = buffer[used - 1]
+        used = 0
+        while true {
+            let count: Int = buffer.withUnsafeMutableBytes { raw in
+                switch source {
+                case .file(let file, let end):
+                    let wanted = min(raw.count, end - base.offset - length)
+                    return wanted <= 0 ? 0 : pread(file.descriptor, raw.baseAddress!, wanted, off_t(base.offset + length))
+                case .stream(let descriptor, _):
+                    return read(descriptor, raw.baseAddress!, raw.count)
+                }
+            }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if case .stream(let descriptor, _) = source, code == EAGAIN || code == EWOULDBLOCK,
+                   waitUntilReady(descriptor, for: Int16(POLLIN)) { continue }
+                throw .io(path: path, operation: "read", code: code)
+            }
+            bytesRead += count
+            if count == 0 {
+                (atEnd, finished) = (true, true)
+                tornTail = LogReader.TornTail(line: base.line + 1, offset: base.offset, length: length,
+                                              reason: "longer than \(limit) bytes")
+                lineCount = base.line + 1
+                return
+            }
+            if let newline = buffer.withUnsafeBytes({ memchr($0.baseAddress!, 0x0A, count) }) {
+                let at = buffer.withUnsafeBytes { UnsafeRawPointer(newline) - $0.baseAddress! }
+                throw .invalidLine(path: path, line: base.line + 1,
+                                   reason: "line is \(length + at) bytes long; at most \(limit) are allowed")
+            }
+            length += count
+            lastByte = buffer[count - 1]
+        }
     }
 
     /// Reads until the buffer holds ``target`` bytes or the source ends.
