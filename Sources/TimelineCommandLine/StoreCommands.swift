@@ -161,8 +161,13 @@ extension Runner {
     /// What a command says of the torn tail opening the log at `path` found: cut off and
     /// saved, or (a log it cannot write) left as it is and not read.
     func tornTailWarning(_ torn: LogReader.TornTail, path: String, cut: Bool) -> String {
-        cut ? "\(path): \(torn); cut off (saved in \(FileEventLog.sideFilePath(for: path)))"
-            : "\(path): \(torn); not applied (left in the log: it cannot be written here)"
+        let side = FileEventLog.sideFilePath(for: path)
+        if cut { return "\(path): \(torn); cut off (saved in \(side))" }
+        if access(path, W_OK) == 0 {
+            return "\(path): \(torn); not applied (left in the log: \(side) could not take it; the next write "
+                + "tries again)"
+        }
+        return "\(path): \(torn); not applied (left in the log: it cannot be written here)"
     }
 
     /// Releases the store, writing a checkpoint when there was none to start from or the

@@ -592,4 +592,25 @@ struct HostileProcessTests {
         #expect(traced.errors.contains("No space left on device (errno 28); the log is unchanged"), "\(traced)")
         #expect(FileManager.default.contents(atPath: log) == before)
     }
+
+    /// A torn tail on a full disk: the side file cannot take it, so it stays in the log
+    /// (read as not yet written), the command still answers, and no empty side file is
+    /// left; the next write on a disk with room cuts it as usual.
+    @Test func aTornTailOnAFullDiskIsLeftInTheLogAndTheCommandAnswers() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("torn.jsonl")
+        let torn = try await Self.createdLife(log) + Data(#"{"seq":2,"type":"timelin"#.utf8)
+        try torn.write(to: URL(fileURLWithPath: log))
+        guard let rows = try await Self.traced(["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC"],
+                                               ["timelines", "--log", log]) else { return }
+        #expect(rows.status == 0, "\(rows)")
+        #expect(rows.output.contains("Life"), "\(rows)")
+        #expect(rows.errors.contains("not applied (left in the log: \(log).rejected could not take it"), "\(rows)")
+        #expect(FileManager.default.contents(atPath: log) == torn)
+        #expect(!FileManager.default.fileExists(atPath: log + ".rejected"))
+        let added = try await timeline(["add-event", "--log", log, "--timeline", "life", "--title", "Born", "--date", "1990"])
+        #expect(added.status == 0 && added.errors.contains("cut off (saved in"), "\(added)")
+        #expect(FileManager.default.contents(atPath: log + ".rejected") == Data((#"{"seq":2,"type":"timelin"# + "\n").utf8))
+    }
 }

@@ -10,7 +10,7 @@ extension FileEventLog {
         defer { file.unlock() }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
         let (state, tornTail) = try loading.finish(mending: loading.canMend)
-        self.init(path: path, state: state, tornTail: tornTail, tornTailCut: loading.canMend)
+        self.init(path: path, state: state, tornTail: tornTail, tornTailCut: loading.tornTailCut)
     }
 
     /// Opens (or creates) the log at `path` for writing, taking the writer's lock, and
@@ -61,7 +61,7 @@ extension FileEventLog {
                 }
                 var (state, tornTail) = try loading.finish(mending: loading.canMend)
                 state.openedAt = point
-                return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.canMend), start: point.position,
+                return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.tornTailCut), start: point.position,
                                resumed: true,
                                resumeProblem: nil)
             }
@@ -72,7 +72,7 @@ extension FileEventLog {
             progress(loading.offset, loading.size)
         }
         let (state, tornTail) = try loading.finish(mending: loading.canMend)
-        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.canMend), start: 0, resumed: false,
+        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.tornTailCut), start: 0, resumed: false,
                        resumeProblem: problem)
     }
 
@@ -128,6 +128,8 @@ extension FileEventLog {
         /// Whether a torn tail can be cut and a missing newline added: the file was opened
         /// for writing (its exclusive lock is held by whoever calls ``finish(mending:)``).
         var canMend: Bool { file.notWritable == nil }
+        /// Whether ``finish(mending:)`` cut a torn tail off (moved to the side file).
+        private(set) var tornTailCut = false
 
         /// Reads what is left and returns the log's state. With `mending` (the exclusive
         /// lock held), a torn tail is moved to the side file and cut off, and a last record
@@ -140,9 +142,13 @@ extension FileEventLog {
             if let torn = reader.tornTail {
                 if mending {
                     let bytes = try file.read(at: torn.offset, count: reader.end - torn.offset)
-                    try FileEventLog.moveAside([bytes], besideLogAt: file.path, like: file)
-                    try file.truncate(to: torn.offset)
-                    try file.sync()
+                    // When the side file cannot take it (a full disk), the tail stays in the
+                    // log, read as not yet written; the next writer tries again.
+                    if (try? FileEventLog.moveAside([bytes], besideLogAt: file.path, like: file)) != nil {
+                        try file.truncate(to: torn.offset)
+                        try file.sync()
+                        tornTailCut = true
+                    }
                 }
                 size = torn.offset
             } else if let last = reader.lastByte, last != 0x0A, size > start.offset {

@@ -200,8 +200,15 @@ extension FileEventLog {
                 _ = fchmod(sideFile.descriptor, info.st_mode & 0o777)
             }
         }
-        try sideFile.write(bytes, at: try sideFile.size())
-        try sideFile.sync()
+        let size = try sideFile.size()
+        do {
+            try sideFile.write(bytes, at: size)
+            try sideFile.sync()
+        } catch {
+            // Nothing half moved stays (a full disk): the side file as it was, or none.
+            if existed { _ = ftruncate(sideFile.descriptor, off_t(size)) } else { unlink(side) }
+            throw error
+        }
         if !existed { SystemFile.syncDirectory(of: side) }
     }
 

@@ -87,9 +87,9 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
     package let path: String
     /// The torn tail opening found, if the last write had been interrupted: cut off and
     /// moved to the side file when ``tornTailCut``, else (a log that cannot be written
-    /// here) left as it is, and not read.
+    /// here, or a side file that cannot take it: a full disk) left as it is, and not read.
     package let tornTail: LogReader.TornTail?
-    /// Whether opening cut ``tornTail`` off (it could write the log).
+    /// Whether opening cut ``tornTail`` off (it could write the log and the side file).
     package let tornTailCut: Bool
 
     /// The line of the file that holds the record at `position` (from 1; blank lines
