@@ -19,13 +19,31 @@ enum RepairHint {
 }
 
 /// `word` as one word of a shell command: as it is when it holds only characters that
-/// need no quoting, else in single quotes.
+/// need no quoting, else in single quotes, or with a control character in it, in ANSI-C
+/// quotes (`$'a\nb'`).
 func shellWord(_ word: String) -> String {
     let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
         scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "/._-+=:,@%".unicodeScalars.contains(scalar))
     }
     if plain { return word }
-    return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    guard hasControlCharacter(word) else { return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+    // A control character (a newline in a title) would break or reorder the line on a
+    // terminal: ANSI-C quoting (bash, zsh) spells it as an escape that pastes back whole.
+    var quoted = "$'"
+    for scalar in word.unicodeScalars {
+        switch scalar {
+        case "\\": quoted += "\\\\"
+        case "'": quoted += "\\'"
+        case "\n": quoted += "\\n"
+        case "\t": quoted += "\\t"
+        case "\r": quoted += "\\r"
+        case let scalar where scalar.properties.generalCategory == .control || isLayoutControl(scalar.value):
+            let hex = String(scalar.value, radix: 16)
+            quoted += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        default: quoted.unicodeScalars.append(scalar)
+        }
+    }
+    return quoted + "'"
 }
 
 extension EventLogError {

@@ -119,9 +119,13 @@ extension Runner {
     func openReplica(_ arguments: ParsedArguments) throws -> TimelineReplica {
         let path = try logPath(arguments)
         guard TimelineReplica.isReplica(path) else {
+            if !DatabaseLogs.isURL(path), !FileManager.default.fileExists(atPath: path) {
+                throw CommandFailure("there is no replica at \(path)\nmake one with: timeline clone SHARED --log "
+                    + shellWord(path))
+            }
             if !DatabaseLogs.isURL(path) { try requireLog(path) }
             throw CommandFailure("\(path) is not a replica: \(arguments.command.name) works on a replica made by "
-                + "'timeline clone SHARED --log \(path)'")
+                + "'timeline clone SHARED --log \(shellWord(path))'")
         }
         do { return try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
             throw CommandFailure(replicaMessage(error, local: path))
@@ -159,7 +163,7 @@ extension Runner {
         }
         if !DatabaseLogs.isURL(given), TimelineReplica.isReplica(shared) {
             throw CommandFailure("\(given) is a replica's mirror, not a shared log: clone the log it mirrors "
-                + "(timeline status --log \(given) names it)")
+                + "('timeline status --log \(shellWord(given))' names it)")
         }
         if !DatabaseLogs.isURL(given), !FileManager.default.fileExists(atPath: shared) {
             throw CommandFailure("there is no shared log at \(given): clone never creates one")
@@ -445,7 +449,7 @@ extension Runner {
             return ""
         }
         if arguments.flag("--dry-run") {
-            return dryRun(compensation, json: arguments.flag("--json"), id: "one submission of this replica")
+            return dryRun(compensation, json: arguments.flag("--json"), id: "one submission of this replica", log: path)
         }
         let condition = UndoCondition(after: checked, events: compensation.events, timelines: compensation.timelines)
         return try await submit(compensation.commands, on: replica, arguments, condition: condition,

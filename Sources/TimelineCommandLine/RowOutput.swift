@@ -49,13 +49,13 @@ func quotedDisplayText(_ text: String) -> String {
 /// U+2028–U+202E (line and paragraph separators, bidirectional embeddings and overrides),
 /// U+2066–U+2069 (bidirectional isolates), and the bidirectional marks U+061C, U+200E and
 /// U+200F.
-private func isLayoutControl(_ value: UInt32) -> Bool {
+func isLayoutControl(_ value: UInt32) -> Bool {
     (0x2028...0x202E).contains(value) || (0x2066...0x2069).contains(value)
         || value == 0x061C || value == 0x200E || value == 0x200F
 }
 
 /// Whether `text` has a character of general category Cc (``hasControlCharacter(_:)-(UnsafeBufferPointer<UInt8>)``).
-private func hasControlCharacter(_ text: String) -> Bool {
+func hasControlCharacter(_ text: String) -> Bool {
     var text = text
     return text.withUTF8 { hasControlCharacter($0) }
 }

@@ -61,7 +61,7 @@ extension Runner {
         if !DatabaseLogs.isURL(given) {
             guard FileManager.default.fileExists(atPath: given) else {
                 throw CommandFailure("there is no log at \(given): the sequencer never creates its shared log; start it "
-                    + "with 'timeline create-timeline --name NAME --log \(given)', or give your log's path")
+                    + "with 'timeline create-timeline --name NAME --log \(shellWord(given))', or give your log's path")
             }
             guard !TimelineReplica.isReplica(given) else {
                 throw CommandFailure("\(given) is a replica's mirror: the sequencer keeps the shared log itself")

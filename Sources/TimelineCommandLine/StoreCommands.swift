@@ -332,7 +332,7 @@ extension Runner {
                              command: arguments.command.name)
         }
         if let torn = ending.tornTail {
-            throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRegularFile ? " (see 'timeline repair')" : ""))
+            throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRegularFile ? "\n" + RepairHint.line(for: file) : ""))
         }
         guard !facts.isEmpty else {
             // With --json the output holds the records imported, one per line: none.

@@ -87,7 +87,7 @@ extension Runner {
         }
         if arguments.flag("--dry-run") {
             await store.release()
-            return dryRun(compensation, json: arguments.flag("--json"), id: "cmd \(compensation.commandID)")
+            return dryRun(compensation, json: arguments.flag("--json"), id: "cmd \(compensation.commandID)", log: path)
         }
         let records: [Record]
         do { records = try await store.revert(compensation) } catch {
@@ -101,17 +101,18 @@ extension Runner {
     }
 
     /// What `revert --dry-run` prints: the commands it would send.
-    func dryRun(_ compensation: Compensation, json: Bool, id: String) -> String {
+    func dryRun(_ compensation: Compensation, json: Bool, id: String, log: String) -> String {
         if json { return compensation.commands.map { Self.commandJSON($0) + "\n" }.joined() }
         return "would revert \(positions(compensation.positions)) with \(count(compensation.commands.count, "command")) "
-            + "(\(id)):\n" + compensation.commands.map { "  " + displayText(Self.commandLine($0)) + "\n" }.joined()
+            + "(\(id)):\n" + compensation.commands.map { "  " + Self.commandLine($0, log: log) + "\n" }.joined()
             + "(dry run: nothing appended)\n"
     }
 
-    /// A command as the tool's own command line would give it.
-    static func commandLine(_ command: Command) -> String {
+    /// A command as the tool's own command line would give it, on the log at `log`, each
+    /// word quoted for a shell (``shellWord(_:)``), so that it pastes back as it is.
+    static func commandLine(_ command: Command, log: String) -> String {
         let words = commandWords(command)
-        return (["timeline", words.name] + words.arguments.map(shellWord)).joined(separator: " ")
+        return (["timeline", words.name] + (words.arguments + ["--log", log]).map(shellWord)).joined(separator: " ")
     }
 
     /// A command as one JSON object: `{"command":"move-event","arguments":["--event","e1",…]}`.
@@ -164,7 +165,7 @@ extension Runner {
         }
         guard !records.isEmpty else {
             throw CommandFailure("\(path): no record touched event \(quotedDisplayText(event.rawValue)); "
-                                 + "'timeline rows --log \(path)' lists the events")
+                                 + "'timeline rows --log \(shellWord(path))' lists the events")
         }
         let json = arguments.flag("--json")
         var text = ""

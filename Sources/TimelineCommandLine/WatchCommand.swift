@@ -77,7 +77,7 @@ extension Runner {
     private func openFileStore(_ path: String, view: ViewDefinition, fixedNow: Instant?) throws -> TimelineStore {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandFailure("no log at \(path): nothing to watch; start one with "
-                + "'timeline create-timeline --log \(path) --timeline ID --name NAME'")
+                + "'timeline create-timeline --log \(shellWord(path)) --timeline ID --name NAME'")
         }
         try requireLog(path)
         let clock: any TimelineClock = fixedNow.map { FixedClock(instant: $0) } ?? SystemClock()

@@ -30,6 +30,19 @@ struct RevertAndHistoryTests {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").count
     }
 
+    /// A command line the tool advises pastes back as it is: each word quoted for the
+    /// shell, a control character (a newline, a bidirectional override) spelled as an
+    /// escape in ANSI-C quotes, never shown raw or escaped inside single quotes.
+    @Test(arguments: ["plain-word", "My life", "it's", "two\nlines", "tab\there", "\u{202E}evil", "back\\slash'\u{7}"])
+    func aShellWordPastesBackAsItIs(_ word: String) async throws {
+        let quoted = shellWord(word)
+        #expect(!quoted.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.value == 0x202E })
+        let bash = URL(fileURLWithPath: "/bin/bash")
+        guard FileManager.default.isExecutableFile(atPath: bash.path) else { return }
+        let echoed = try await run(bash, ["-c", "printf %s \(quoted)"])
+        #expect(echoed.output == word, "\(quoted)")
+    }
+
     @Test func revertBringsARemovedTimelineBackWithItsEvents() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -38,9 +51,9 @@ struct RevertAndHistoryTests {
         #expect(dryRun.status == 0, "\(dryRun)")
         #expect(dryRun.output == """
             would revert record 5 with 3 commands (cmd undo:5):
-              timeline create-timeline --timeline life --name 'My life'
-              timeline add-event --event e1 --timeline life --title Born --date 1990
-              timeline add-event --event e2 --timeline life --title Berlin --start 2019
+              timeline create-timeline --timeline life --name 'My life' --log \(shellWord(log))
+              timeline add-event --event e1 --timeline life --title Born --date 1990 --log \(shellWord(log))
+              timeline add-event --event e2 --timeline life --title Berlin --start 2019 --log \(shellWord(log))
             (dry run: nothing appended)
 
             """)
