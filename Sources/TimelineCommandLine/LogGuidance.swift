@@ -64,6 +64,10 @@ extension Runner {
         var info = stat()
         if stat(path, &info) == 0 {
             let kind = info.st_mode & S_IFMT
+            if kind == S_IFDIR {
+                throw CommandFailure("\(path) is a directory, not a log file: --log names the log's file "
+                    + "(such as \(path == "." ? "" : path + "/")timeline.jsonl)")
+            }
             guard kind != S_IFIFO, kind != S_IFSOCK, kind != S_IFCHR, kind != S_IFBLK else {
                 let what = kind == S_IFIFO ? "a FIFO" : kind == S_IFSOCK ? "a socket" : "a device"
                 throw CommandFailure("\(path) is \(what), not a log file: a store's log is a regular file "

@@ -149,7 +149,13 @@ extension Runner {
     // MARK: history
 
     func history(_ arguments: ParsedArguments) throws -> String {
-        let event = EventID(try arguments.required("--event"))
+        let given = try arguments.required("--event")
+        // No record can touch an event whose id breaks the rules: a mistake in the arguments.
+        if let problem = IdentifierText.problem(in: given) {
+            throw UsageError(message: "invalid value \(IdentifierText.quoted(given)) for --event: the id \(problem)",
+                             command: arguments.command.name)
+        }
+        let event = EventID(given)
         let path = try logPath(arguments)
         let records: [Record]
         let isFile = !DatabaseLogs.isURL(path)

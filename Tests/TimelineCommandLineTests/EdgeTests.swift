@@ -24,6 +24,15 @@ struct EdgeTests {
 
     // MARK: Output errors
 
+    /// A directory given as the log is named as such, with what --log wants.
+    @Test func aDirectoryAsTheLogIsSaidToBeOne() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let run = try await timeline(["rows", "--log", directory.url.path])
+        #expect(run.status == 1 && run.errors.contains("is a directory, not a log file: --log names the log's file"),
+                "\(run)")
+    }
+
     @Test func aFailedWriteToStandardOutputExitsOneNamingIt() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

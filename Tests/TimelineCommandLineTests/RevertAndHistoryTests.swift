@@ -114,6 +114,15 @@ struct RevertAndHistoryTests {
 
     /// `history` only reads: on a log that ends in a torn tail it neither cuts the tail nor
     /// waits for the writer's lock, and answers from the whole log.
+    /// An id no event can have is a mistake in the arguments (exit 2), not an empty history.
+    @Test func historyOfAnIdThatBreaksTheRulesIsAUsageError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = try await lifeRemoved(in: directory)
+        let run = try await timeline(["history", "--event", "", "--log", log])
+        #expect(run.status == 2 && run.errors.contains("invalid value \"\" for --event: the id is empty"), "\(run)")
+    }
+
     @Test func historyLeavesATornTailAsItIs() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
