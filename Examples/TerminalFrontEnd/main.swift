@@ -116,11 +116,12 @@ if let path = logPath, TimelineReplica.isReplica(path) {
 
 let store: TimelineStore
 do {
-    if let path = logPath, LogLocation.isDatabaseURL(path) {
-        // Followed through LISTEN/NOTIFY; refused, saying how to build, without the trait.
-        store = try TimelineStore(log: LogLocation(path).open(creating: false), clock: clock)
-    } else if let path = logPath {
-        store = try TimelineStore(path: path, clock: clock)
+    if let path = logPath {
+        // A file log, made when missing, or a database log (followed through LISTEN/NOTIFY;
+        // refused, saying how to build, without the trait), each with its checkpoint.
+        let location = LogLocation(path)
+        store = try TimelineStore.open(location, creating: !location.isDatabase, clock: clock,
+                                       environment: ProcessInfo.processInfo.environment)
     } else {
         store = try TimelineStore(clock: clock)
     }

@@ -160,18 +160,16 @@ enum DatabaseLogs {
 
     /// Where the tool keeps the checkpoint of the database log shown as `name`
     /// (``LogLocation/checkpointPath(environment:)``); `nil` when there is no cache
-    /// directory to be had: the store then reads the log whole. `warn` is told why when a
-    /// directory named for it cannot be made (`$XDG_CACHE_HOME` a file, a directory it may
-    /// not write).
-    static func checkpointPath(for name: String, environment: [String: String],
-                               warn: (String) -> Void = { _ in }) -> String? {
-        do { return try LogLocation(name).checkpointPath(environment: environment) } catch {
-            if case .cacheDirectoryUnusable = error {
-                warn("\(name): no checkpoint is kept, so each command reads the whole log: \(error) "
-                    + "(set $XDG_CACHE_HOME to a directory of yours)")
-            }
-            return nil
-        }
+    /// directory to be had: the store then reads the log whole.
+    static func checkpointPath(for name: String, environment: [String: String]) -> String? {
+        try? location(name).checkpointPath(environment: environment)
+    }
+
+    /// What to say when the database log shown as `name` gets no checkpoint because its
+    /// cache directory cannot be made (`$XDG_CACHE_HOME` a file, a directory it may not write).
+    static func noCheckpointWarning(_ name: String, _ error: LogLocationError) -> String {
+        "\(name): no checkpoint is kept, so each command reads the whole log: \(error) "
+            + "(set $XDG_CACHE_HOME to a directory of yours)"
     }
 
     /// Why `repair` refuses a URL.

@@ -132,25 +132,18 @@ extension Runner {
         let read: @Sendable () -> Instant
         if let now { read = { now } } else { read = context.clock }
         let clock = ContextClock(read: read)
-        if DatabaseLogs.isURL(path) {
-            // A database log: its checkpoint is a local file in the user's cache directory.
-            do {
-                let log = try DatabaseLogs.open(path, ifMissing: creates ? nil : missingLogMessage(path))
-                if let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment,
-                                                                warn: context.warn) {
-                    store = try TimelineStore(log: log, checkpointPath: checkpoint, clock: clock, views: views)
-                } else {
-                    store = try TimelineStore(log: log, clock: clock, views: views)
-                }
-            } catch let error as StoreError {
-                throw CommandFailure(message(for: error, path: path, command: command))
-            }
-            return store
-        }
         do {
-            store = try TimelineStore(path: path, clock: clock, views: views)
-        } catch {
+            // A database log's checkpoint is a local file in the user's cache directory.
+            store = try TimelineStore.open(DatabaseLogs.location(path), creating: creates, clock: clock, views: views,
+                                           environment: context.environment) { problem in
+                if case .cacheDirectoryUnusable = problem { context.warn(DatabaseLogs.noCheckpointWarning(path, problem)) }
+            }
+        } catch .missing {
+            throw CommandFailure(missingLogMessage(path))
+        } catch .store(let error) {
             throw CommandFailure(message(for: error, path: path, command: command))
+        } catch {
+            throw CommandFailure(error.description)
         }
         if let torn = store.openingReport.tornTail {
             context.warn(tornTailWarning(torn, path: path, cut: store.openingReport.tornTailCut))

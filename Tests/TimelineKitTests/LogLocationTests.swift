@@ -85,6 +85,25 @@ struct LogLocationTests {
         #expect(FileManager.default.fileExists(atPath: directory + "/new.jsonl"))
     }
 
+    /// A store opened by a log's name: made only when creating; its checkpoint beside a
+    /// file log, written on close and read by the next opening.
+    @Test func aStoreOpensByItsLogsNameWithItsCheckpoint() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let location = LogLocation(directory + "/life.jsonl")
+        #expect(throws: LogLocationError.missing(location.description)) {
+            _ = try TimelineStore.open(location, creating: false, environment: [:])
+        }
+        #expect(!FileManager.default.fileExists(atPath: location.given))
+        let store = try TimelineStore.open(location, creating: true, environment: [:])
+        try await store.send(.createTimeline("life", name: "Life"))
+        try await store.close()
+        #expect(FileManager.default.fileExists(atPath: try location.checkpointPath(environment: [:])))
+        let again = try TimelineStore.open(location, creating: false, environment: [:])
+        #expect(again.openingReport.checkpointPosition == 1)
+        #expect(await again.position == 1)
+        try await again.close()
+    }
+
     /// A shared log is never created by syncing, and a replica's mirror is not one.
     @Test func aReplicasSharedLogMustBeThereAndBeAShared() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -86,6 +86,35 @@ public struct LogLocation: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension TimelineStore {
+    /// Opens a store on the log at `location`, with its checkpoint where
+    /// ``LogLocation/checkpointPath(environment:)`` says (`environment` gives the cache
+    /// directory): a file log's beside it; a database log's in the user's cache directory,
+    /// or none when there is none to be had (`noCheckpoint` is told why, and the store reads
+    /// the log whole). A log that is not there is made only when `creating`
+    /// (otherwise ``LogLocationError/missing(_:)``).
+    /// - Throws: ``LogLocationError``; a store that does not open is ``LogLocationError/store(_:)``.
+    public static func open(_ location: LogLocation, creating: Bool, clock: any TimelineClock = SystemClock(),
+                            views: [ViewDefinition] = [ViewDefinition()], environment: [String: String],
+                            noCheckpoint: (LogLocationError) -> Void = { _ in }) throws(LogLocationError)
+        -> TimelineStore {
+        if !location.isDatabase {
+            if !creating, access(location.given, F_OK) != 0, errno == ENOENT { throw .missing(location.description) }
+            do { return try TimelineStore(path: location.given, clock: clock, views: views) } catch { throw .store(error) }
+        }
+        let log = try location.open(creating: creating)
+        var checkpoint: String?
+        do { checkpoint = try location.checkpointPath(environment: environment) } catch { noCheckpoint(error) }
+        do {
+            if let checkpoint { return try TimelineStore(log: log, checkpointPath: checkpoint, clock: clock, views: views) }
+            return try TimelineStore(log: log, clock: clock, views: views)
+        } catch {
+            log.close()
+            throw .store(error)
+        }
+    }
+}
+
 /// Why a ``LogLocation`` could not be opened or given a checkpoint.
 public enum LogLocationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The database holds no log of this name, and it was not to be created.
@@ -94,6 +123,8 @@ public enum LogLocationError: Error, Hashable, Sendable, CustomStringConvertible
     case notBuilt
     /// The log could not be opened.
     case log(EventLogError)
+    /// The log opened, but a store on it did not (``TimelineStore/open(_:creating:clock:views:environment:noCheckpoint:)``).
+    case store(StoreError)
     /// A database log's checkpoint has nowhere to go: neither `$XDG_CACHE_HOME` nor `$HOME`
     /// is an absolute path.
     case noCacheDirectory
@@ -108,6 +139,7 @@ public enum LogLocationError: Error, Hashable, Sendable, CustomStringConvertible
             "a PostgreSQL log needs a build with PostgreSQL support: build with `swift build --traits PostgreSQL` "
                 + "(needs libpq: apt-get install libpq-dev)"
         case .log(let error): error.description
+        case .store(let error): error.description
         case .noCacheDirectory: "there is no cache directory to keep the checkpoint in: neither $XDG_CACHE_HOME nor $HOME is an absolute path"
         case .cacheDirectoryUnusable(let path, let reason): "cannot make the cache directory \(path): \(reason)"
         }
