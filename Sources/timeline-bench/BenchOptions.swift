@@ -10,9 +10,7 @@ struct BenchOptions {
     var records = 1_000_000
     var events = 1_000_000
     var commands = 3_000
-    /// How many times each time target is measured apart: the pure pieces of measurement 1
-    /// once in this process, the others in fresh ones (``CommandRepetitions``); the
-    /// rebuild and the opening from a checkpoint again later in the run.
+    /// How many times each time target is measured, later runs apart (``CommandRepetitions``).
     var repetitions = 3
     var seed: UInt64 = 42
     var showHelp = false
@@ -42,50 +40,27 @@ struct BenchOptions {
     same run, with the ratio, then a summary of the performance targets (PASS/MISS).
     Build with -c release; figures from a debug build mean nothing.
 
-      1 command  one command (decide, append to an in-memory log, project, change sets for
-                 three live views) with N rows present: the pure pieces and the TimelineStore
-                 actor (on its own executor, from the main actor and from a task; on the
-                 main actor's, from the main actor), beside (a) sorted arrays with
-                 binary-search insert/remove and (b) re-sorting and diffing every view, as
-                 a fetched-results controller does
-      2 replay   parsing and rebuilding a log in the store's layout, and a hand-written
-                 style log, beside Foundation's JSONDecoder on the same lines
-      3 open     opening a TimelineStore on a log file (full replay)
-      4 memory   peak resident bytes per event of a store (in a child process), beside
-                 the same rows held in plain sorted arrays
+      1 command  one command at N rows, kept live in three views: the pure pieces, and
+                 TimelineStore (from the main actor, from a task, on the main actor's
+                 executor), beside (a) sorted arrays and (b) re-sort + difference(from:)
+      2 replay   parsing and rebuilding a log (store's layout, hand-written), beside JSONDecoder
+      3 open     opening a store on a log file: full replay, from a checkpoint
+      4 memory   peak and resident bytes per event (child process), beside sorted arrays
       5 append   durable appends through FileEventLog, beside raw write + fsync
-      6 processes  a log shared by processes: the time from a send returning in one
-                 process to the change set arriving in another, beside re-reading the
-                 file every 10 ms; one durable send while another process follows,
-                 beside nobody following; two writer processes' commands per second,
-                 beside one
-      7 postgres only with --postgres URL, in a build with `--traits PostgreSQL`, and run
-                 alone: the event log on PostgreSQL beside the file log (one command,
-                 batches of 1,000, catch-up reading of --records records, append-to-
-                 notification latency across connections, NOTIFY's commit queue with
-                 1, 4 and 8 logs appending at once)
-      8 tool     the timeline executable built beside this program, whole processes on
-                 the replay log (median wall time of 3 runs, the largest peak resident
-                 size among them from wait4): add-event and rows --timeline life on the
-                 store's log from its checkpoint, beside the same without it (a full
-                 replay); import of the hand-written log into a new log; replay --json
-                 of the hand-written log beside parsing its lines only, with python3's
-                 json.loads (when python3 is on the PATH) and with JSONSerialization
-                 in this process. Build the tool first: swift build -c release
-      9 sync     replicas of a shared file log: a send on a replica beside a send on a
-                 plain log; deciding 1,000 pending submissions again beside deciding
-                 them once; pushing 1,000 pending submissions in one sync beside 1,000
-                 durable appends; a fresh clone of the replay log beside reading it once
-     10 undo     undo and redo of the command just sent, with the largest of --sizes
-                 rows, beside the send of the command itself, alternated; the timeline
-                 executable's history --event of one event on the replay log with its
-                 checkpoint, beside rows --timeline life from the checkpoint and
-                 without it (needs the tool, as 8 does)
-     11 folder   folder mode: the sequencer deciding 1,000 submissions from a folder
-                 beside a replica pushing them to a file log; a clone of a folder
-                 publishing 100k records beside a clone of the same file log; a sealed
-                 segment arriving → the change set on a following replica beside a
-                 plain send → the change set on a follower
+      6 processes  send → change set in another process, beside polling every 10 ms; a
+                 send while another process follows, beside none; two writers, beside one
+      7 postgres only with --postgres URL, alone, in a build with `--traits PostgreSQL`:
+                 the log on PostgreSQL beside the file log
+      8 tool     the timeline executable built beside this program (swift build -c
+                 release first), whole processes (median of 3, peak RSS from wait4):
+                 add-event, rows from the checkpoint beside without it; import and
+                 replay --json beside python3's json.loads and JSONSerialization
+      9 sync     replicas of a shared file log: send, rebase, push, sync → change set,
+                 clone, each beside its plain-log counterpart
+     10 undo     undo and redo at the largest of --sizes, beside the send; the tool's
+                 history --event beside rows with and without the checkpoint
+     11 folder   folder mode: the sequencer, a clone of a folder, a sealed segment
+                 arriving → change set, beside a replica, a file log, a plain send
 
     OPTIONS:
       --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
@@ -100,20 +75,16 @@ struct BenchOptions {
       --commands N      measured commands per path and size, at most (default 3000;
                         --quick 1000); slow paths stop earlier on a time budget
       --repetitions N   times each time target is measured (default 3; --quick 2; at
-                        most 20): one command's pure pieces with the rest of measurement
-                        1, then in a fresh process after each later section; the rebuild
-                        and the opening from a checkpoint with their sections, then once
-                        after each section after theirs (any left over run at the end,
-                        one after another). Neighbours on a shared machine can only slow
-                        a run down, so a time target is judged on its fastest run; every
-                        run is counted in the output
+                        most 20): with its section, then once after each later section
+                        (one command's pure pieces in a fresh process), any left over at
+                        the end. Neighbours can only slow a run down, so a time target
+                        is judged on its fastest run; every run is printed
       --seed N          seed of the random workload (default 42)
-      --profile         only the pure pieces of measurement 1, without the store and the
-                        baselines, at each of --sizes (default 1M): one line each, the
-                        median command and stages. For comparing two builds, alternate
-                        runs of each pinned to one core (taskset -c 1); for callgrind, the
-                        measured loop is the function profiledCommands, and fixed hash
-                        seeds make the count repeat from run to run:
+      --profile         only the pure pieces of measurement 1, at each of --sizes
+                        (default 1M): one line each, the median command and stages. To
+                        compare builds, alternate runs pinned to one core (taskset -c 1);
+                        callgrind counts the function profiledCommands, repeatably with
+                        fixed hash seeds:
                           SWIFT_DETERMINISTIC_HASHING=1 \\
                           valgrind --tool=callgrind --collect-atstart=no \\
                             --toggle-collect='*profiledCommands*' \\
@@ -193,28 +164,16 @@ struct BenchOptions {
             }
             index += 1
         }
-        if profile {
-            commandSizes = [1_000_000]
-        }
-        if quick {
-            commandSizes = [10_000]
-            records = 20_000
-            events = 20_000
-            commands = 1_000
-            repetitions = 2
-        }
+        if profile { commandSizes = [1_000_000] }
+        if quick { (commandSizes, records, events, commands, repetitions) = ([10_000], 20_000, 20_000, 1_000, 2) }
         commandSizes = explicitSizes ?? commandSizes
         records = explicitRecords ?? records
         events = explicitEvents ?? events
         commands = explicitCommands ?? commands
         repetitions = explicitRepetitions ?? repetitions
-        guard repetitions <= Self.maximumRepetitions else {
-            throw UsageError(description: "--repetitions is at most \(Self.maximumRepetitions), not \(repetitions)")
-        }
+        // Each repetition takes seconds at the default sizes.
+        guard repetitions <= 20 else { throw UsageError(description: "--repetitions is at most 20, not \(repetitions)") }
     }
-
-    /// The most repetitions: each takes seconds at the default sizes.
-    static let maximumRepetitions = 20
 
     /// `20000`, `20k`, `1M`: a positive count.
     static func number(_ text: String, for option: String) throws(UsageError) -> Int {

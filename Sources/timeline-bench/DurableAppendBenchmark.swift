@@ -2,9 +2,8 @@ import TimelineCore
 
 /// Measurement 5: durable appends through `FileEventLog` — the latency of appending one
 /// command's facts (one write, one fsync), and the throughput of batches of 1,000
-/// commands — beside the same bytes written and fsynced through the C library.
-///
-/// The two alternate sample by sample, so that a slow moment of the disk hits both.
+/// commands — beside the same bytes written and fsynced through the C library, the two
+/// alternated sample by sample so that a slow moment of the disk hits both.
 struct DurableAppendBenchmark {
     struct Result {
         let single: Figure
@@ -12,8 +11,6 @@ struct DurableAppendBenchmark {
         let batch: Figure
         let batchRaw: Figure
     }
-
-    static let batchSize = 1_000
 
     let directory: TemporaryDirectory
     let seed: UInt64
@@ -32,47 +29,32 @@ struct DurableAppendBenchmark {
         for command in model.createPermanentTimelines() {
             _ = try eventLog.append(CommandFacts.facts(of: command), options: AppendOptions(recordedAt: at))
         }
-        /// The bytes FileEventLog writes for `commands`, for the raw baseline.
-        func lines(_ commands: [Command]) -> [UInt8] {
+        /// Appends `commands` both ways, alternated by `index`: the nanoseconds of each.
+        func append(_ commands: [Command], index: Int) throws -> (ours: UInt64, raw: UInt64, records: Int) {
             var bytes: [UInt8] = []
             for record in CommandFacts.records(of: commands, firstPosition: eventLog.position + 1, recordedAt: at) {
                 encoder.encode(record, into: &bytes)
             }
-            return bytes
+            let facts = commands.flatMap(CommandFacts.facts(of:))
+            var ours: UInt64 = 0, theirs: UInt64 = 0
+            try alternately(index, { () throws(EventLogError) in ours = try eventLog.timedAppend(facts, at: at) },
+                            { () throws(EventLogError) in theirs = MonotonicClock.measure { raw.appendDurably(bytes) }.nanoseconds })
+            return (ours, theirs, facts.count)
         }
 
         log("durable appends: one command at a time")
         var single = Samples(), singleRaw = Samples()
         for index in 0..<singles {
-            let command = model.next(.interactive)
-            let facts = CommandFacts.facts(of: command)
-            let bytes = lines([command])
-            let ours = { () throws(EventLogError) in
-                single.append(nanoseconds: try MonotonicClock.measure { () throws(EventLogError) in
-                    try eventLog.append(facts, options: AppendOptions(recordedAt: at))
-                }.nanoseconds)
-            }
-            let theirs = { singleRaw.append(nanoseconds: MonotonicClock.measure { raw.appendDurably(bytes) }.nanoseconds) }
-            if index % 2 == 0 { try ours(); theirs() } else { theirs(); try ours() }
+            let times = try append([model.next(.interactive)], index: index)
+            single.append(nanoseconds: times.ours)
+            singleRaw.append(nanoseconds: times.raw)
         }
-
-        log("durable appends: batches of \(Self.batchSize) commands")
+        log("durable appends: batches of 1000 commands")
         var batch = Samples(), batchRaw = Samples()
         for index in 0..<batches {
-            let commands = (0..<Self.batchSize).map { _ in model.next(.interactive) }
-            let facts = commands.flatMap(CommandFacts.facts(of:))
-            let bytes = lines(commands)
-            let ours = { () throws(EventLogError) in
-                let time = try MonotonicClock.measure { () throws(EventLogError) in
-                    try eventLog.append(facts, options: AppendOptions(recordedAt: at))
-                }.nanoseconds
-                batch.append(Double(facts.count) / (Double(time) / 1e9))
-            }
-            let theirs = {
-                let time = MonotonicClock.measure { raw.appendDurably(bytes) }.nanoseconds
-                batchRaw.append(Double(facts.count) / (Double(time) / 1e9))
-            }
-            if index % 2 == 0 { try ours(); theirs() } else { theirs(); try ours() }
+            let times = try append((0..<1_000).map { _ in model.next(.interactive) }, index: index)
+            batch.append(rate: times.records, nanoseconds: times.ours)
+            batchRaw.append(rate: times.records, nanoseconds: times.raw)
         }
         return Result(single: Figure(.duration, single), singleRaw: Figure(.duration, singleRaw),
                       batch: Figure(.rate, batch), batchRaw: Figure(.rate, batchRaw))

@@ -2,16 +2,10 @@ import Foundation
 import TimelineCore
 import TimelineKit
 
-/// Measurement 11: folder mode (section 10), each figure beside a baseline in the same run:
-///
-/// - the sequencer deciding 1,000 submissions it finds in the folder (one run: reading the
-///   device's segment, deciding, appending, publishing) against a replica pushing the same
-///   1,000 to a file log in one sync;
-/// - a replica reading a log's records from published segments (a fresh clone of a folder)
-///   against a fresh clone of the same log as a file;
-/// - a sealed segment appearing in a follower's copy of the folder (renamed in, as a sync
-///   service does) → the change set of what the follower shows, against a plain send → the
-///   change set on a store that follows the log.
+/// Measurement 11: folder mode. The sequencer deciding submissions from the folder, beside
+/// a replica pushing them to a file log; a clone of a folder's published segments, beside a
+/// clone of the file log; a sealed segment renamed into a follower's copy of the folder →
+/// its change set, beside a plain send → the change set on a follower.
 struct FolderBenchmark {
     struct Result {
         let sequence: Figure
@@ -34,15 +28,8 @@ struct FolderBenchmark {
 
     func run() async throws -> Result {
         let clock = ManualClock(BenchViews.now)
-        let setup: [Command] = [.createTimeline("life", name: "Life")] + (0..<1_000).map { k in
-            .addEvent(EventID("e\(k)"), timeline: "life", title: "Event \(k)", dates: .single(try! DateValue(parsing: "2000")))
-        }
         let shared = directory.file("folder-shared.jsonl"), plainShared = directory.file("folder-plain.jsonl")
-        for path in [shared, plainShared] {
-            let store = try TimelineStore(path: path, clock: clock)
-            try await store.send(setup)
-            try await store.close()
-        }
+        try await SyncBenchmark.setUp([shared, plainShared], clock: clock)
         let folder = directory.file("folder-box")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let sequencer = try TimelineSequencer(log: try FileEventLog(path: shared), logName: shared, folder: folder, clock: clock)
@@ -64,9 +51,9 @@ struct FolderBenchmark {
             }
             _ = try await device.syncThroughFolder()  // the segment written, not timed
             let decided = try await MonotonicClock.measureAsync { _ = try await sequencer.run() }
-            sequence.append(Double(submissions) / (Double(decided) / 1e9))
+            sequence.append(rate: submissions, nanoseconds: decided)
             let pushed = try await MonotonicClock.measureAsync { _ = try await pusher.sync(with: plainLog) }
-            sequenceBaseline.append(Double(submissions) / (Double(pushed) / 1e9))
+            sequenceBaseline.append(rate: submissions, nanoseconds: pushed)
         }
         plainLog.close()
 
@@ -80,14 +67,13 @@ struct FolderBenchmark {
             let folderTime = try await MonotonicClock.measureAsync {
                 _ = try await TimelineReplica.clone(folder: bigFolder, to: target, clock: clock)
             }
-            read.append(Double(bigLogRecords) / (Double(folderTime) / 1e9))
+            read.append(rate: bigLogRecords, nanoseconds: folderTime)
             let logTime = try await MonotonicClock.measureAsync {
                 _ = try await TimelineReplica.clone(try FileEventLog(path: bigLog), shared: bigLog, to: plainTarget, clock: clock)
             }
-            readBaseline.append(Double(bigLogRecords) / (Double(logTime) / 1e9))
-            for path in [target, plainTarget] {
-                for suffix in ["", ".replica", ".queue"] { DurableFile.remove(path + suffix) }
-            }
+            readBaseline.append(rate: bigLogRecords, nanoseconds: logTime)
+            SyncBenchmark.removeReplica(target)
+            SyncBenchmark.removeReplica(plainTarget)
         }
 
         log("folder: a sealed segment arriving → the change set on a replica that follows the folder")
@@ -150,8 +136,8 @@ struct FolderBenchmark {
     }
 
     /// The targets of measurement 11.
-    static func targets(_ result: Result) -> TargetSummary {
-        var targets = TargetSummary()
+    static func targets(_ result: Result) -> ReportTable {
+        var targets = ReportTable.targets()
         let thousand = result.submissions >= 1_000
         let time = Double(result.submissions) / result.sequence.median * 1e3
         targets.add("the sequencer deciding 1,000 submissions from the folder: ≤ 100 ms",
@@ -159,9 +145,8 @@ struct FolderBenchmark {
                     met: thousand ? time <= 100 : nil)
         targets.add("a replica reading published segments: ≥ 300k records/s", measured: result.read.medianText
             + " (\(Formatting.size(result.readRecords)) records)", met: result.read.median >= 300_000)
-        let p99 = result.arrival.samples.isEmpty ? Double.nan : result.arrival.samples.percentile(99)
         targets.add("a sealed segment arriving → the change set on a following replica (median, p99)",
-                    measured: result.arrival.medianText + ", p99 " + result.arrival.format(p99), met: nil)
+                    measured: result.arrival.medianText + ", p99 " + result.arrival.format(result.arrival.p99), met: nil)
         return targets
     }
 }

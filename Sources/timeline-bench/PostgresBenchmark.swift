@@ -6,18 +6,10 @@ import TimelineCore
 import TimelineKit
 import TimelinePostgres
 
-/// Measurement 7 (`--postgres URL`, in a build with the trait `PostgreSQL`): the event log
-/// on PostgreSQL beside the file log, in the same run, on the same commands.
-///
-/// - one command appended durably (a transaction, its commit flushed by the server);
-/// - batches of 1,000 commands, in records per second;
-/// - catch-up reading of a log of `records` records, in records per second;
-/// - opening a store on that log: replaying it whole, and from a checkpoint (a local file);
-/// - append-to-notification latency across connections: from the start of an append on
-///   one connection until a follower on another has been notified and has read the record;
-/// - the cost of `NOTIFY`'s commit queue: one command at a time on 1, 4 and 8 logs at once
-///   (a thread and a connection each), notifying after the commit (the log's way), inside
-///   the transaction, and not at all.
+/// Measurement 7 (`--postgres URL`, with the trait `PostgreSQL`): the event log on
+/// PostgreSQL beside the file log, on the same commands: one command, batches, catch-up
+/// reading, store opening, a replica's push, append-to-notification latency across
+/// connections, and what `NOTIFY`'s commit queue costs with 1, 4 and 8 logs at once.
 struct PostgresBenchmark {
     let url: String
     let directory: TemporaryDirectory
@@ -54,17 +46,8 @@ struct PostgresBenchmark {
         var single = Samples(), singleFile = Samples()
         for index in 0..<singles {
             let facts = CommandFacts.facts(of: model.next(.interactive))
-            let ours = { () throws(EventLogError) in
-                single.append(nanoseconds: try MonotonicClock.measure { () throws(EventLogError) in
-                    try database.append(facts, options: AppendOptions(recordedAt: at))
-                }.nanoseconds)
-            }
-            let theirs = { () throws(EventLogError) in
-                singleFile.append(nanoseconds: try MonotonicClock.measure { () throws(EventLogError) in
-                    try file.append(facts, options: AppendOptions(recordedAt: at))
-                }.nanoseconds)
-            }
-            if index % 2 == 0 { try ours(); try theirs() } else { try theirs(); try ours() }
+            try alternately(index, { () throws(EventLogError) in single.append(nanoseconds: try database.timedAppend(facts, at: at)) },
+                            { () throws(EventLogError) in singleFile.append(nanoseconds: try file.timedAppend(facts, at: at)) })
         }
         table.add("one command, durable", Figure(.duration, single), Figure(.duration, singleFile), goal: "≤ 1 ms")
 
@@ -72,19 +55,11 @@ struct PostgresBenchmark {
         var batch = Samples(), batchFile = Samples()
         for index in 0..<batches {
             let facts = (0..<Self.batchSize).flatMap { _ in CommandFacts.facts(of: model.next(.interactive)) }
-            let ours = { () throws(EventLogError) in
-                let time = try MonotonicClock.measure { () throws(EventLogError) in
-                    try database.append(facts, options: AppendOptions(recordedAt: at))
-                }.nanoseconds
-                batch.append(Double(facts.count) / (Double(time) / 1e9))
-            }
-            let theirs = { () throws(EventLogError) in
-                let time = try MonotonicClock.measure { () throws(EventLogError) in
-                    try file.append(facts, options: AppendOptions(recordedAt: at))
-                }.nanoseconds
-                batchFile.append(Double(facts.count) / (Double(time) / 1e9))
-            }
-            if index % 2 == 0 { try ours(); try theirs() } else { try theirs(); try ours() }
+            try alternately(index, { () throws(EventLogError) in
+                batch.append(rate: facts.count, nanoseconds: try database.timedAppend(facts, at: at))
+            }, { () throws(EventLogError) in
+                batchFile.append(rate: facts.count, nanoseconds: try file.timedAppend(facts, at: at))
+            })
         }
         table.add("batches of 1,000 commands", Figure(.rate, batch), Figure(.rate, batchFile), goal: "≥ 50k records/s")
 
@@ -105,9 +80,8 @@ struct PostgresBenchmark {
 
         log("postgres: append-to-notification latency across connections")
         let latency = try measureNotificationLatency(model: &model, at: at)
-        table.add(["append → notified follower has read it (across connections)",
-                           Figure(.duration, latency).medianText, Figure(.duration, latency).spreadText,
-                           "—", "", "", "p99 ≤ 5 ms"])
+        table.add(["append → notified follower has read it (across connections)", Figure(.duration, latency).medianText,
+                   Figure(.duration, latency).spreadText, "—", "", "", "p99 ≤ 5 ms"])
 
         var queue = ReportTable(
             title: "What NOTIFY's commit queue costs: one command at a time on several logs at once (latency; commands/s of all)",
@@ -149,7 +123,9 @@ struct PostgresBenchmark {
                 _ = try engine.send([command], madeAt: nil, nonce: "n\(index)")
             }
             let time = try MonotonicClock.measure { () throws(ReplicaError) in _ = try engine.sync(with: log, now: { nil }) }
-            return Samples([Double(commands.count) / (Double(time.nanoseconds) / 1e9)])
+            var rate = Samples()
+            rate.append(rate: commands.count, nanoseconds: time.nanoseconds)
+            return rate
         }
         let sharedURL = logURL("push")
         let database = try PostgresEventLog(url: sharedURL)
@@ -192,7 +168,7 @@ struct PostgresBenchmark {
         log("postgres: catch-up reading")
         var ours = Samples(), theirs = Samples()
         for round in 0..<6 {
-            func read(_ log: any EventLog) throws -> Double {
+            func read(_ log: any EventLog, into samples: inout Samples) throws(EventLogError) {
                 var count = 0
                 let time = try MonotonicClock.measure { () throws(EventLogError) in
                     try log.forEachChunk(after: 0) { chunk in
@@ -200,13 +176,10 @@ struct PostgresBenchmark {
                         return true
                     }
                 }.nanoseconds
-                return Double(count) / (Double(time) / 1e9)
+                samples.append(rate: count, nanoseconds: time)
             }
-            if round % 2 == 0 {
-                ours.append(try read(database)); theirs.append(try read(file))
-            } else {
-                theirs.append(try read(file)); ours.append(try read(database))
-            }
+            try alternately(round, { () throws(EventLogError) in try read(database, into: &ours) },
+                            { () throws(EventLogError) in try read(file, into: &theirs) })
         }
         return (ours, theirs, Int(database.position), (databaseURL, directory.file("catch-up.jsonl")))
     }
@@ -288,10 +261,7 @@ struct PostgresBenchmark {
                 var mine: [Double] = []
                 do {
                     for _ in 0..<perThread {
-                        let time = try MonotonicClock.measure { () throws(EventLogError) in
-                            try log.append(facts, options: AppendOptions(recordedAt: at))
-                        }.nanoseconds
-                        mine.append(Double(time))
+                        mine.append(Double(try log.timedAppend(facts, at: at)))
                     }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
@@ -308,17 +278,10 @@ struct PostgresBenchmark {
     }
 }
 
-/// A measurement that could not be made.
-struct BenchFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 extension ReportTable {
     /// A row of the PostgreSQL table: the figure, the file log's, the ratio and the goal.
     fileprivate mutating func add(_ name: String, _ ours: Figure, _ file: Figure, goal: String) {
-        add([name, ours.medianText, ours.spreadText, file.medianText, file.spreadText,
-                     ours.comparison(with: file), goal])
+        add([name, ours.medianText, ours.spreadText, file.medianText, file.spreadText, ours.comparison(with: file), goal])
     }
 }
 #endif

@@ -7,11 +7,9 @@ import TimelineKit
 /// (`--writer-child`); the follower is a `TimelineStore` in this process that subscribes
 /// to a view, so it learns of their appends from the system's file notifications.
 ///
-/// - the time from a writer's `send` returning to the change set arriving here, beside a
-///   follower that re-reads the file every 10 ms (both clocks are the system's
-///   monotonic clock, which processes share);
-/// - one command's durable `send` in the writer while this process follows, beside the
-///   same with nobody following;
+/// - a writer's `send` returning → the change set arriving here, beside a follower that
+///   re-reads the file every 10 ms (both on the monotonic clock, which processes share);
+/// - a durable `send` in the writer while this process follows, beside nobody following;
 /// - the commands per second of two writer processes at once, beside one alone.
 struct ProcessBenchmark {
     struct Result {
@@ -82,7 +80,6 @@ struct ProcessBenchmark {
         poller.stop()
         let (polling, pollingFromStart, pollingEarly) = Self.latencies(polled[0].sends, poller.arrivals)
 
-
         log("processes: one writer, then two at once")
         var one = Samples(), two = Samples()
         for round in 0..<rounds {
@@ -100,8 +97,8 @@ struct ProcessBenchmark {
     }
 
     /// The time from each send's return, and from its start, to its arrival; and how many
-    /// arrived before the send returned (the follower reads at the writer's unlock, which
-    /// comes just before the writer's call returns), counted as 0.
+    /// arrived before the send returned (the follower reads at the writer's unlock, just
+    /// before its call returns), counted as 0.
     static func latencies(_ sends: [WriterReport.Send], _ arrivals: Arrivals) -> (Samples, Samples, Int) {
         var fromReturn = Samples(), fromStart = Samples(), early = 0
         for send in sends {
@@ -114,8 +111,7 @@ struct ProcessBenchmark {
         return (fromReturn, fromStart, early)
     }
 
-    /// Commands per second of writers that ran at once: all their sends over the time
-    /// from the first start to the last end.
+    /// Commands per second of writers that ran at once, from the first start to the last end.
     static func rate(_ reports: [WriterReport]) -> Double {
         let start = reports.map(\.start).min() ?? 0, end = reports.map(\.end).max() ?? 0
         let sends = reports.reduce(0) { $0 + $1.sends.count }
@@ -124,44 +120,30 @@ struct ProcessBenchmark {
 
     /// Runs one writer child per prefix at once and returns their reports.
     static func writers(_ path: String, _ prefixes: [String], count: Int, pause: Int) async throws -> [WriterReport] {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        var running: [(Process, Pipe)] = []
-        for prefix in prefixes {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["--writer-child", path, prefix, String(count), String(pause)]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            running.append((process, output))
-        }
+        let running = try prefixes.map { try ChildProcess.start(["--writer-child", path, $0, String(count), String(pause)]) }
         var reports: [WriterReport] = []
-        for (process, output) in running {
-            // Read on a thread of its own: the pipe must be drained while the child runs.
-            let data = await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }.start()
-            }
-            while process.isRunning { try await Task.sleep(for: .milliseconds(1)) }
-            let text = String(decoding: data, as: UTF8.self)
-            guard process.terminationStatus == 0, let report = WriterReport(text) else {
-                throw ChildProcess.Failure(description: "a writer process failed (status \(process.terminationStatus)): \(text)")
-            }
+        for child in running {
+            // Waited for on a thread of its own: the follower in this process runs meanwhile.
+            let text = try await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: Swift.Result { try ChildProcess.finish(child, for: "a writer") }) }.start()
+            }.get()
+            guard let report = WriterReport(text) else { throw BenchFailure("a writer process printed no report: \(text)") }
             reports.append(report)
         }
         return reports
     }
 
-    /// The writer child: sends `count` commands (`pause` µs apart) to the store on `path`,
-    /// and prints, per send, its position, when it returned and how long it took, then
-    /// when the first started and the last ended.
+    /// The writer child: sends `count` commands (`pause` µs apart) to the store on `path`;
+    /// prints per send its position, when it returned and how long it took, then the
+    /// first start and the last end.
     static func child(path: String, prefix: String, count: Int, pause: Int) async throws {
         let store = try TimelineStore(path: path)
         var lines = ""
+        let date = try DateValue(parsing: "2001-02-03")
         let start = MonotonicClock.now()
         for index in 0..<count {
-            let command = Command.addEvent(EventID("\(prefix)\(index)"), timeline: TimelineID("t"),
-                                           title: "Event \(index)", dates: .single(try DateValue(parsing: "2001-02-03")))
+            let command = Command.addEvent(EventID("\(prefix)\(index)"), timeline: TimelineID("t"), title: "Event \(index)",
+                                           dates: .single(date))
             let before = MonotonicClock.now()
             let records = try await store.send(command)
             let returned = MonotonicClock.now()

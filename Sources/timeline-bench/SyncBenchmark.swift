@@ -2,16 +2,29 @@ import TimelineCore
 import TimelineKit
 import Foundation
 
-/// Measurement 9: replicas of a shared file log (section 10), each beside a baseline in
-/// the same run, samples alternated where they are taken one by one:
-///
-/// - a send on a replica (checked against what it shows, saved durably) against a send on
-///   a plain file log (decided, appended durably);
-/// - deciding 1,000 pending submissions again on top of the mirror (the rebase when new
-///   records arrive) against deciding the same commands on a plain state;
-/// - pushing 1,000 pending submissions in one sync against 1,000 durable sends;
-/// - a fresh clone of the shared log against reading it once (`FileEventLog`'s open).
+/// Measurement 9: replicas of a shared file log, each beside a plain-log baseline: a send;
+/// deciding pending submissions again (the rebase); pushing them in one sync; a sync → the
+/// change set on a follower; a fresh clone, beside reading the log once.
 struct SyncBenchmark {
+    /// The start of every shared log of measurements 9 and 11: a timeline and 1,000 events.
+    static let setup: [Command] = [.createTimeline("life", name: "Life")] + (0..<1_000).map { k in
+        .addEvent(EventID("e\(k)"), timeline: "life", title: "Event \(k)", dates: .single(try! DateValue(parsing: "2000")))
+    }
+
+    /// Writes ``setup`` into a log at each of `paths`.
+    static func setUp(_ paths: [String], clock: ManualClock) async throws {
+        for path in paths {
+            let store = try TimelineStore(path: path, clock: clock)
+            try await store.send(setup)
+            try await store.close()
+        }
+    }
+
+    /// Removes a replica's files.
+    static func removeReplica(_ path: String) {
+        for suffix in ["", ".replica", ".queue"] { DurableFile.remove(path + suffix) }
+    }
+
     struct Result {
         let replicaSend: Figure
         let plainSend: Figure
@@ -38,15 +51,7 @@ struct SyncBenchmark {
     func run() async throws -> Result {
         let shared = directory.file("sync-shared.jsonl"), plain = directory.file("sync-plain.jsonl")
         let clock = ManualClock(BenchViews.now)
-        // The same start on both: a timeline and 1,000 events.
-        let setup: [Command] = [.createTimeline("life", name: "Life")] + (0..<1_000).map { k in
-            .addEvent(EventID("e\(k)"), timeline: "life", title: "Event \(k)", dates: .single(try! DateValue(parsing: "2000")))
-        }
-        for path in [shared, plain] {
-            let store = try TimelineStore(path: path, clock: clock)
-            try await store.send(setup)
-            try await store.close()
-        }
+        try await Self.setUp([shared, plain], clock: clock)
         let plainStore = try TimelineStore(path: plain, clock: clock)
         let replica = try await TimelineReplica.clone(try FileEventLog(path: shared), shared: shared,
                                                       to: directory.file("sync-replica.jsonl"), clock: clock)
@@ -76,7 +81,7 @@ struct SyncBenchmark {
         let device = await replica.device
         var queue = ReplicaQueue(device: device)
         var state = DomainState()
-        for fact in try Decider.decide(setup, DomainState()) { state.apply(fact) }
+        for fact in try Decider.decide(Self.setup, DomainState()) { state.apply(fact) }
         let commands = (0..<pending).map { k in Command.retitleEvent(EventID("e\(k % 1_000)"), title: "Pending \(k)") }
         for command in commands { _ = queue.submit([command], basePosition: 0, nonce: "n", madeAt: nil) }
         var rebase = Samples(), rebaseBaseline = Samples()
@@ -95,13 +100,14 @@ struct SyncBenchmark {
         for command in commands { _ = try await pusher.send([command]) }
         let sharedLog = try FileEventLog(path: shared)
         let pushTime = try await MonotonicClock.measureAsync { _ = try await pusher.sync(with: sharedLog) }
-        let push = Samples([Double(pending) / (Double(pushTime) / 1e9)])
+        var push = Samples(), pushBaseline = Samples()
+        push.append(rate: pending, nanoseconds: pushTime)
         let appendTime = try MonotonicClock.measure { () throws(EventLogError) in
             for command in commands {
                 _ = try sharedLog.append(CommandFacts.facts(of: command), options: AppendOptions())
             }
         }.nanoseconds
-        let pushBaseline = Samples([Double(pending) / (Double(appendTime) / 1e9)])
+        pushBaseline.append(rate: pending, nanoseconds: appendTime)
         sharedLog.close()
 
         log("sync: a sync on one device → the change set on a store that follows the shared log")
@@ -141,10 +147,10 @@ struct SyncBenchmark {
             let time = try await MonotonicClock.measureAsync {
                 _ = try await TimelineReplica.clone(try FileEventLog(path: bigLog), shared: bigLog, to: target, clock: clock)
             }
-            clone.append(Double(bigLogRecords) / (Double(time) / 1e9))
+            clone.append(rate: bigLogRecords, nanoseconds: time)
             let read = try MonotonicClock.measure { () throws(EventLogError) in try FileEventLog(path: bigLog).close() }
-            cloneBaseline.append(Double(bigLogRecords) / (Double(read.nanoseconds) / 1e9))
-            for suffix in ["", ".replica", ".queue"] { DurableFile.remove(target + suffix) }
+            cloneBaseline.append(rate: bigLogRecords, nanoseconds: read.nanoseconds)
+            Self.removeReplica(target)
         }
         return Result(replicaSend: Figure(.duration, replicaSend), plainSend: Figure(.duration, plainSend),
                       rebase: Figure(.duration, rebase), rebaseBaseline: Figure(.duration, rebaseBaseline),
@@ -155,20 +161,18 @@ struct SyncBenchmark {
     }
 
     /// The targets of measurement 9.
-    static func targets(_ result: Result) -> TargetSummary {
-        var targets = TargetSummary()
-        let factor = result.replicaSend.median / result.plainSend.median
-        targets.add("a send on a replica: ≤ 1.2× a send on a plain file log",
-                    measured: String(format: "%.2f×", factor) + " (" + result.replicaSend.medianText + " vs "
-                        + result.plainSend.medianText + ")", met: factor.isFinite ? factor <= 1.2 : nil)
+    static func targets(_ result: Result) -> ReportTable {
+        var targets = ReportTable.targets()
+        let (factor, text) = result.replicaSend.ratio(to: result.plainSend)
+        targets.add("a send on a replica: ≤ 1.2× a send on a plain file log", measured: text,
+                    met: factor.isFinite ? factor <= 1.2 : nil)
         let thousand = result.pending >= 1_000
         targets.add("deciding 1,000 pending submissions again: ≤ 20 ms", measured: result.rebase.medianText
             + (thousand ? "" : " (\(result.pending) pending)"), met: thousand ? result.rebase.median <= 20_000_000 : nil)
         targets.add("pushing 1,000 pending submissions to a file log: ≥ 20k/s", measured: result.push.medianText
             + (thousand ? "" : " (\(result.pending) pending)"), met: thousand ? result.push.median >= 20_000 : nil)
-        let p99 = result.syncToChange.samples.isEmpty ? Double.nan : result.syncToChange.samples.percentile(99)
         targets.add("a sync → the change set on a follower (median, p99)", measured: result.syncToChange.medianText
-            + ", p99 " + result.syncToChange.format(p99), met: nil)
+            + ", p99 " + result.syncToChange.format(result.syncToChange.p99), met: nil)
         targets.add("a fresh clone: ≥ 300k records/s", measured: result.clone.medianText
             + " (\(Formatting.size(result.cloneRecords)) records)", met: result.clone.median >= 300_000)
         return targets

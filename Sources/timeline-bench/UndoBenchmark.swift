@@ -2,18 +2,10 @@ import TimelineCore
 import TimelineKit
 import Foundation
 
-/// Measurement 10: undo, redo and history, each beside a baseline in the same run:
-///
-/// - `TimelineStore.undo()` of the command just sent, and `redo()` of that undo, on a
-///   store of N rows with the three views (an in-memory log, on the main actor's executor,
-///   from the main actor), beside the send of the command itself: each command is sent,
-///   undone and redone in turn, so that the three alternate sample by sample (the redo
-///   leaves the store as the workload expects it);
-/// - `timeline history --event ID` of one event on the replay log with its checkpoint
-///   beside it, a whole process, beside `timeline rows --timeline life` from the same
-///   checkpoint, and without it (a full replay), the runs of the three alternated.
+/// Measurement 10: `undo()` of the command just sent and `redo()` of it, on a store of N
+/// rows on the main actor's executor, beside the send itself (the three alternated); and
+/// `timeline history --event` on the replay log, beside `rows` with and without the checkpoint.
 struct UndoBenchmark {
-    /// The figures of measurement 10.
     struct Result {
         let rows: Int
         let send: Figure
@@ -21,11 +13,10 @@ struct UndoBenchmark {
         let redo: Figure
         /// Commands the rules refused (a workload bug), not measured.
         let rejected: Int
-        /// `history`, its baseline `rows` from the checkpoint, and `rows` without the
-        /// checkpoint (a full replay, which `history` is too); `nil` without the tool.
+        /// `history`, `rows` from the checkpoint, and `rows` without it (a full replay, as
+        /// `history` is); `nil` without the tool.
         let history: (history: ToolBenchmark.Runs, rows: ToolBenchmark.Runs, fullReplay: ToolBenchmark.Runs)?
         let records: Int
-        let event: String
     }
 
     let seed: UInt64
@@ -48,10 +39,8 @@ struct UndoBenchmark {
         log("undo: a store of \(Formatting.size(rows)) rows")
         let (send, undo, redo, rejected) = try await Self.measureUndo(rows: rows, seed: seed, dates: dates,
                                                                        budget: budget, log: log)
-        var history: (ToolBenchmark.Runs, ToolBenchmark.Runs, ToolBenchmark.Runs)?
-        if let tool { history = try measureHistory(tool) }
-        return Result(rows: rows, send: send, undo: undo, redo: redo, rejected: rejected, history: history,
-                      records: records, event: Self.event)
+        return Result(rows: rows, send: send, undo: undo, redo: redo, rejected: rejected,
+                      history: try tool.map(measureHistory), records: records)
     }
 
     /// Sends, undoes and redoes each command in turn, each timed on its own.
@@ -87,46 +76,32 @@ struct UndoBenchmark {
     }
 
     /// `history --event` and `rows --timeline life` on a copy of the replay log, each from
-    /// the checkpoint a first `rows` writes, and `rows` without it, the runs alternated.
-    private func measureHistory(_ tool: String) throws -> (ToolBenchmark.Runs, ToolBenchmark.Runs, ToolBenchmark.Runs) {
-        let copy = directory.file("undo-store.jsonl")
-        try? FileManager.default.removeItem(atPath: copy)
-        try FileManager.default.copyItem(atPath: storePath, toPath: copy)
-        let rowsArguments = ["rows", "--log", copy, "--timeline", "life", "--now", "2026-12-01"]
-        let historyArguments = ["history", "--event", Self.event, "--log", copy]
-        log("undo: a first rows, to write the checkpoint")
-        _ = try ToolBenchmark.measure(tool, rowsArguments)
-        let checkpoint = copy + ".checkpoint", saved = directory.file("undo-store.saved-checkpoint")
-        guard FileManager.default.fileExists(atPath: checkpoint) else {
-            throw ChildProcess.Failure(description: "timeline rows wrote no checkpoint beside \(copy)")
-        }
-        try? FileManager.default.removeItem(atPath: saved)
-        try FileManager.default.copyItem(atPath: checkpoint, toPath: saved)
+    /// its checkpoint, and `rows` without it, the runs alternated.
+    private func measureHistory(_ tool: String) throws
+        -> (history: ToolBenchmark.Runs, rows: ToolBenchmark.Runs, fullReplay: ToolBenchmark.Runs) {
+        let copy = try ToolBenchmark.LogCopy(of: storePath, at: directory.file("undo-store.jsonl"), tool: tool, log: log,
+                                             section: "undo")
+        let historyArguments = ["history", "--event", Self.event, "--log", copy.path]
         var history = ToolBenchmark.Runs(), rows = ToolBenchmark.Runs(), fullReplay = ToolBenchmark.Runs()
         for index in 0..<runs {
             log("undo: history --event \(Self.event), run \(index + 1) of \(runs), and rows with and without the checkpoint")
-            let first = index % 2 == 0
-            if first { history.add(try ToolBenchmark.measure(tool, historyArguments)) }
-            rows.add(try ToolBenchmark.measure(tool, rowsArguments))
-            if !first { history.add(try ToolBenchmark.measure(tool, historyArguments)) }
-            // The full replay writes a checkpoint again; the saved one is put back if it did not.
-            try FileManager.default.removeItem(atPath: checkpoint)
-            fullReplay.add(try ToolBenchmark.measure(tool, rowsArguments))
-            if !FileManager.default.fileExists(atPath: checkpoint) {
-                try FileManager.default.copyItem(atPath: saved, toPath: checkpoint)
-            }
+            if index % 2 == 0 { history.add(try ToolBenchmark.measure(tool, historyArguments)) }
+            rows.add(try ToolBenchmark.measure(tool, copy.rowsArguments))
+            if index % 2 == 1 { history.add(try ToolBenchmark.measure(tool, historyArguments)) }
+            copy.removeCheckpoint()
+            fullReplay.add(try ToolBenchmark.measure(tool, copy.rowsArguments))
+            try copy.restoreCheckpoint()
         }
         return (history, rows, fullReplay)
     }
 
     /// The targets of measurement 10: undo within 2× the command, history within 100 ms.
-    static func targets(_ result: Result) -> TargetSummary {
-        var targets = TargetSummary()
+    static func targets(_ result: Result) -> ReportTable {
+        var targets = ReportTable.targets()
         let at = result.rows >= 1_000_000 ? "" : " (at \(Formatting.size(result.rows)) rows)"
-        let factor = result.undo.median / result.send.median
+        let (factor, text) = result.undo.ratio(to: result.send)
         targets.add("undo of one command at 1M rows: ≤ 2× the command",
-                    measured: String(format: "%.2f×", factor) + " (" + result.undo.medianText + " vs "
-                        + result.send.medianText + "; redo " + result.redo.medianText
+                    measured: String(text.dropLast()) + "; redo " + result.redo.medianText
                         + String(format: ", %.2f×)", result.redo.median / result.send.median) + at,
                     met: factor.isFinite ? factor <= 2 : nil)
         let name = "history --event of one event, 1M records, checkpoint beside: ≤ 100 ms"

@@ -11,34 +11,35 @@ do {
     exit(2)
 }
 
+/// Runs `body` and exits: 0, or 1 with the error on standard error.
+func exitAfter(_ body: () async throws -> Void) async -> Never {
+    do { try await body() } catch {
+        StandardError.write("timeline-bench: \(error)")
+        exit(1)
+    }
+    exit(0)
+}
+
 if options.showHelp {
     print(BenchOptions.usage)
     exit(0)
 }
-
 if let url = options.postgresURL {
     #if PostgreSQL
     let directory = TemporaryDirectory()
-    do {
-        let benchmark = PostgresBenchmark(
+    await exitAfter {
+        defer { directory.remove() }
+        print(try PostgresBenchmark(
             url: url, directory: directory, seed: options.seed, dates: DatePool(seed: options.seed),
             singles: options.commands, batches: options.quick ? 5 : 20, records: options.records,
-            log: { StandardError.write("timeline-bench: \($0)") })
-        print(try benchmark.run())
-    } catch {
-        directory.remove()
-        StandardError.write("timeline-bench: \(error)")
-        exit(1)
+            log: { StandardError.write("timeline-bench: \($0)") }).run())
     }
-    directory.remove()
-    exit(0)
     #else
     StandardError.write("timeline-bench: --postgres needs a build with PostgreSQL support: "
         + "swift build -c release --traits PostgreSQL (needs libpq: apt-get install libpq-dev)")
     exit(2)
     #endif
 }
-
 if let directory = options.writeLogsDirectory {
     let log = GeneratedLog.history(records: options.records, seed: options.seed, dates: DatePool(seed: options.seed),
                                    storePath: directory + "/store.jsonl", handWrittenPath: directory + "/hand-written.jsonl")
@@ -47,52 +48,22 @@ if let directory = options.writeLogsDirectory {
     print("\(directory)/hand-written.jsonl: the same records as a person writes them")
     exit(0)
 }
-
-if options.profile {
-    for line in CommandProfile.run(sizes: options.commandSizes, commands: options.commands, seed: options.seed) {
-        print(line)
-    }
+if options.profile || options.commandChild {
+    let run = options.profile ? CommandProfile.run(sizes:commands:seed:) : CommandProfile.child(sizes:commands:seed:)
+    for line in run(options.commandSizes, options.commands, options.seed) { print(line) }
     exit(0)
 }
-
-if options.commandChild {
-    for line in CommandRepetitions.child(sizes: options.commandSizes, commands: options.commands, seed: options.seed) {
-        print(line)
-    }
-    exit(0)
-}
-
 if let child = options.writerChild {
-    do { try await ProcessBenchmark.child(path: child.path, prefix: child.prefix, count: child.count, pause: child.pause) } catch {
-        StandardError.write("timeline-bench: \(error)")
-        exit(1)
-    }
-    exit(0)
+    await exitAfter { try await ProcessBenchmark.child(path: child.path, prefix: child.prefix, count: child.count, pause: child.pause) }
 }
-
 if let command = options.toolChild {
-    do { try ToolBenchmark.child(command) } catch {
-        StandardError.write("timeline-bench: \(error)")
-        exit(1)
-    }
-    exit(0)
+    await exitAfter { try ToolBenchmark.child(command) }
 }
-
 if let child = options.memoryChild {
     guard let subject = MemoryBenchmark.Subject(rawValue: child.subject) else {
         StandardError.write("timeline-bench: unknown memory subject '\(child.subject)'")
         exit(2)
     }
-    do { try await MemoryBenchmark.child(subject, path: child.path) } catch {
-        StandardError.write("timeline-bench: \(error)")
-        exit(1)
-    }
-    exit(0)
+    await exitAfter { try await MemoryBenchmark.child(subject, path: child.path) }
 }
-
-do {
-    try await BenchmarkRun(options: options).run()
-} catch {
-    StandardError.write("timeline-bench: \(error)")
-    exit(1)
-}
+await exitAfter { try await BenchmarkRun(options: options).run() }
