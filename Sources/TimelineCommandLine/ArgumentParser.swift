@@ -169,7 +169,11 @@ enum ArgumentParser {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
+            // A negative number is a value the positional's own check refuses by name
+            // (`revert -1`: "invalid SEQ"), never an unknown option.
+            let negativeNumber = argument.count > 1 && argument.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
+                && !command.positionals.isEmpty
+            if optionsEnded || argument == "-" || !argument.hasPrefix("-") || negativeNumber {
                 parsed.positionals.append(argument)
                 continue
             }

@@ -38,8 +38,11 @@ func shellWord(_ word: String) -> String {
         case "\t": quoted += "\\t"
         case "\r": quoted += "\\r"
         case let scalar where scalar.properties.generalCategory == .control || isLayoutControl(scalar.value):
-            let hex = String(scalar.value, radix: 16)
-            quoted += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            // Its UTF-8 bytes, which bash decodes the same in every locale (`\u` needs UTF-8).
+            for byte in String(scalar).utf8 {
+                let hex = String(byte, radix: 16)
+                quoted += "\\x" + (hex.count == 1 ? "0" : "") + hex
+            }
         default: quoted.unicodeScalars.append(scalar)
         }
     }

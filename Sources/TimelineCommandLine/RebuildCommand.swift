@@ -44,9 +44,10 @@ extension Runner {
         var meter = ProgressMeter(context: context, started: .now)
         let store: TimelineStore
         if DatabaseLogs.isURL(path) {
-            guard let checkpoint = DatabaseLogs.checkpointPath(for: path, environment: context.environment) else {
-                throw CommandFailure("\(path): there is no cache directory to keep the checkpoint in: "
-                    + "set $XDG_CACHE_HOME or $HOME to an absolute path")
+            let checkpoint: String
+            do { checkpoint = try DatabaseLogs.location(path).checkpointPath(environment: context.environment) } catch {
+                // rebuild is for writing the checkpoint: nowhere to write it is the error.
+                throw CommandFailure("\(path): nowhere to keep the checkpoint: \(error)")
             }
             let log = try DatabaseLogs.open(path, ifMissing: missingLogMessage(path))
             let existed = FileManager.default.fileExists(atPath: checkpoint)

@@ -82,7 +82,8 @@ enum StatusCommand: ToolCommand {
               {"device":"…","shared":"…","position":P,"pending":K,"notices":N,"reachable":true,"head":H}
             with "head" null when the shared log cannot be reached. On a replica of a \
             shared folder, "head" is the last position the folder publishes, and \
-            "lastSeen" the time the sequencer recorded the last record mirrored; with \
+            "sequencerSeen" the time the sequencer recorded the last record mirrored \
+            (null before any); with \
             submissions pending, the text says "waiting for the sequencer (last seen …)".
             """,
         examples: ["timeline status --log life.jsonl --json"])
@@ -124,8 +125,8 @@ extension Runner {
                     + shellWord(path))
             }
             if !DatabaseLogs.isURL(path) { try requireLog(path) }
-            throw CommandFailure("\(path) is not a replica: \(arguments.command.name) works on a replica made by "
-                + "'timeline clone SHARED --log \(shellWord(path))'")
+            throw CommandFailure("\(path) is not a replica: \(arguments.command.name) works on a replica, made by "
+                + "clone\nto make a replica of this log: timeline clone \(shellWord(path)) --log LOCAL")
         }
         do { return try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
             throw CommandFailure(replicaMessage(error, local: path))
@@ -145,6 +146,10 @@ extension Runner {
         guard let local = arguments.value("--log"), !local.isEmpty else {
             throw UsageError(message: "missing --log LOCAL", command: arguments.command.name)
         }
+        guard !DatabaseLogs.isURL(local) else {
+            throw UsageError(message: "--log \(DatabaseLogs.name(for: local)) is a URL: a replica is a local file "
+                + "(its mirror), so --log names a new file on this device", command: arguments.command.name)
+        }
         guard !FileManager.default.fileExists(atPath: local) else {
             throw CommandFailure("\(local) exists already: a replica is made on a new path")
         }
@@ -158,7 +163,7 @@ extension Runner {
                 replica = try await TimelineReplica.clone(folder: shared, to: local, clock: ContextClock(read: context.clock))
             } catch { throw CommandFailure(replicaMessage(error)) }
             changes.note()
-            return "cloned the shared folder \(shared) into \(local): device \(await replica.device), "
+            return "cloned the shared folder \(displayText(shared)) into \(displayText(local)): device \(await replica.device), "
                 + "\(count(Int(await replica.position), "record"))\n"
         }
         if !DatabaseLogs.isURL(given), TimelineReplica.isReplica(shared) {
@@ -175,7 +180,7 @@ extension Runner {
                                                       clock: ContextClock(read: context.clock))
         } catch { throw CommandFailure(replicaMessage(error)) }
         changes.note()
-        return "cloned \(shared) into \(local): device \(await replica.device), \(count(Int(await replica.position), "record"))\n"
+        return "cloned \(displayText(shared)) into \(displayText(local)): device \(await replica.device), \(count(Int(await replica.position), "record"))\n"
     }
 
     // MARK: sync
@@ -237,7 +242,7 @@ extension Runner {
                 + "\"shared\":\(JSONText.string(status.shared)),\"position\":\(status.position),"
                 + "\"pending\":\(status.pending),\"notices\":\(status.notices),"
                 + "\"reachable\":\(head != nil),\"head\":\(head.map(String.init) ?? "null")"
-                + (folder ? ",\"folder\":true,\"lastSeen\":" + (status.lastRecordedAt.map { JSONText.string($0.text) } ?? "null") : "")
+                + (folder ? ",\"sequencerSeen\":" + (status.lastRecordedAt.map { JSONText.string($0.text) } ?? "null") : "")
                 + "}\n"
         }
         var text = "device \(status.device)\nshared \(status.shared)\(folder ? " (a shared folder)" : "")\n"
@@ -247,7 +252,15 @@ extension Runner {
             text += "waiting for the sequencer (last seen \(status.lastRecordedAt?.text ?? "never")): 'timeline sequence' "
                 + "runs on the device that keeps the shared log\n"
         }
-        if let unreachable = status.unreachable { text += "unreachable: \(unreachable)\n" }
+        switch status.sharedProblem {
+        case let problem? where problem.isUnreachable: text += "unreachable: \(problem)\n"
+        case let problem?: text += "cannot sync: " + replicaMessage(problem) + "\n"
+        case nil:
+            if let head, head < status.position, !folder {
+                text += "behind: the shared log ends at \(head), before this replica's mirror (\(status.position)): it "
+                    + "was replaced by an older copy; the next sync says what to do\n"
+            }
+        }
         if let problem = status.mirrorProblem { text += "mirror damaged: \(problem); the next sync fetches it again\n" }
         if let conflict = status.conflict { text += "stopped: \(ReplicaError.stopped(conflict: conflict))\n" }
         return text
@@ -342,27 +355,34 @@ extension Runner {
             return JSONText.object(["command": JSONText.string(id.description), "pending": String(pending),
                                     "position": String(position)]) + "\n"
         }
-        if arguments.flag("--offline") {
-            context.warn("saved on this replica as \(id), not synced (--offline): "
-                + "'timeline sync --log \(shellWord(replica.path))' sends it")
+        // A resend of a submission decided already needs no sync: it is said as it stands.
+        let decided = await !replica.pending.contains { $0.id == id }
+        if arguments.flag("--offline") && !decided {
+            context.warn("saved on this replica as \(id), not synced (--offline); to send it: timeline sync --log "
+                + shellWord(replica.path))
             return saved(pending: true, position: await replica.position, "pending")
         }
-        let report: SyncReport
-        do { report = try await replica.sync() } catch {
-            context.warn("saved on this replica as \(id), not synced: " + replicaMessage(error, local: replica.path, shared: replica.shared))
-            return saved(pending: true, position: await replica.position, "pending")
+        var report: SyncReport?
+        if !decided {
+            do { report = try await replica.sync() } catch {
+                context.warn("saved on this replica as \(id), not synced: " + replicaMessage(error, local: replica.path, shared: replica.shared))
+                return saved(pending: true, position: await replica.position, "pending")
+            }
         }
-        for notice in report.notices where notice.id != id { context.warn(noticeLine(notice)) }
+        let notices = report?.notices ?? []
+        for notice in notices where notice.id != id { context.warn(noticeLine(notice)) }
         let earlier = await replica.notices.first { $0.id == id }
-        if let notice = report.notices.first(where: { $0.id == id }) ?? earlier {
+        if let notice = notices.first(where: { $0.id == id }) ?? earlier {
             throw CommandFailure("\(name) rejected by the shared log (\(notice.rule)): \(notice.message); "
                 + "kept as notice \(notice.id) ('timeline notices')")
         }
+        let mirrored = await replica.position
+        let position = report?.position ?? mirrored
         if replica.isFolder, await replica.pending.contains(where: { $0.id == id }) {
             // Folder mode: in the folder now; the sequencer decides it.
-            return saved(pending: true, position: report.position, "pending: in the shared folder, waiting for the sequencer")
+            return saved(pending: true, position: position, "pending: in the shared folder, waiting for the sequencer")
         }
-        return saved(pending: false, position: report.position, "synced: position \(report.position)")
+        return saved(pending: false, position: position, "synced: position \(position)")
     }
 
     /// `import` on a replica: the file's facts, as the commands that record them, are one submission.
@@ -465,6 +485,8 @@ extension Runner {
         let replica = local.map(shellWord) ?? "LOCAL"
         let advice: String? = switch error {
         case .unreachable: "to send what is pending once it can be reached: timeline sync --log \(replica)"
+        case .sharedLogDamaged(let shared, _) where TimelineReplica.isReplica(shared):
+            "a replica's mirror cannot stand in for the shared log: restore the shared log from a backup"
         case .sharedLogDamaged(let shared, _) where !DatabaseLogs.isURL(shared):
             "to see what is wrong with it: timeline verify --log \(shellWord(shared))"
         case .sharedLogChanged(let shared, _): "to make a new replica: timeline clone \(shellWord(shared)) --log NEW"

@@ -75,7 +75,11 @@ extension Runner {
             throw UsageError(message: "--offline is for a replica, and \(path) is not one (see 'timeline clone')",
                              command: arguments.command.name)
         }
-        if !DatabaseLogs.isURL(path), arguments.command.name != CreateTimelineCommand.spec.name { try requireLog(path) }
+        // create-timeline makes a missing log, but never opens a directory or a FIFO as one.
+        if !DatabaseLogs.isURL(path),
+           arguments.command.name != CreateTimelineCommand.spec.name || FileManager.default.fileExists(atPath: path) {
+            try requireLog(path)
+        }
         let creating = logFileIsMissing(path)
         let store = try openStore(path, command: arguments.command.name)
         let command: Command
@@ -298,6 +302,7 @@ extension Runner {
     func importLog(_ arguments: ParsedArguments) async throws -> String {
         let path = try logPath(arguments)
         let givenCommandID = try commandID(arguments)
+        if !DatabaseLogs.isURL(path), FileManager.default.fileExists(atPath: path) { try requireLog(path) }
         // The foreign log is read whole before the store is touched; its facts are checked by
         // the store, in the state after the store's records. Without a log yet, they are
         // checked as they are read (so that a refused import leaves no empty log behind),

@@ -57,7 +57,9 @@ enum HelpCommand: ToolCommand {
 
     /// The tool's help, or the page of the command `words` names.
     static func text(_ words: [String]) throws(UsageError) -> String {
-        guard let name = words.first, name != "--help", name != "-h" else { return HelpText.overview() }
+        guard let name = words.first else { return HelpText.overview() }
+        // `timeline help --help`: the page of help itself, as for any command.
+        if name == "--help" || name == "-h" { return HelpText.page(for: spec) }
         guard words.count == 1 else {
             throw UsageError(message: "unexpected argument '\(words[1])'", command: spec.name)
         }

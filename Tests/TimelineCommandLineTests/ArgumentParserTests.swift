@@ -357,6 +357,13 @@ struct InProcessToolTests {
         }
     }
 
+    /// `help --help` is the page of help, as `COMMAND --help` is any command's.
+    @Test func helpOfHelpIsItsOwnPage() async {
+        let (status, output, _) = await run(["help", "--help"])
+        #expect(status == 0 && output == HelpText.page(for: HelpCommand.spec))
+        #expect(!output.contains("Reading a log file:"))
+    }
+
     @Test func storeCommandsCheckArgumentsBeforeTouchingTheLog() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

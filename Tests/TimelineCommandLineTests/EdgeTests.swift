@@ -28,9 +28,11 @@ struct EdgeTests {
     @Test func aDirectoryAsTheLogIsSaidToBeOne() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let run = try await timeline(["rows", "--log", directory.url.path])
-        #expect(run.status == 1 && run.errors.contains("is a directory, not a log file: --log names the log's file"),
-                "\(run)")
+        for command in [["rows"], ["create-timeline", "--name", "Life"], ["import", life]] {
+            let run = try await timeline(command + ["--log", directory.url.path])
+            #expect(run.status == 1 && run.errors.contains("is a directory, not a log file: --log names the log's file"),
+                    "\(command): \(run)")
+        }
     }
 
     @Test func aFailedWriteToStandardOutputExitsOneNamingIt() async throws {

@@ -64,7 +64,7 @@ struct FolderCommandTests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: replica)) == Data(contentsOf: URL(fileURLWithPath: shared)))
         }
         let status = try await timeline(["status", "--log", laptop, "--json"])
-        #expect(status.output.contains(#""position":4,"pending":0,"notices":0,"reachable":true,"head":4,"folder":true,"lastSeen":""#),
+        #expect(status.output.contains(#""position":4,"pending":0,"notices":0,"reachable":true,"head":4,"sequencerSeen":""#),
                 "\(status)")
         // Decided segments are removed by their writers; the conflicted copy is left alone.
         let left = try FileManager.default.subpathsOfDirectory(atPath: devices).filter { $0.contains(".seg") }.sorted()

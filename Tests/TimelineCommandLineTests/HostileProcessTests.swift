@@ -609,6 +609,15 @@ struct HostileProcessTests {
         #expect(rows.errors.contains("not applied (left in the log: \(log).rejected could not take it"), "\(rows)")
         #expect(FileManager.default.contents(atPath: log) == torn)
         #expect(!FileManager.default.fileExists(atPath: log + ".rejected"))
+        // A write cannot save the tail either: refused, never written over the tail.
+        for faults in [["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC"],
+                       ["-e", "trace=pwrite64", "-e", "inject=pwrite64:error=ENOSPC:when=1..2"]] {
+            guard let write = try await Self.traced(faults, ["add-event", "--log", log, "--timeline", "life",
+                                                             "--title", "Lost", "--date", "2000"]) else { return }
+            #expect(write.status == 1 && write.errors.contains("No space left on device"), "\(faults): \(write)")
+            #expect(FileManager.default.contents(atPath: log) == torn, "\(faults)")
+            #expect(!FileManager.default.fileExists(atPath: log + ".rejected"), "\(faults)")
+        }
         let added = try await timeline(["add-event", "--log", log, "--timeline", "life", "--title", "Born", "--date", "1990"])
         #expect(added.status == 0 && added.errors.contains("cut off (saved in"), "\(added)")
         #expect(FileManager.default.contents(atPath: log + ".rejected") == Data((#"{"seq":2,"type":"timelin"# + "\n").utf8))

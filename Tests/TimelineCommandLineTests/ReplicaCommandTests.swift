@@ -73,11 +73,16 @@ struct ReplicaCommandTests {
                                           "--offline", "--json"])
         #expect(offline.status == 0, "\(offline)")
         #expect(offline.output == "{\"command\":\"\(device):1\",\"pending\":true,\"position\":2}\n")
-        #expect(offline.errors.contains("'timeline sync --log \(phone)' sends it"), "\(offline)")
-        let synced = try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "Walk",
-                                         "--date", "2001", "--json"])
+        #expect(offline.errors.contains("; to send it: timeline sync --log \(phone)"), "\(offline)")
+        let walk = ["add-event", "--log", phone, "--timeline", "life", "--title", "Walk", "--date", "2001", "--json",
+                    "--command-id", "walk-1"]
+        let synced = try await timeline(walk)
         #expect(synced.status == 0, "\(synced)")
         #expect(synced.output == "{\"command\":\"\(device):2\",\"pending\":false,\"position\":4}\n")
+        // Sent again, offline: decided already, so said as it stands, not as pending.
+        let again = try await timeline(walk + ["--offline"])
+        #expect(again.status == 0 && again.output == synced.output, "\(again)")
+        #expect(!again.errors.contains("not synced"), "\(again)")
     }
 
     /// A shared log that is reached but cannot be synced with (a line that is not a
@@ -97,6 +102,9 @@ struct ReplicaCommandTests {
         #expect(corrupt.errors.contains("cannot be synced with") && corrupt.errors.contains("timeline verify --log"),
                 "\(corrupt)")
         #expect(!corrupt.errors.contains("cannot be reached") && !corrupt.errors.contains("timeline sync"), "\(corrupt)")
+        let status = try await timeline(["status", "--log", phone])
+        #expect(status.status == 0 && status.output.contains("cannot sync: the shared log")
+                && status.output.contains("timeline verify --log"), "\(status)")
 
         try FileManager.default.removeItem(atPath: shared)
         try FileManager.default.copyItem(atPath: laptop, toPath: shared)
@@ -104,11 +112,20 @@ struct ReplicaCommandTests {
         let replaced = try await timeline(["sync", "--log", phone])
         #expect(replaced.status == 1 && replaced.errors.contains("it is a replica's mirror, not a shared log"),
                 "\(replaced)")
+        #expect(replaced.errors.contains("restore the shared log from a backup") && !replaced.errors.contains("verify"),
+                "\(replaced)")
         #expect(!replaced.errors.contains("cannot be reached"), "\(replaced)")
 
+        #expect(try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "Kept",
+                                    "--date", "2002", "--offline"]).status == 0)
         try FileManager.default.removeItem(atPath: phone + ".replica")
         let lost = try await timeline(["rows", "--log", phone])
         #expect(lost.status == 1 && lost.errors.contains("\(phone).replica is damaged: it is missing"), "\(lost)")
+        // Its pending submission alone still says it is a replica: nothing pending is dropped.
+        try FileManager.default.removeItem(atPath: phone + ".queue")
+        let pendingOnly = try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "X",
+                                              "--date", "2003"])
+        #expect(pendingOnly.status == 1 && pendingOnly.errors.contains("it is missing"), "\(pendingOnly)")
     }
 
     @Test func aRejectedSendExitsOneAndIdsMadeOnDevicesNeverCollide() async throws {
@@ -175,6 +192,14 @@ struct ReplicaCommandTests {
         #expect(ofReplica.status == 1 && ofReplica.errors.contains("is a replica's mirror"), "\(ofReplica)")
         let plainSync = try await timeline(["sync", "--log", shared])
         #expect(plainSync.status == 1 && plainSync.errors.contains("is not a replica"), "\(plainSync)")
+        #expect(plainSync.errors.contains("to make a replica of this log: timeline clone \(shared) --log LOCAL"),
+                "\(plainSync)")
+        let toURL = try await timeline(["clone", shared, "--log", "postgresql://me:pw@host/db?log=x"])
+        #expect(toURL.status == 2 && toURL.errors.contains("a replica is a local file"), "\(toURL)")
+        #expect(!toURL.errors.contains("pw@"), "\(toURL)")
+        // Paths are shown as a table shows text: a tab in one cannot break the line.
+        let tabbed = try await timeline(["clone", shared, "--log", directory.path("tab\there.jsonl")])
+        #expect(tabbed.status == 0 && tabbed.output.contains("tab\\there.jsonl"), "\(tabbed)")
         let plainOffline = try await timeline(["remove-event", "--log", shared, "--event", "born", "--offline"])
         #expect(plainOffline.status == 2 && plainOffline.errors.contains("--offline is for a replica"), "\(plainOffline)")
         let badDismiss = try await timeline(["notices", "--log", phone, "--dismiss", "nope"])

@@ -39,8 +39,11 @@ struct RevertAndHistoryTests {
         #expect(!quoted.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.value == 0x202E })
         let bash = URL(fileURLWithPath: "/bin/bash")
         guard FileManager.default.isExecutableFile(atPath: bash.path) else { return }
-        let echoed = try await run(bash, ["-c", "printf %s \(quoted)"])
-        #expect(echoed.output == word, "\(quoted)")
+        // In any locale: control characters are spelt as their UTF-8 bytes.
+        for environment in [[:], ["LC_ALL": "C"]] {
+            let echoed = try await run(bash, ["-c", "printf %s \(quoted)"], environment: environment)
+            #expect(echoed.output == word, "\(quoted) \(environment)")
+        }
     }
 
     @Test func revertBringsARemovedTimelineBackWithItsEvents() async throws {
@@ -121,6 +124,13 @@ struct RevertAndHistoryTests {
         let log = try await lifeRemoved(in: directory)
         let run = try await timeline(["history", "--event", "", "--log", log])
         #expect(run.status == 2 && run.errors.contains("invalid value \"\" for --event: the id is empty"), "\(run)")
+    }
+
+    /// A negative SEQ is refused by SEQ's own rule, not as an unknown option.
+    @Test func aNegativeSeqIsRefusedByItsRule() async throws {
+        let run = try await timeline(["revert", "-1", "--log", "life.jsonl"])
+        #expect(run.status == 2 && run.errors.contains("invalid SEQ '-1': expected the position of a record, 1 or more"),
+                "\(run)")
     }
 
     @Test func historyLeavesATornTailAsItIs() async throws {

@@ -42,14 +42,19 @@ struct LogChunkReaderTests {
 
     /// A line longer than any record is read on without being kept, so memory stays
     /// bounded (a stream with no newline, such as /dev/zero, never fills it), and it reads
-    /// as at once: a bad line when its newline comes, a torn tail when the log ends first.
+    /// as at once: a bad line when its newline comes, a torn tail when the log ends first,
+    /// unless it begins with a whole checksummed record (acknowledged: damage, not torn).
     @Test(arguments: [64, LogChunkReader.chunkBytes])
     func aLineLongerThanAnyRecordIsReadWithoutKeepingIt(chunkBytes: Int) throws {
         try withTemporaryDirectory { (directory: String) throws in
             let limit = LogReader.maximumLineLength
-            let first = RecordEncoder().encode(Record(position: 1, facts: [.timelineCreated(timeline: "t", name: "T")]))
+            let encoder = RecordEncoder()
+            let first = encoder.encode(Record(position: 1, facts: [.timelineCreated(timeline: "t", name: "T")]))
+            let second = Array(encoder.encode(Record(position: 2, facts: [.timelineCreated(timeline: "u", name: "U")])).dropLast())
             let long = [UInt8](repeating: 0x78, count: 3 * limit + 5)
-            for (name, bytes) in [("bad", first + long + [0x0A] + first), ("torn", first + long)] {
+            let cases: [(String, [UInt8])] = [("bad", first + long + [0x0A] + first), ("torn", first + long),
+                                               ("acknowledged", first + second + long)]
+            for (name, bytes) in cases {
                 let path = directory + "/\(name).jsonl"
                 #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
                 let expected = Self.whole(bytes)
@@ -58,22 +63,27 @@ struct LogChunkReaderTests {
                 let descriptor = open(path, O_RDONLY)
                 defer { close(descriptor) }
                 var reader = LogChunkReader(stream: descriptor, path: path, file: nil, sizeHint: nil, chunkBytes: chunkBytes)
-                let torn: LogReader.TornTail? = if case .read(_, _, _, let torn) = expected { torn } else { nil }
-                let outcome = Result { () throws(EventLogError) -> Int in
-                    var records = 0
-                    while let contents = try reader.next() { records += contents.records.count }
-                    return records
+                var records: [Record] = []
+                let streamed: Outcome
+                do throws(EventLogError) {
+                    while let contents = try reader.next() { records += contents.records }
+                    streamed = .read(records: records, offsets: [], lines: [], torn: reader.tornTail)
+                } catch {
+                    guard case .invalidLine(_, let line, let reason) = error else { throw error }
+                    streamed = .failed(line: line, reason: reason)
                 }
-                switch (name, outcome) {
-                case ("torn", .success(let records)):
-                    #expect(records == 1 && reader.tornTail == torn && torn != nil)
-                case ("bad", .failure(let error)):
-                    #expect(error == .invalidLine(path: path, line: 2, reason:
-                        "line is \(long.count) bytes long; at most \(limit) are allowed"))
+                switch (streamed, expected) {
+                case (.read(let got, _, _, let torn), .read(let want, _, _, let wantTorn)):
+                    #expect(got == want && torn == wantTorn && torn != nil, "\(name)")
                 default:
-                    Issue.record("\(name): \(outcome)")
+                    #expect(streamed == expected, "\(name)")
                 }
                 #expect(reader.bufferBytes <= max(chunkBytes, limit + 2), "\(name)")
+            }
+            if case .failed(2, let reason) = Self.whole(first + second + long) {
+                #expect(reason == LogReader.damagedNewline(followedBy: long.count))
+            } else {
+                Issue.record("an acknowledged record followed by a long line is damage")
             }
         }
     }

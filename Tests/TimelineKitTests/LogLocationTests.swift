@@ -129,11 +129,11 @@ struct LogLocationTests {
         let report = try await replica.sync()
         #expect(report.accepted == 1 && report.position == 2)
         let status = await replica.status()
-        #expect(status.head == 2 && status.position == 2 && status.pending == 0 && status.unreachable == nil)
+        #expect(status.head == 2 && status.position == 2 && status.pending == 0 && status.sharedProblem == nil)
         let device = await replica.device
         #expect(status.shared == shared && !status.isFolder && status.device == device)
         try FileManager.default.removeItem(atPath: shared)
         let away = await replica.status()
-        #expect(away.head == nil && away.unreachable == ReplicaError.unreachable(shared: shared, reason: "there is no log there").description)
+        #expect(away.head == nil && away.sharedProblem == ReplicaError.unreachable(shared: shared, reason: "there is no log there"))
     }
 }

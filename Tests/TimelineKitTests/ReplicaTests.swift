@@ -80,6 +80,37 @@ struct ReplicaTests {
         #expect(await other.pending.count == 7)
     }
 
+    /// An id a rejected submission carried is not made again for another event while its
+    /// notice stands: the notice and the new event never name the same id.
+    @Test func anIdOfARejectedSubmissionIsNotMadeAgain() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, phone) = try await sharedAndReplica()
+        let (_, laptop) = try await sharedAndReplica("laptop")
+        let date = EventDates.single(try DateValue(parsing: "2001"))
+        let first = try await phone.send { [.addEvent($0.eventID(), timeline: "life", title: "Walk", dates: date)] }
+        _ = try await laptop.send([.removeTimeline("life")])
+        _ = try await laptop.sync(with: try FileEventLog(path: shared))
+        _ = try await phone.sync(with: try FileEventLog(path: shared))
+        #expect(await phone.notices.map(\.commands) == [first.commands])
+        _ = try await phone.send([.createTimeline("life", name: "Life again")])
+        let next = try await phone.send { [.addEvent($0.eventID(), timeline: "life", title: "Run", dates: date)] }
+        guard case .addEvent(let rejected, _, _, _) = first.commands[0], case .addEvent(let made, _, _, _) = next.commands[0]
+        else { Issue.record("not addEvents"); return }
+        #expect(made != rejected)
+    }
+
+    /// What a writer killed between writing and renaming left beside the replica's files
+    /// is removed when the replica is opened next; a live process's is left alone.
+    @Test func temporariesOfKilledWritersAreRemovedOnOpening() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (_, phone) = try await sharedAndReplica()
+        let stale = phone.path + ".pending.tmp-4194000-1", live = phone.path + ".queue.tmp-\(getpid())-1"
+        for file in [stale, live] { #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8))) }
+        _ = try TimelineReplica(path: phone.path)
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(FileManager.default.fileExists(atPath: live))
+    }
+
     /// An undo whose condition a pending submission of this device breaks is refused at
     /// once (the shared log would reject it `changedSince`); one on other events is queued.
     @Test func anUndoThatAPendingSubmissionBreaksIsRefused() async throws {

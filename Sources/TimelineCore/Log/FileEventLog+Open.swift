@@ -9,7 +9,7 @@ extension FileEventLog {
         let file = try Self.lockedFile(path)
         defer { file.unlock() }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
-        let (state, tornTail) = try loading.finish(mending: loading.canMend)
+        let (state, tornTail) = try loading.finish(mending: loading.canMend, mayLeave: true)
         self.init(path: path, state: state, tornTail: tornTail, tornTailCut: loading.tornTailCut)
     }
 
@@ -59,7 +59,7 @@ extension FileEventLog {
                     consume(true, records)
                     progress(loading.offset, loading.size)
                 }
-                var (state, tornTail) = try loading.finish(mending: loading.canMend)
+                var (state, tornTail) = try loading.finish(mending: loading.canMend, mayLeave: true)
                 state.openedAt = point
                 return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.tornTailCut), start: point.position,
                                resumed: true,
@@ -71,7 +71,7 @@ extension FileEventLog {
             consume(false, records)
             progress(loading.offset, loading.size)
         }
-        let (state, tornTail) = try loading.finish(mending: loading.canMend)
+        let (state, tornTail) = try loading.finish(mending: loading.canMend, mayLeave: true)
         return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.tornTailCut), start: 0, resumed: false,
                        resumeProblem: problem)
     }
@@ -134,20 +134,28 @@ extension FileEventLog {
         /// Reads what is left and returns the log's state. With `mending` (the exclusive
         /// lock held), a torn tail is moved to the side file and cut off, and a last record
         /// without its newline gets one; without, both are left as they are, and the torn
-        /// tail counts as not yet written.
-        mutating func finish(mending: Bool) throws(EventLogError) -> (state: State, tornTail: LogReader.TornTail?) {
+        /// tail counts as not yet written. When the side file cannot take the tail (a full
+        /// disk), it is left in the log if `mayLeave` (opening: what is read stays right,
+        /// and no append can follow without cutting it first), else that is the error (an
+        /// append, which would write over it).
+        mutating func finish(mending: Bool, mayLeave: Bool = false)
+            throws(EventLogError) -> (state: State, tornTail: LogReader.TornTail?) {
             while try next() != nil {}
             var size = reader.end
             var missingNewline = false
             if let torn = reader.tornTail {
                 if mending {
                     let bytes = try file.read(at: torn.offset, count: reader.end - torn.offset)
-                    // When the side file cannot take it (a full disk), the tail stays in the
-                    // log, read as not yet written; the next writer tries again.
-                    if (try? FileEventLog.moveAside([bytes], besideLogAt: file.path, like: file)) != nil {
+                    var saved = false
+                    do {
+                        try FileEventLog.moveAside([bytes], besideLogAt: file.path, like: file)
+                        saved = true
                         try file.truncate(to: torn.offset)
                         try file.sync()
                         tornTailCut = true
+                    } catch {
+                        // Not saved, so not cut: the tail stays, read as not yet written.
+                        if !mayLeave || saved { throw error }
                     }
                 }
                 size = torn.offset

@@ -171,7 +171,7 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
             let replacement = try Self.lockedFile(path, creating: false)
             defer { replacement.unlock() }
             var loading = try Loading(replacement, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
-            state = try loading.finish(mending: loading.canMend).state
+            state = try loading.finish(mending: loading.canMend, mayLeave: true).state
             throw .replaced(path: path)
         }
         // The same file may hold another log now (`cp backup.jsonl log.jsonl`, or a log
@@ -179,7 +179,7 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
         // what was read. Whatever the file holds now is read from its start instead.
         if try !state.mark.holds(in: file, size: state.size) {
             var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
-            state = try loading.finish(mending: exclusive && loading.canMend).state
+            state = try loading.finish(mending: exclusive && loading.canMend, mayLeave: true).state
             throw .replaced(path: path)
         }
         let newer = try Self.catchUp(&state, file: file, path: path, mending: exclusive && file.notWritable == nil)

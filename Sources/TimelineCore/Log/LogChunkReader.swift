@@ -164,6 +164,9 @@ package struct LogChunkReader: Sendable {
         let limit = LogReader.maximumLineLength
         var length = used
         lastByte = buffer[used - 1]
+        // A whole record at the line's start (it fits in the first `limit` bytes) makes the
+        // line damaged rather than torn, should the log end before a newline.
+        let record = buffer.withUnsafeBytes { LogReader.checksummedRecordLength(UnsafeRawBufferPointer(rebasing: $0[..<limit])) }
         used = 0
         while true {
             let count: Int = buffer.withUnsafeMutableBytes { raw in
@@ -184,6 +187,10 @@ package struct LogChunkReader: Sendable {
             }
             bytesRead += count
             if count == 0 {
+                if let record {
+                    throw .invalidLine(path: path, line: base.line + 1,
+                                       reason: LogReader.damagedNewline(followedBy: length - record))
+                }
                 (atEnd, finished) = (true, true)
                 tornTail = LogReader.TornTail(line: base.line + 1, offset: base.offset, length: length,
                                               reason: "longer than \(limit) bytes")
@@ -202,10 +209,14 @@ package struct LogChunkReader: Sendable {
 
     /// Reads until the buffer holds ``target`` bytes or the source ends.
     private mutating func fill() throws(EventLogError) {
-        if buffer.count < target {
+        // A file is read up to its end: the buffer holds what is left, not a whole chunk
+        // (a follower reading one new record must not clear megabytes for it).
+        var capacity = target
+        if case .file(_, let end) = source { capacity = max(used, min(target, end - base.offset)) }
+        if buffer.count < capacity {
             // One zeroed allocation, then the bytes kept: appending element by element
             // costs seconds for a chunk in a build without optimisation.
-            var grown = [UInt8](repeating: 0, count: target)
+            var grown = [UInt8](repeating: 0, count: capacity)
             grown.withUnsafeMutableBytes { raw in
                 buffer.withUnsafeBytes { old in
                     if let to = raw.baseAddress, let from = old.baseAddress { memcpy(to, from, used) }

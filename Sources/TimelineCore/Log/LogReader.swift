@@ -172,6 +172,12 @@ package struct LogReader: Sendable {
                     continue
                 case .tooLong(let length):
                     if !line.endsWithNewline {
+                        // An acknowledged record followed by junk is damage, however long.
+                        let head = UnsafeRawBufferPointer(rebasing: bytes[start..<min(count, start + Self.maximumLineLength)])
+                        if let record = Self.checksummedRecordLength(head) {
+                            throw Failure(line: lineNumber, offset: start,
+                                          reason: Self.damagedNewline(followedBy: count - start - record))
+                        }
                         contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
                                                      reason: "longer than \(Self.maximumLineLength) bytes")
                         break reading
@@ -184,9 +190,8 @@ package struct LogReader: Sendable {
                         // it in place of its newline is damage, not a write cut short.
                         let rest = UnsafeRawBufferPointer(rebasing: bytes[start..<count])
                         if let length = Self.checksummedRecordLength(rest) {
-                            throw Failure(line: lineNumber, offset: start, reason:
-                                "a complete record is followed by \(rest.count - length) bytes instead of its newline: "
-                                    + "the line is damaged, not cut short")
+                            throw Failure(line: lineNumber, offset: start,
+                                          reason: Self.damagedNewline(followedBy: rest.count - length))
                         }
                         contents.tornTail = TornTail(line: lineNumber, offset: start, length: count - start,
                                                      reason: reason.description)
@@ -256,6 +261,12 @@ package struct LogReader: Sendable {
         case .invalidUTF8, .invalidJSON: true
         default: false
         }
+    }
+
+    /// Why a last line that begins with a whole, checksummed record and goes on with
+    /// `extra` other bytes is damage: that record was acknowledged.
+    static func damagedNewline(followedBy extra: Int) -> String {
+        "a complete record is followed by \(extra) bytes instead of its newline: the line is damaged, not cut short"
     }
 
     /// The length of the complete record that `line` begins with, when it ends in a valid

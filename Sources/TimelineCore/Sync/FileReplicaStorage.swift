@@ -20,10 +20,11 @@ package struct FileReplicaStorage: ReplicaStorage {
     var queuePath: String { path + ".queue" }
     var pendingPath: String { path + ".pending" }
 
-    /// Whether `path` is a replica's mirror: its identity or its queue is beside it (a
-    /// replica whose identity was lost is one still, and says so, never a plain log).
+    /// Whether `path` is a replica's mirror: its identity, its queue or its pending
+    /// submissions are beside it (a replica whose identity was lost is one still, and
+    /// says so, never a plain log that would drop what is pending).
     package static func isReplica(_ path: String) -> Bool {
-        SystemFile.exists(identityPath(of: path)) || SystemFile.exists(path + ".queue")
+        [identityPath(of: path), path + ".queue", path + ".pending"].contains(where: SystemFile.exists)
     }
 
     /// The device id, the shared log's location, and whether it is reached through a shared
@@ -33,8 +34,8 @@ package struct FileReplicaStorage: ReplicaStorage {
         let bytes: [UInt8]?
         do { bytes = try DurableFile.read(file) } catch { throw .storage(path: file, reason: error.description) }
         guard let bytes else {
-            throw .damaged(path: file, reason: "it is missing, and \(path).queue beside it says \(path) is a replica, "
-                + "which cannot sync without the device id it holds")
+            throw .damaged(path: file, reason: "it is missing, and the replica's other files beside \(path) say it is "
+                + "a replica, which cannot sync without the device id it holds")
         }
         guard case .object(let members)? = try? JSONParser.parse(bytes),
               case .string(let deviceText)? = members.first(where: { $0.key == "device" })?.value,
@@ -172,6 +173,12 @@ package struct FileReplicaStorage: ReplicaStorage {
         }
         return (generation, ReplicaQueue(device: device, pending: pending, notices: notices, state: state,
                                          decidedLocalIDs: decidedLocalIDs))
+    }
+
+    /// Removes what writers killed between writing and renaming a file left behind
+    /// (`PATH.tmp-PID-N` beside each of the replica's files; only of processes gone).
+    package func removeTemporaries() {
+        for file in [path, Self.identityPath(of: path), queuePath, pendingPath] { DurableFile.removeTemporaries(of: file) }
     }
 
     /// Holds the exclusive lock of `LOCAL.replica` (`flock`) while `body` runs: the kernel

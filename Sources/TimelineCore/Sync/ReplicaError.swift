@@ -30,6 +30,12 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
         return .unreachable(shared: shared, reason: error.description)
     }
 
+    /// Whether the shared log could not be reached (the next sync may reach it).
+    package var isUnreachable: Bool {
+        if case .unreachable = self { return true }
+        return false
+    }
+
     /// A message a person can act on.
     public var description: String {
         switch self {
@@ -38,11 +44,12 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "and the next sync sends it"
         case .sharedLogDamaged(let shared, let reason):
             "the shared log \(shared) cannot be synced with: \(reason); repair or restore it on the device that "
-                + "keeps it, then sync again (nothing is lost: what was sent stays pending)"
+                + "keeps it (nothing on this device is lost)"
         case .sharedLogChanged(let shared, let position):
             "the shared log \(shared) no longer continues this replica's mirror at position \(position): it was "
-                + "replaced or is another log; make a new replica by cloning the shared log (the pending "
-                + "submissions are kept in this one)"
+                + "replaced or is another log (restored from an older copy, it lost records this mirror still holds: "
+                + "keep this replica's files until the shared log is put right); make a new replica by cloning "
+                + "the shared log (the pending submissions are kept in this one)"
         case .storage(let path, let reason): "cannot write \(path): \(reason); nothing was lost"
         case .damaged(let path, let reason):
             "the replica's file \(path) is damaged: \(reason); restore it from a backup (moving it aside drops what "

@@ -160,11 +160,14 @@ package struct ReplicaSync {
     }
 
     /// At least the number of events the replica shows: the mirror's, plus one per
-    /// pending command. An id made after it (`e<n+1>.TAG`) is free unless a person gave
-    /// such an id, so ids made offline go up by one per command.
-    /// - Complexity: O(*p*) for the *p* pending submissions.
+    /// pending command, plus one per command of a notice (so that an id a rejected
+    /// submission carried is not made again for another event while its notice stands).
+    /// An id made after it (`e<n+1>.TAG`) is free unless a person gave such an id, so ids
+    /// made offline go up by one per command.
+    /// - Complexity: O(*p*) for the *p* pending submissions and notices.
     package var shownEventBound: Int {
-        queue.pending.reduce(shared.domain.events.count) { $0 + $1.commands.count }
+        let pending = queue.pending.reduce(shared.domain.events.count) { $0 + $1.commands.count }
+        return queue.notices.reduce(pending) { $0 + $1.commands.count }
     }
 
     /// Why an undo's `condition` already fails on this device: one of its events or

@@ -35,6 +35,7 @@ public actor TimelineReplica {
         self.clock = clock
         self.random = SystemRandomNumberGenerator()
         let storage = FileReplicaStorage(path: path)
+        storage.removeTemporaries()
         (engine, seen) = try storage.withExclusiveAccess { () throws(ReplicaError) in
             (try ReplicaSync(storage: storage, sharedName: identity.shared), storage.version())
         }
@@ -217,8 +218,7 @@ public actor TimelineReplica {
     /// Opens the shared log at `location` to sync with, or says why it cannot be reached
     /// (``ReplicaError/unreachable(shared:reason:)``, or ``ReplicaError/sharedLogDamaged(shared:reason:)``
     /// for a log no sync can use). Syncing never creates a shared log: one that is not there
-    /// is unreachable; a replica's mirror is not a
-    /// shared log.
+    /// is unreachable; a replica's mirror is not a shared log.
     public static func openSharedLog(_ location: LogLocation) throws(ReplicaError) -> any EventLog {
         let name = location.description
         if !location.isDatabase {
@@ -269,7 +269,7 @@ public actor TimelineReplica {
                 log.close()
             }
         } catch {
-            status.unreachable = error.description
+            status.sharedProblem = error
         }
         return status
     }
@@ -465,8 +465,10 @@ public struct ReplicaStatus: Hashable, Sendable {
     public var head: Int64?
     /// In folder mode, when the sequencer recorded the last record mirrored.
     public var lastRecordedAt: DateValue?
-    /// Why the shared log (or folder) cannot be reached, when it cannot.
-    public var unreachable: String?
+    /// Why the shared log (or folder) cannot be synced with now, when it cannot:
+    /// ``ReplicaError/unreachable(shared:reason:)`` (the next sync may reach it) or
+    /// ``ReplicaError/sharedLogDamaged(shared:reason:)`` (it must be repaired first).
+    public var sharedProblem: ReplicaError?
 }
 
 /// What one sync did.
