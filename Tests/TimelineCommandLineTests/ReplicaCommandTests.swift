@@ -430,20 +430,12 @@ extension ReplicaCommandTests {
         let (_, phone, _) = try await twoDevices(directory)
         let child = try SpawnedProcess(live, ["--log", phone], name: "live", scratch: directory.url.path)
         defer { child.send(SIGKILL) }
-        func waitFor(_ what: String, _ condition: (String) -> Bool) async throws {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !condition(child.output) {
-                #expect(ContinuousClock.now < deadline, "waiting for \(what): \(child.output) \(child.errors)")
-                if ContinuousClock.now >= deadline { return }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        try await waitFor("the first rows") { $0.contains("Born") }
+        try await waitFor(child, "the first rows") { $0.contains("Born") }
         #expect(try await timeline(["add-event", "--log", phone, "--timeline", "life", "--event", "moved",
                                     "--title", "Moved", "--date", "2001", "--offline"]).status == 0)
-        try await waitFor("the pending row") { $0.contains("Moved *") }
+        try await waitFor(child, "the pending row") { $0.contains("Moved *") }
         #expect(try await timeline(["sync", "--log", phone]).status == 0)
-        try await waitFor("its confirmation") { $0.hasSuffix("Moved\n") }
+        try await waitFor(child, "its confirmation") { $0.hasSuffix("Moved\n") }
     }
 
     /// A revert that this device's own pending change already breaks is refused at once,
@@ -478,21 +470,24 @@ extension ReplicaCommandTests {
         #expect(try await timeline(["create-timeline", "--log", log, "--timeline", "life", "--name", "Life"]).status == 0)
         let child = try SpawnedProcess(live, ["--log", log], name: "live", scratch: directory.url.path)
         defer { child.send(SIGKILL) }
-        func waitFor(_ what: String, _ condition: (String) -> Bool) async throws {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !condition(child.output) {
-                #expect(ContinuousClock.now < deadline, "waiting for \(what): \(child.output) \(child.errors)")
-                if ContinuousClock.now >= deadline { return }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        try await waitFor("the first rows") { $0.contains("── rows at 1 (0)") }
+        try await waitFor(child, "the first rows") { $0.contains("── rows at 1 (0)") }
         #expect(try await timeline(["add-event", "--log", log, "--timeline", "life", "--title", "Moved",
                                     "--date", "2001"]).status == 0)
-        try await waitFor("the change set") { $0.contains("── 1 → 2: inserted [0]") && $0.contains("Moved") }
+        try await waitFor(child, "the change set") { $0.contains("── 1 → 2: inserted [0]") && $0.contains("Moved") }
     }
 }
 
 private func jsonString(_ text: String) -> String {
     "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+}
+
+/// Waits up to 30 s until `child`'s output satisfies `condition`; an issue names `what`
+/// when it never does.
+func waitFor(_ child: SpawnedProcess, _ what: String, _ condition: (String) -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !condition(child.output) {
+        #expect(ContinuousClock.now < deadline, "waiting for \(what): \(child.output) \(child.errors)")
+        if ContinuousClock.now >= deadline { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
 }

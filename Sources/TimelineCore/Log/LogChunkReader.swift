@@ -179,11 +179,8 @@ package struct LogChunkReader: Sendable {
                 }
             }
             if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if case .stream(let descriptor, _) = source, code == EAGAIN || code == EWOULDBLOCK,
-                   waitUntilReady(descriptor, for: Int16(POLLIN)) { continue }
-                throw .io(path: path, operation: "read", code: code)
+                try readAgainAfterFailure()
+                continue
             }
             bytesRead += count
             if count == 0 {
@@ -205,6 +202,16 @@ package struct LogChunkReader: Sendable {
             length += count
             lastByte = buffer[count - 1]
         }
+    }
+
+    /// After a read that failed: returns when it is to be tried again (interrupted, or a
+    /// stream opened non-blocking by someone else, ready now); else throws its error.
+    private func readAgainAfterFailure() throws(EventLogError) {
+        let code = errno
+        if code == EINTR { return }
+        if case .stream(let descriptor, _) = source, code == EAGAIN || code == EWOULDBLOCK,
+           waitUntilReady(descriptor, for: Int16(POLLIN)) { return }
+        throw .io(path: path, operation: "read", code: code)
     }
 
     /// Reads until the buffer holds ``target`` bytes or the source ends.
@@ -239,11 +246,8 @@ package struct LogChunkReader: Sendable {
                 count = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress! + used, target - used) }
             }
             if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if case .stream(let descriptor, _) = source, code == EAGAIN || code == EWOULDBLOCK,
-                   waitUntilReady(descriptor, for: Int16(POLLIN)) { continue }
-                throw .io(path: path, operation: "read", code: code)
+                try readAgainAfterFailure()
+                continue
             }
             if count == 0 { atEnd = true }
             used += count
