@@ -158,13 +158,6 @@ enum DatabaseLogs {
         #endif
     }
 
-    /// Where the tool keeps the checkpoint of the database log shown as `name`
-    /// (``LogLocation/checkpointPath(environment:)``); `nil` when there is no cache
-    /// directory to be had: the store then reads the log whole.
-    static func checkpointPath(for name: String, environment: [String: String]) -> String? {
-        try? location(name).checkpointPath(environment: environment)
-    }
-
     /// What to say when the database log shown as `name` gets no checkpoint because its
     /// cache directory cannot be made (`$XDG_CACHE_HOME` a file, a directory it may not write).
     static func noCheckpointWarning(_ name: String, _ error: LogLocationError) -> String {

@@ -265,6 +265,8 @@ struct SyncSimulation {
         let previous = replica.queue.pending.last.flatMap { $0.id.number == number - 1 ? $0.nonce : nil }
             ?? replica.shared.outcomes[SubmissionID(device: replica.device, number: number - 1).description]?.nonce
         let madeAt = DateValue(utc: Instant(microsecondsSinceEpoch: clock.microsecondsSinceEpoch + devices[k].clockOffset))
+        // Checked first, as a front end's send is: the state kept for it must follow every send.
+        _ = try? replica.check(commands)
         let submission = try! replica.send(commands, madeAt: madeAt, nonce: nonce, condition: condition)
         if let previous { follows[submission.nonce] = previous }
         devices[k].acknowledged[submission.id.description] = submission
@@ -379,6 +381,18 @@ struct SyncSimulation {
                 for (id, nonce) in stop.pending where !pending.contains(id) {
                     try #require(folder != nil && records.contains { $0.commandID == id.description && $0.submission == nonce },
                                  "device \(k) lost \(id) after it stopped")
+                }
+            }
+            // (5) what a send is checked against (the state a replica keeps between sends)
+            // is what it shows: its mirror with its pending submissions decided on top.
+            if var replica = device.replica {
+                let expected = shown(replica)
+                let kept = replica.shownState()
+                for id in Self.timelines {
+                    try #require(kept.timeline(id) == expected.timeline(id), "device \(k) keeps timeline \(id) wrong")
+                }
+                for id in Self.events {
+                    try #require(kept.event(id) == expected.event(id), "device \(k) keeps event \(id) wrong")
                 }
             }
             // (3) each mirror is a byte-identical prefix of the shared log.
