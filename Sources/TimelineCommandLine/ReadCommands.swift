@@ -77,12 +77,13 @@ enum VerifyCommand: ToolCommand {
             Reads the log without taking its lock (it works while a store writes) and \
             checks every line. Exits with status 1 naming the first bad line; see \
             'timeline repair'. An incomplete last line (a write in progress, or cut short) \
-            is named in a warning.
+            is named in a warning. On a replica, its mirror is checked as a log and its own \
+            files (device id, queue, pending submissions) with it.
             """,
         examples: ["timeline verify --log life.jsonl"])
 
-    static func run(_ arguments: ParsedArguments, _ runner: Runner) throws -> String {
-        try runner.verify(arguments)
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.verify(arguments)
     }
 }
 
@@ -277,12 +278,16 @@ extension Runner {
 
     // MARK: verify
 
-    func verify(_ arguments: ParsedArguments) throws -> String {
+    func verify(_ arguments: ParsedArguments) async throws -> String {
         let path = try logPath(arguments)
+        // A replica's mirror is verified as a log, and its own files with it.
+        let replica = DatabaseLogs.isURL(path) || !TimelineReplica.isReplica(path) ? nil : try openCheckedReplica(path)
         let folded = try foldLog(path, input: false, views: [], now: context.clock())
+        var ofReplica = ""
+        if let replica { ofReplica = "; a replica of \(replica.shared), \(await replica.pending.count) pending" }
         return "\(path): ok: \(count(folded.records, "record")), \(count(folded.facts, "fact")), "
             + "\(count(folded.projection.timelineSummaries.count, "timeline")), "
-            + "\(count(folded.projection.eventCount, "event"))\n"
+            + "\(count(folded.projection.eventCount, "event"))\(ofReplica)\n"
     }
 
     // MARK: export

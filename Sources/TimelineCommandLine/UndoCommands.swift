@@ -52,8 +52,8 @@ enum HistoryCommand: ToolCommand {
             """,
         examples: ["timeline history --event e1 --log life.jsonl", "timeline history --event e1 --json"])
 
-    static func run(_ arguments: ParsedArguments, _ runner: Runner) throws -> String {
-        try runner.history(arguments)
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
+        try await runner.history(arguments)
     }
 }
 
@@ -148,7 +148,7 @@ extension Runner {
 
     // MARK: history
 
-    func history(_ arguments: ParsedArguments) throws -> String {
+    func history(_ arguments: ParsedArguments) async throws -> String {
         let given = try arguments.required("--event")
         // No record can touch an event whose id breaks the rules: a mistake in the arguments.
         if let problem = IdentifierText.problem(in: given) {
@@ -170,6 +170,10 @@ extension Runner {
             records = history.records
         }
         guard !records.isEmpty else {
+            if isFile, TimelineReplica.isReplica(path), await (try openCheckedReplica(path)).shownState.events[event] != nil {
+                throw CommandFailure("\(path): event \(quotedDisplayText(event.rawValue)) is pending on this replica: "
+                    + "it has no record until it is synced\nto send it: timeline sync --log \(shellWord(path))")
+            }
             throw CommandFailure("\(path): no record touched event \(quotedDisplayText(event.rawValue)); "
                                  + "'timeline rows --log \(shellWord(path))' lists the events")
         }

@@ -29,7 +29,9 @@ public struct PostgresLocation: Sendable, Hashable {
     ///   invalid log name.
     public init(url: String) throws(EventLogError) {
         guard let schemeEnd = url.firstRange(of: "://"), Self.isURL(url) else {
-            throw .database(log: "?", message: "not a PostgreSQL URL: expected postgresql://USER@HOST:PORT/DATABASE?log=NAME")
+            // Named by its scheme alone: what follows may hold a password.
+            let shown = url.firstRange(of: "://").map { url[..<$0.upperBound] + "…" } ?? url
+            throw .database(log: String(shown), message: "not a PostgreSQL URL: expected postgresql://USER@HOST:PORT/DATABASE?log=NAME")
         }
         // One spelling for every spelling of the scheme, so that libpq takes it and one log
         // has one name (and one checkpoint) however its URL was written.
@@ -53,6 +55,7 @@ public struct PostgresLocation: Sendable, Hashable {
             }
         }
         var log: String?
+        var secondLog: String?
         var kept: [Substring] = []
         var shown: [Substring] = []
         for parameter in query.split(separator: "&", omittingEmptySubsequences: true) {
@@ -61,11 +64,7 @@ public struct PostgresLocation: Sendable, Hashable {
                 .map(String.init) ?? ""
             switch name {
             case "log":
-                guard log == nil else {
-                    throw .database(log: "?", message: "the URL names the log twice (log=\(log ?? "")&log=\(value)): "
-                        + "give one ?log=NAME")
-                }
-                log = Self.percentDecoded(value)
+                if log != nil { secondLog = secondLog ?? value } else { log = Self.percentDecoded(value) }
             case "password":
                 passwords.append(value)
                 kept.append(parameter)
@@ -82,6 +81,10 @@ public struct PostgresLocation: Sendable, Hashable {
         connectionString = kept.isEmpty ? base : base + "?" + kept.joined(separator: "&")
         displayName = shownBase + "?" + (shown + ["log=\(name)"]).joined(separator: "&")
         self.passwords = passwords
+        if let secondLog {
+            throw .database(log: displayName, message: "the URL names the log twice (log=\(name)&log=\(secondLog)): "
+                + "give one ?log=NAME")
+        }
         guard Self.isValidLogName(name) else {
             throw .database(log: displayName, message: "invalid log name \"\(name)\": a log name is 1–63 of "
                 + "A–Z a–z 0–9 _ . - (give it as ?log=NAME)")

@@ -51,7 +51,8 @@ struct ReplicaCommandTests {
             + "\"position\":4,\"commands\":[{\"command\":\"retitleEvent\",\"data\":{\"event\":\"born\",\"title\":\"Born here\"}}]}\n")
         // The mirror is the shared log, byte for byte, and a log every command reads.
         #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == Data(contentsOf: URL(fileURLWithPath: shared)))
-        #expect(try await timeline(["verify", "--log", phone]).status == 0)
+        let verified = try await timeline(["verify", "--log", phone])
+        #expect(verified.output.hasSuffix("; a replica of \(shared), 0 pending\n") && verified.status == 0, "\(verified)")
 
         let status = try await timeline(["status", "--log", phone, "--json"])
         #expect(status.output == "{\"device\":\"\(device)\",\"shared\":\(jsonString(shared)),\"position\":5,\"pending\":0,"
@@ -116,11 +117,19 @@ struct ReplicaCommandTests {
                 "\(replaced)")
         #expect(!replaced.errors.contains("cannot be reached"), "\(replaced)")
 
-        #expect(try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "Kept",
-                                    "--date", "2002", "--offline"]).status == 0)
+        let kept = try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "Kept",
+                                       "--date", "2002", "--offline"])
+        #expect(kept.status == 0, "\(kept)")
+        let keptID = String(try #require(kept.output.split(separator: " ").dropFirst(2).first))
+        let history = try await timeline(["history", "--log", phone, "--event", keptID])
+        #expect(history.status == 1 && history.errors.contains("is pending on this replica"), "\(history)")
         try FileManager.default.removeItem(atPath: phone + ".replica")
-        let lost = try await timeline(["rows", "--log", phone])
-        #expect(lost.status == 1 && lost.errors.contains("\(phone).replica is damaged: it is missing"), "\(lost)")
+        // Every command that reads it says it is damaged, verify too, which checks a
+        // replica's files with its mirror.
+        for command in [["rows"], ["verify"]] {
+            let lost = try await timeline(command + ["--log", phone])
+            #expect(lost.status == 1 && lost.errors.contains("\(phone).replica is damaged: it is missing"), "\(lost)")
+        }
         // Its pending submission alone still says it is a replica: nothing pending is dropped.
         try FileManager.default.removeItem(atPath: phone + ".queue")
         let pendingOnly = try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "X",

@@ -232,7 +232,15 @@ struct PostgresLogTests {
             #expect(try PostgresLocation(url: spelling).displayName == "postgresql://u@h/db?log=timeline")
         }
         // A log named twice is refused, not the last one taken.
-        #expect(throws: EventLogError.self) { try PostgresLocation(url: "postgresql://u@h/db?log=a&log=b") }
+        // Each refusal names the URL it refuses (without its password), never "?".
+        #expect(throws: EventLogError.database(log: "postgresql://u@h/db?log=a", message:
+            "the URL names the log twice (log=a&log=b): give one ?log=NAME")) {
+            try PostgresLocation(url: "postgresql://u:pw@h/db?log=a&log=b")
+        }
+        #expect(throws: EventLogError.database(log: "mysql://…", message:
+            "not a PostgreSQL URL: expected postgresql://USER@HOST:PORT/DATABASE?log=NAME")) {
+            try PostgresLocation(url: "mysql://u:pw@h/db")
+        }
         for bad in ["", String(repeating: "a", count: 64), "a/b", "é", "a b", "a%2Fb"] {
             #expect(throws: EventLogError.self) { try PostgresLocation(url: "postgresql://u@h/db?log=\(bad)") }
         }
