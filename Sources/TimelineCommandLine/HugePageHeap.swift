@@ -13,7 +13,7 @@ import SystemShim
 /// it is; so is a kernel in `always` mode (nothing to ask) or `never` mode (nothing to get).
 package enum HugePageHeap {
     /// The commands that read a whole log, where starting again (about 10 ms) pays.
-    static let commands: Set<String> = ["import", "replay", "verify", "rebuild"]
+    static let commands: Set<String> = ["import", "replay", "verify", "rebuild", "export"]
 
     /// The tunable that makes glibc's allocator ask for huge pages.
     static let tunable = "glibc.malloc.hugetlb"

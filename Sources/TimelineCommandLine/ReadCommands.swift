@@ -292,6 +292,9 @@ extension Runner {
 
     // MARK: export
 
+    /// The records `export` encodes and writes at once: a few megabytes of text.
+    static let exportSlice = 8_192
+
     func export(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
         let encoder = RecordEncoder(layout: .plain)
@@ -302,12 +305,18 @@ extension Runner {
         // not the log. A bad line stops it there, after the records before it.
         do {
             _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
-                bytes.removeAll(keepingCapacity: true)
-                // A chunk holds whole batches, so each line's `more` is known here.
-                encoder.encodeRenumbered(contents.records, after: &position, into: &bytes)
-                do { try writeAsItGoes(String(decoding: bytes, as: UTF8.self)) } catch {
-                    writeFailed = true
-                    throw error
+                // A chunk holds whole batches, and a batch may be the whole log (an import):
+                // it is written a slice at a time, each line's `more` read from its record.
+                var start = contents.records.startIndex
+                while start < contents.records.endIndex {
+                    let end = min(start + Self.exportSlice, contents.records.endIndex)
+                    bytes.removeAll(keepingCapacity: true)
+                    encoder.encodeRenumbered(contents.records[start..<end], after: &position, into: &bytes)
+                    do { try writeAsItGoes(String(decoding: bytes, as: UTF8.self)) } catch {
+                        writeFailed = true
+                        throw error
+                    }
+                    start = end
                 }
             }
         } catch let failure as CommandFailure where position > 0 && !writeFailed {

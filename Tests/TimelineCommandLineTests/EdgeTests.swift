@@ -299,6 +299,34 @@ struct EdgeTests {
         #expect(Array(whole.outputLines.prefix(written)) == run.outputLines)
     }
 
+    /// A batch longer than what export encodes at once (an imported log is one batch) is
+    /// written a slice at a time, each line with its seq and its `more` as in the log.
+    @Test func exportWritesALongBatchInSlicesWithEachLinesMore() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let facts = Runner.exportSlice * 2 + 5
+        let input = (0..<facts).map { #"{"type":"timelineCreated","data":{"timeline":"t\#($0)","name":"T"}}"# }
+        let log = directory.path("store.jsonl")
+        let imported = try await timeline(["import", try directory.write("in.jsonl", input.joined(separator: "\n") + "\n"),
+                                           "--log", log])
+        #expect(imported.status == 0, "\(imported)")
+        let export = try await timeline(["export", "--log", log])
+        #expect(export.status == 0 && export.outputLines.count == facts, "\(export.errors)")
+        let stored = try directory.read("store.jsonl").split(separator: "\n")
+        for (line, (exported, kept)) in zip(export.outputLines, stored).enumerated() {
+            let remaining = facts - 1 - line
+            #expect(exported.hasPrefix(#"{"seq":\#(line + 1),"#))
+            #expect(exported.hasSuffix(remaining == 0 ? #""cmd":"\#(Self.commandID(kept))"}"#
+                                                      : #","more":\#(remaining)}"#), "line \(line + 1): \(exported)")
+            #expect(kept.hasPrefix(exported.dropLast()), "line \(line + 1) is the stored line without its crc")
+        }
+    }
+
+    /// The `cmd` of a stored line.
+    static func commandID(_ line: Substring) -> Substring {
+        line.split(separator: #""cmd":""#).last?.prefix { $0 != "\"" } ?? ""
+    }
+
     // MARK: --upto and batches
 
     @Test func uptoNeverStopsInsideAnAtomicBatch() async throws {

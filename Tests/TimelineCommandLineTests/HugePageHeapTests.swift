@@ -9,7 +9,7 @@ struct HugePageHeapTests {
     static let madvise = "always [madvise] never\n"
 
     @Test func aCommandThatReadsAWholeLogAsksForHugePagesWhereTheKernelGivesThemOnlyWhenAsked() {
-        for command in ["import", "replay", "verify", "rebuild"] {
+        for command in ["import", "replay", "verify", "rebuild", "export"] {
             #expect(HugePageHeap.restartTunables(arguments: [command, "x.jsonl"], tunables: nil, kernelMode: Self.madvise)
                     == "glibc.malloc.hugetlb=1", "\(command)")
         }
