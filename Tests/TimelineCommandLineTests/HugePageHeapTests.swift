@@ -73,7 +73,13 @@ struct HugePageHeapTests {
         try #require(restarted && importing.isRunning, "\(environ().filter { $0.hasPrefix("GLIBC") }) \(importing.errors)")
         // The input ends empty: the restarted import runs to its end as usual. (Without
         // blocking: a writer's open fails at once when the reader has gone.)
-        let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+        // The restarted process has the tunable from its first instruction, and opens the
+        // FIFO a moment later: a writer's open fails until it has.
+        var writer: Int32 = -1
+        _ = await eventually(until: .now + .seconds(30)) {
+            writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            return writer >= 0 || !importing.isRunning
+        }
         try #require(writer >= 0, "the import is not reading its input")
         close(writer)
         #expect(await importing.waitForExit(until: .now + .seconds(30)))
