@@ -1,7 +1,7 @@
 /// What to measure and at which sizes, from the command line.
 struct BenchOptions {
     enum Section: String, CaseIterable {
-        case command, replay, open, memory, append, processes, tool, sync, undo, folder
+        case command, replay, open, memory, append, processes, tool, sync, undo, folder, sqlite
     }
 
     var quick = false
@@ -61,12 +61,15 @@ struct BenchOptions {
                  history --event beside rows with and without the checkpoint
      11 folder   folder mode: the sequencer, a clone of a folder, a sealed segment
                  arriving → change set, beside a replica, a file log, a plain send
+     12 sqlite   the store's rows beside an SQLite table of them (the sqlite3 command,
+                 when on the PATH): opening, the first rows, a durable insert, a range
 
     OPTIONS:
       --quick           small sizes, for CI: 10k rows, 20k records, 20k events, fewer
                         samples; finishes in seconds
       --only LIST       comma-separated sections to run: command, replay, open, memory,
-                        append, processes, tool, sync, undo, folder (default: all)
+                        append, processes, tool, sync, undo, folder, sqlite
+                        (default: all)
       --sizes LIST      rows present for the one-command measurement (the undo
                         measurement takes the largest)
                         (default 10k,100k,1M; with --quick 10k); k and M suffixes allowed

@@ -282,6 +282,19 @@ struct BenchmarkRun {
             comparison.add("11", "a sealed segment arriving → change set on a replica", size: "—", result.arrival,
                            baseline: "a plain send → change set on a follower", result.arrivalBaseline)
         }
+        // 12. Beside SQLite.
+        var sqlite: SQLiteBenchmark.Result?
+        if options.sections.contains(.sqlite) {
+            if let executable = SQLiteBenchmark.executable() {
+                let records = generateHistory().records
+                let result = try await SQLiteBenchmark(sqlite: executable, storePath: storeLog, records: records,
+                                                       directory: directory, runs: quick ? 3 : 7, log: progress).run()
+                sqlite = result
+                SQLiteBenchmark.add(result, to: &comparison, size: Formatting.size(result.rows) + " rows")
+            } else {
+                notes.append("SQLite was not measured: no sqlite3 on the PATH (apt-get install sqlite3).")
+            }
+        }
         var targets = Self.commandTargets(commandResults, repetitions)
         targets.append(Self.laterTargets(replay: replay, withCheckpoints: withCheckpoints, later: later,
                                          memory: memory, records: options.records, events: options.events))
@@ -289,6 +302,7 @@ struct BenchmarkRun {
         if let sync { targets.append(SyncBenchmark.targets(sync)) }
         if let undo { targets.append(UndoBenchmark.targets(undo)) }
         if let folder { targets.append(FolderBenchmark.targets(folder)) }
+        if options.sections.contains(.sqlite) { targets.append(SQLiteBenchmark.targets(sqlite)) }
 
         print(comparison.rendered)
         if !stages.rows.isEmpty { print(stages.rendered) }

@@ -185,4 +185,33 @@ struct BenchmarkToolTests {
         }
         #expect(run.errors.contains("processes: one writer, then two at once"), "\(run)")
     }
+
+    @Test("Measurement 12 sets the store beside an SQLite table of its rows, and judges the two bars",
+          .enabled(if: ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/bin/sqlite3"].contains {
+              FileManager.default.isExecutableFile(atPath: $0) }))
+    func besideSQLite() async throws {
+        let run = try await timelineBench(["--quick", "--only", "sqlite"])
+        try #require(run.status == 0, "\(run)")
+        for measurement in ["open + first 100 rows of a timeline (store from its checkpoint)",
+                            "first 100 rows, store open", "durable insert → first rows as they are (change set)",
+                            "rows of a range of dates (~1,000)"] {
+            let cells = try #require(run.output.split(separator: "\n").first { $0.contains("| 12 | " + measurement) },
+                                     "\(run)").split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(nanoseconds(cells[3][...]) != nil && nanoseconds(cells[7][...]) != nil, "\(cells)")
+        }
+        for target in ["a durable insert → first rows: ahead of SQLite", "open + first rows: ≤ 2× SQLite"] {
+            let cells = try #require(Self.row(target, of: "Targets", in: run.output), "\(run)")
+            #expect(["PASS", "MISS"].contains(cells[2]), "\(target): \(cells)")
+        }
+    }
+
+    @Test("Without sqlite3 on the PATH, measurement 12 says so and judges nothing")
+    func withoutSQLite() async throws {
+        guard let benchURL else { throw ToolNotFound(name: "timeline-bench") }
+        let run = try await run(benchURL, ["--quick", "--only", "sqlite"], environment: ["PATH": "/nonexistent"])
+        try #require(run.status == 0, "\(run)")
+        #expect(run.output.contains("SQLite was not measured: no sqlite3 on the PATH"), "\(run)")
+        let cells = try #require(Self.row("open + first rows: ≤ 2× SQLite", of: "Targets", in: run.output), "\(run)")
+        #expect(cells[2] == "not run", "\(cells)")
+    }
 }
