@@ -74,7 +74,7 @@ extension Runner {
                     ?? message(for: error, path: path, command: arguments.command.name))
             }
             if let torn = store.openingReport.tornTail {
-                context.warn(tornTailWarning(torn, path: path, cut: store.openingReport.tornTailCut))
+                context.warn(tornTailWarning(torn, path: path, outcome: store.openingReport.tornTailOutcome))
             }
         }
         let records = store.openingReport.replayedRecords

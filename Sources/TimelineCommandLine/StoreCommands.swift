@@ -150,21 +150,28 @@ extension Runner {
             throw CommandFailure(error.description)
         }
         if let torn = store.openingReport.tornTail {
-            context.warn(tornTailWarning(torn, path: path, cut: store.openingReport.tornTailCut))
+            context.warn(tornTailWarning(torn, path: path, outcome: store.openingReport.tornTailOutcome))
         }
         return store
     }
 
     /// What a command says of the torn tail opening the log at `path` found: cut off and
-    /// saved, or (a log it cannot write) left as it is and not read.
-    func tornTailWarning(_ torn: LogReader.TornTail, path: String, cut: Bool) -> String {
+    /// saved, or left as it is and not read, and why.
+    func tornTailWarning(_ torn: LogReader.TornTail, path: String, outcome: FileEventLog.TornTailOutcome) -> String {
         let side = FileEventLog.sideFilePath(for: path)
-        if cut { return "\(path): \(torn); cut off (saved in \(side))" }
-        if access(path, W_OK) == 0 {
-            return "\(path): \(torn); not applied (left in the log: \(side) could not take it; the next write "
-                + "tries again)"
+        return switch outcome {
+        case .cut: "\(path): \(torn); cut off (saved in \(side))"
+        case .leftReadOnly: "\(path): \(torn); not applied (left in the log: it cannot be written here)"
+        case .leftUnsaved(let error):
+            "\(path): \(torn); not applied (left in the log: \(side) could not take it: \(Self.cause(of: error)); "
+                + "the next write tries again)"
         }
-        return "\(path): \(torn); not applied (left in the log: it cannot be written here)"
+    }
+
+    /// A failed system call's cause alone (`No space left on device`), else the whole error.
+    static func cause(of error: EventLogError) -> String {
+        if case .io(_, _, let code) = error { return String(cString: strerror(code)) }
+        return error.description
     }
 
     /// Releases the store, writing a checkpoint when there was none to start from or the

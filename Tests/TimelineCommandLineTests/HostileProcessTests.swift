@@ -606,7 +606,8 @@ struct HostileProcessTests {
                                                ["timelines", "--log", log]) else { return }
         #expect(rows.status == 0, "\(rows)")
         #expect(rows.output.contains("Life"), "\(rows)")
-        #expect(rows.errors.contains("not applied (left in the log: \(log).rejected could not take it"), "\(rows)")
+        #expect(rows.errors.contains("not applied (left in the log: \(log).rejected could not take it: "
+                                     + "No space left on device; the next write tries again)"), "\(rows)")
         #expect(FileManager.default.contents(atPath: log) == torn)
         #expect(!FileManager.default.fileExists(atPath: log + ".rejected"))
         // A write cannot save the tail either: refused, never written over the tail.

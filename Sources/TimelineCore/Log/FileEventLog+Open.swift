@@ -10,7 +10,7 @@ extension FileEventLog {
         defer { file.unlock() }
         var loading = try Loading(file, path: path, after: LogReader.Start(), prefixCommands: CommandTable())
         let (state, tornTail) = try loading.finish(mending: loading.canMend, mayLeave: true)
-        self.init(path: path, state: state, tornTail: tornTail, tornTailCut: loading.tornTailCut)
+        self.init(path: path, state: state, tornTail: tornTail, tornTailOutcome: loading.tornTailOutcome)
     }
 
     /// Opens (or creates) the log at `path` for writing, taking the writer's lock, and
@@ -61,7 +61,7 @@ extension FileEventLog {
                 }
                 var (state, tornTail) = try loading.finish(mending: loading.canMend, mayLeave: true)
                 state.openedAt = point
-                return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.tornTailCut), start: point.position,
+                return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailOutcome: loading.tornTailOutcome), start: point.position,
                                resumed: true,
                                resumeProblem: nil)
             }
@@ -72,7 +72,7 @@ extension FileEventLog {
             progress(loading.offset, loading.size)
         }
         let (state, tornTail) = try loading.finish(mending: loading.canMend, mayLeave: true)
-        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailCut: loading.tornTailCut), start: 0, resumed: false,
+        return Opening(log: FileEventLog(path: path, state: state, tornTail: tornTail, tornTailOutcome: loading.tornTailOutcome), start: 0, resumed: false,
                        resumeProblem: problem)
     }
 
@@ -128,8 +128,8 @@ extension FileEventLog {
         /// Whether a torn tail can be cut and a missing newline added: the file was opened
         /// for writing (its exclusive lock is held by whoever calls ``finish(mending:)``).
         var canMend: Bool { file.notWritable == nil }
-        /// Whether ``finish(mending:)`` cut a torn tail off (moved to the side file).
-        private(set) var tornTailCut = false
+        /// What ``finish(mending:mayLeave:)`` did with a torn tail.
+        private(set) var tornTailOutcome = TornTailOutcome.leftReadOnly
 
         /// Reads what is left and returns the log's state. With `mending` (the exclusive
         /// lock held), a torn tail is moved to the side file and cut off, and a last record
@@ -147,15 +147,16 @@ extension FileEventLog {
                 if mending {
                     let bytes = try file.read(at: torn.offset, count: reader.end - torn.offset)
                     var saved = false
-                    do {
+                    do throws(EventLogError) {
                         try FileEventLog.moveAside([bytes], besideLogAt: file.path, like: file)
                         saved = true
                         try file.truncate(to: torn.offset)
                         try file.sync()
-                        tornTailCut = true
+                        tornTailOutcome = .cut
                     } catch {
                         // Not saved, so not cut: the tail stays, read as not yet written.
                         if !mayLeave || saved { throw error }
+                        tornTailOutcome = .leftUnsaved(error)
                     }
                 }
                 size = torn.offset

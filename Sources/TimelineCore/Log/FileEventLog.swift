@@ -86,11 +86,22 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
     /// The log's path.
     package let path: String
     /// The torn tail opening found, if the last write had been interrupted: cut off and
-    /// moved to the side file when ``tornTailCut``, else (a log that cannot be written
-    /// here, or a side file that cannot take it: a full disk) left as it is, and not read.
+    /// moved to the side file, or left as it is and not read (``tornTailOutcome``).
     package let tornTail: LogReader.TornTail?
-    /// Whether opening cut ``tornTail`` off (it could write the log and the side file).
-    package let tornTailCut: Bool
+    /// What opening did with ``tornTail``.
+    package let tornTailOutcome: TornTailOutcome
+
+    /// What opening a log does with a torn tail it finds.
+    package enum TornTailOutcome: Hashable, Sendable {
+        /// Moved to the side file (``sideFilePath(for:)``) and cut off.
+        case cut
+        /// Left in the log and not read: this process cannot write the log.
+        case leftReadOnly
+        /// Left in the log and not read: the side file could not take it (the error says
+        /// why, a full disk most often); the next write tries again, and refuses while it
+        /// cannot save it.
+        case leftUnsaved(EventLogError)
+    }
 
     /// The line of the file that holds the record at `position` (from 1; blank lines
     /// counted), or `nil` for a position the log has not read.
@@ -102,10 +113,10 @@ package final class FileEventLog: EventLog, RawLineReading, BatchAppending {
     let state: Mutex<State>
     let encoder = RecordEncoder()
 
-    init(path: String, state: sending State, tornTail: LogReader.TornTail?, tornTailCut: Bool) {
+    init(path: String, state: sending State, tornTail: LogReader.TornTail?, tornTailOutcome: TornTailOutcome) {
         self.path = path
         self.tornTail = tornTail
-        self.tornTailCut = tornTailCut
+        self.tornTailOutcome = tornTailOutcome
         self.state = Mutex(state)
     }
 

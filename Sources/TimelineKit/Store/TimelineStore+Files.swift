@@ -12,13 +12,13 @@ package struct OpeningReport: Sendable, Hashable {
     package var checkpointProblem: String?
     /// The torn tail opening a log file found, if its last write had been interrupted.
     package var tornTail: LogReader.TornTail?
-    /// Whether it was cut off (moved to the side file, ``FileEventLog/sideFilePath(for:)``);
-    /// a log that cannot be written here is left as it is.
-    package var tornTailCut: Bool
+    /// What opening did with it: cut it off (into ``FileEventLog/sideFilePath(for:)``), or
+    /// left it in the log, and why.
+    package var tornTailOutcome: FileEventLog.TornTailOutcome
 
     package init(checkpointPosition: Int64?, replayedRecords: Int, checkpointProblem: String?,
-                 tornTail: LogReader.TornTail? = nil, tornTailCut: Bool = true) {
-        self.tornTailCut = tornTailCut
+                 tornTail: LogReader.TornTail? = nil, tornTailOutcome: FileEventLog.TornTailOutcome = .cut) {
+        self.tornTailOutcome = tornTailOutcome
         self.checkpointPosition = checkpointPosition
         self.replayedRecords = replayedRecords
         self.checkpointProblem = checkpointProblem
@@ -84,7 +84,7 @@ extension TimelineStore {
             self.init(log: log, clock: clock, projection: projection, checkpointPath: checkpointFile,
                       logFilePath: path, checkpointInterval: checkpointInterval,
                       report: OpeningReport(checkpointPosition: start, replayedRecords: tail.count,
-                                            checkpointProblem: nil, tornTail: log.tornTail, tornTailCut: log.tornTailCut))
+                                            checkpointProblem: nil, tornTail: log.tornTail, tornTailOutcome: log.tornTailOutcome))
             return
         }
         // Without a usable checkpoint the log was read whole, into the loader.
@@ -92,7 +92,7 @@ extension TimelineStore {
         self.init(log: log, clock: clock, projection: loader.finish(),
                   checkpointPath: checkpointFile, logFilePath: path, checkpointInterval: checkpointInterval,
                   report: OpeningReport(checkpointPosition: nil, replayedRecords: readCount,
-                                        checkpointProblem: problem, tornTail: log.tornTail, tornTailCut: log.tornTailCut))
+                                        checkpointProblem: problem, tornTail: log.tornTail, tornTailOutcome: log.tornTailOutcome))
     }
 
     /// Opens a store on any log, its projections from the checkpoint at `checkpointPath`

@@ -54,7 +54,7 @@ extension TimelineStore {
                                   checkpointPath: checkpointFile, logFilePath: path, checkpointInterval: nil,
                                   report: OpeningReport(checkpointPosition: nil, replayedRecords: records,
                                                         checkpointProblem: nil, tornTail: opening.log.tornTail,
-                                                        tornTailCut: opening.log.tornTailCut))
+                                                        tornTailOutcome: opening.log.tornTailOutcome))
         try await store.saveAfterRebuild()
         return store
     }
