@@ -168,16 +168,10 @@ package struct LogChunkReader: Sendable {
         // line damaged rather than torn, should the log end before a newline.
         let record = buffer.withUnsafeBytes { LogReader.checksummedRecordLength(UnsafeRawBufferPointer(rebasing: $0[..<limit])) }
         used = 0
+        let source = source
         while true {
-            let count: Int = buffer.withUnsafeMutableBytes { raw in
-                switch source {
-                case .file(let file, let end):
-                    let wanted = min(raw.count, end - base.offset - length)
-                    return wanted <= 0 ? 0 : pread(file.descriptor, raw.baseAddress!, wanted, off_t(base.offset + length))
-                case .stream(let descriptor, _):
-                    return read(descriptor, raw.baseAddress!, raw.count)
-                }
-            }
+            let offset = base.offset + length
+            let count = buffer.withUnsafeMutableBytes { Self.readSome(source, into: $0.baseAddress!, count: $0.count, at: offset) }
             if count < 0 {
                 try readAgainAfterFailure()
                 continue
@@ -231,20 +225,10 @@ package struct LogChunkReader: Sendable {
             }
             buffer = grown
         }
+        let source = source
         while !atEnd && used < target {
-            let at = base.offset + used
-            let count: Int
-            switch source {
-            case .file(let file, let end):
-                let wanted = min(target - used, end - at)
-                if wanted <= 0 {
-                    atEnd = true
-                    continue
-                }
-                count = buffer.withUnsafeMutableBytes { raw in pread(file.descriptor, raw.baseAddress! + used, wanted, off_t(at)) }
-            case .stream(let descriptor, _):
-                count = buffer.withUnsafeMutableBytes { raw in read(descriptor, raw.baseAddress! + used, target - used) }
-            }
+            let (start, wanted, offset) = (used, target - used, base.offset + used)
+            let count = buffer.withUnsafeMutableBytes { Self.readSome(source, into: $0.baseAddress! + start, count: wanted, at: offset) }
             if count < 0 {
                 try readAgainAfterFailure()
                 continue
@@ -252,6 +236,18 @@ package struct LogChunkReader: Sendable {
             if count == 0 { atEnd = true }
             used += count
             bytesRead += count
+        }
+    }
+
+    /// One read of up to `count` bytes: a file's at byte `offset` (0 at its end), a
+    /// stream's where it is. The bytes read, 0 at the end, -1 on a failure (`errno`).
+    private static func readSome(_ source: Source, into pointer: UnsafeMutableRawPointer, count: Int, at offset: Int) -> Int {
+        switch source {
+        case .file(let file, let end):
+            let wanted = min(count, end - offset)
+            return wanted <= 0 ? 0 : pread(file.descriptor, pointer, wanted, off_t(offset))
+        case .stream(let descriptor, _):
+            return read(descriptor, pointer, count)
         }
     }
 
