@@ -82,8 +82,8 @@ enum VerifyCommand: ToolCommand {
             """,
         examples: ["timeline verify --log life.jsonl"])
 
-    static func run(_ arguments: ParsedArguments, _ runner: Runner) async throws -> String {
-        try await runner.verify(arguments)
+    static func run(_ arguments: ParsedArguments, _ runner: Runner) throws -> String {
+        try runner.verify(arguments)
     }
 }
 
@@ -278,13 +278,22 @@ extension Runner {
 
     // MARK: verify
 
-    func verify(_ arguments: ParsedArguments) async throws -> String {
+    func verify(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
-        // A replica's mirror is verified as a log, and its own files with it.
-        let replica = DatabaseLogs.isURL(path) || !TimelineReplica.isReplica(path) ? nil : try openCheckedReplica(path)
-        let folded = try foldLog(path, input: false, views: [], now: context.clock())
+        // A replica's mirror is verified as a log, and its own files with it, read only.
         var ofReplica = ""
-        if let replica { ofReplica = "; a replica of \(replica.shared), \(await replica.pending.count) pending" }
+        if !DatabaseLogs.isURL(path), TimelineReplica.isReplica(path) {
+            do {
+                let (shared, queue) = try FileReplicaStorage.inspect(path: path)
+                ofReplica = "; a replica of \(shared), \(queue.pending.count) pending"
+                if case .stopped(let conflict) = queue.state {
+                    ofReplica += ", stopped: another copy of this device sent \(conflict)"
+                }
+            } catch {
+                throw CommandFailure(replicaMessage(error, local: path))
+            }
+        }
+        let folded = try foldLog(path, input: false, views: [], now: context.clock())
         return "\(path): ok: \(count(folded.records, "record")), \(count(folded.facts, "fact")), "
             + "\(count(folded.projection.timelineSummaries.count, "timeline")), "
             + "\(count(folded.projection.eventCount, "event"))\(ofReplica)\n"

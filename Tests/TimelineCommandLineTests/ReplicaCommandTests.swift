@@ -122,7 +122,8 @@ struct ReplicaCommandTests {
         #expect(kept.status == 0, "\(kept)")
         let keptID = String(try #require(kept.output.split(separator: " ").dropFirst(2).first))
         let history = try await timeline(["history", "--log", phone, "--event", keptID])
-        #expect(history.status == 1 && history.errors.contains("is pending on this replica"), "\(history)")
+        #expect(history.status == 1 && history.errors.contains("1 pending submission on this replica names event")
+                && history.errors.contains("timeline sync --log"), "\(history)")
         try FileManager.default.removeItem(atPath: phone + ".replica")
         // Every command that reads it says it is damaged, verify too, which checks a
         // replica's files with its mirror.
@@ -135,6 +136,68 @@ struct ReplicaCommandTests {
         let pendingOnly = try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "X",
                                               "--date", "2003"])
         #expect(pendingOnly.status == 1 && pendingOnly.errors.contains("it is missing"), "\(pendingOnly)")
+    }
+
+    /// The pending file is the only copy of what was sent offline: a damaged one (its
+    /// generation line lost, a line gone from the middle, another device's submission) is
+    /// said to be damaged by every command, verify included, and never written over.
+    @Test func aDamagedPendingFileIsDamageNeverDroppedOrWrittenOver() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, _) = try await twoDevices(directory)
+        for title in ["A", "B", "C"] {
+            let sent = try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", title,
+                                           "--date", "2001", "--offline"])
+            #expect(sent.status == 0, "\(sent)")
+        }
+        let pending = phone + ".pending"
+        let original = try String(contentsOfFile: pending, encoding: .utf8)
+        let lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var foreign = lines
+        foreign[2] = foreign[2].replacing(#/[0-9a-f]{12}:2"/#, with: "111111111111:2\"")
+        let damages: [(String, [String], String)] = [
+            ("no generation line", Array(lines.dropFirst()), "does not begin with its generation line"),
+            ("a line gone", lines.enumerated().filter { $0.offset != 2 }.map(\.element),
+             "the submissions between them are missing"),
+            ("another device's", foreign, "which is not this device's"),
+        ]
+        for (name, damaged, reason) in damages {
+            let text = damaged.joined(separator: "\n")
+            try text.write(toFile: pending, atomically: false, encoding: .utf8)
+            for command in [["verify"], ["rows"], ["add-event", "--timeline", "life", "--title", "D", "--date", "2002",
+                                                     "--offline"]] {
+                let run = try await timeline(command + ["--log", phone])
+                #expect(run.status == 1 && run.errors.contains("\(pending) is damaged") && run.errors.contains(reason),
+                        "\(name), \(command[0]): \(run)")
+            }
+            #expect(try String(contentsOfFile: pending, encoding: .utf8) == text, "\(name): written over")
+        }
+        try original.write(toFile: pending, atomically: false, encoding: .utf8)
+        #expect(try await timeline(["verify", "--log", phone]).output.hasSuffix(", 3 pending\n"))
+
+        // verify reads: a torn tail of the mirror stays as it is.
+        let mirror = try Data(contentsOf: URL(fileURLWithPath: phone)) + Data(#"{"seq":3,"ty"#.utf8)
+        try mirror.write(to: URL(fileURLWithPath: phone))
+        #expect(try await timeline(["verify", "--log", phone]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == mirror)
+        // A FIFO in a side file's place is refused at once, not waited on.
+        try FileManager.default.removeItem(atPath: pending)
+        #expect(mkfifo(pending, 0o600) == 0)
+        let fifo = try await timeline(["verify", "--log", phone])
+        #expect(fifo.status == 1 && fifo.errors.contains("it is not a regular file"), "\(fifo)")
+    }
+
+    /// history on a replica says which pending submissions name the event, not yet in it.
+    @Test func historyOnAReplicaNamesThePendingSubmissionsOfTheEvent() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, _) = try await twoDevices(directory)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Born here",
+                                    "--offline"]).status == 0)
+        let history = try await timeline(["history", "--log", phone, "--event", "born"])
+        #expect(history.status == 0 && history.output.contains("eventAdded"), "\(history)")
+        #expect(history.errors.contains("1 pending submission on this replica names event \"born\": not in this "
+                                        + "history until synced; to send it: timeline sync --log"), "\(history)")
     }
 
     @Test func aRejectedSendExitsOneAndIdsMadeOnDevicesNeverCollide() async throws {

@@ -29,7 +29,13 @@ package enum DurableFile {
     /// The whole content of `path`, or `nil` if there is no such file.
     package static func read(_ path: String) throws(EventLogError) -> [UInt8]? {
         guard SystemFile.exists(path) else { return nil }
-        return try SystemFile(path: path, flags: O_RDONLY).readAll()
+        // A FIFO, a socket or a device in a file's place is not one of our files: opening
+        // a FIFO would wait for a writer forever (and O_NONBLOCK keeps a race from it).
+        var info = stat()
+        if stat(path, &info) == 0, [S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK].contains(info.st_mode & S_IFMT) {
+            throw .io(path: path, operation: "read (it is not a regular file)", code: EINVAL)
+        }
+        return try SystemFile(path: path, flags: O_RDONLY | O_NONBLOCK).readAll()
     }
 
     /// The file's identity (device and inode): it changes when the file is replaced.

@@ -109,27 +109,60 @@ package struct FileReplicaStorage: ReplicaStorage {
                                notices: queue.notices, state: queue.state, decidedLocalIDs: queue.decidedLocalIDs)
     }
 
+    /// The replica's own files at `path` (its identity, queue and pending submissions)
+    /// read and checked, changing nothing, not even the mirror: what `verify` reports.
+    package static func inspect(path: String) throws(ReplicaError) -> (shared: String, queue: ReplicaQueue) {
+        let identity = try identity(of: path)
+        return (identity.shared, try FileReplicaStorage(path: path).readQueue(device: identity.device))
+    }
+
     /// The queue's generation, pending submissions, notices and push state, with the
     /// submissions appended since (of the same generation).
     private func readQueue(device: DeviceID) throws(ReplicaError) -> ReplicaQueue {
         let (generation, queue) = try readSnapshot(device: device)
         var pending = queue.pending
+        let fromQueue = pending.count
         let bytes: [UInt8]?
         do { bytes = try DurableFile.read(pendingPath) } catch { throw .storage(path: pendingPath, reason: error.description) }
-        if let bytes, let header = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first,
-           String(decoding: header, as: UTF8.self) == "G\(generation)" {
-            let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).dropFirst()
-            for (index, line) in lines.enumerated() where !line.isEmpty {
-                do {
+        // `G<n>`, then one `P` line per send. A file of an older generation is left over
+        // from before the queue took its submissions in; anything else is damage, never
+        // ignored (the next send would write over what it holds).
+        if let bytes, !bytes.isEmpty {
+            let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+            let header = String(decoding: lines[0], as: UTF8.self)
+            guard header.first == "G", let written = Int64(header.dropFirst()) else {
+                throw .damaged(path: pendingPath, reason: "it does not begin with its generation line G<n>")
+            }
+            guard written <= generation else {
+                throw .damaged(path: pendingPath, reason: "its generation G\(written) is newer than the queue's, "
+                    + "G\(generation), in \(queuePath)")
+            }
+            let sends = lines.dropFirst()
+            for (index, line) in sends.enumerated() where written == generation && !line.isEmpty {
+                do throws(SyncCoding.Failure) {
+                    guard line.first == 0x50 else { throw SyncCoding.Failure(description: "not a submission (P…)") }
                     let submission = try SyncCoding.submission(String(decoding: line.dropFirst(), as: UTF8.self))
-                    guard line.first == 0x50, !pending.contains(where: { $0.id == submission.id }) else { continue }
-                    pending.append(submission)
+                    if !pending.contains(where: { $0.id == submission.id }) { pending.append(submission) }
                 } catch {
                     // The last line, cut short: a send that never returned. Anything else is damage.
-                    guard index == lines.count - 1 else {
+                    guard index == sends.count - 1 else {
                         throw .damaged(path: pendingPath, reason: "line \(index + 2): \(error.description)")
                     }
                 }
+            }
+        }
+        // This device's submissions, numbered on without a gap: each send takes the next
+        // number, and only the oldest leave (decided). Another device's, or a gap, would
+        // wait forever for a submission no one has.
+        for (index, submission) in pending.enumerated() {
+            let file = index < fromQueue ? queuePath : pendingPath
+            guard submission.id.device == device else {
+                throw .damaged(path: file, reason: "it holds submission \(submission.id), which is not this device's "
+                    + "(\(device), in \(Self.identityPath(of: path)))")
+            }
+            if index > 0, submission.id.number != pending[index - 1].id.number + 1 {
+                throw .damaged(path: file, reason: "submission \(submission.id) follows \(pending[index - 1].id): "
+                    + "the submissions between them are missing")
             }
         }
         return ReplicaQueue(device: device, pending: pending, notices: queue.notices, state: queue.state,
@@ -221,15 +254,28 @@ package struct FileReplicaStorage: ReplicaStorage {
     /// One line appended to `LOCAL.pending` and synced: O(1) whatever is pending. A file
     /// of another generation is replaced by a fresh one first.
     package func appendPending(_ submission: Submission) throws(ReplicaError) {
-        let header = Array("G\(try generation())\n".utf8)
+        let generation = try generation()
+        let header = Array("G\(generation)\n".utf8)
+        // Only the pending file's first line and last byte are read: a send costs the
+        // same however many are pending.
+        var current: [UInt8] = []
         do throws(EventLogError) {
-            // Only the pending file's first line and last byte are read: a send costs the
-            // same however many are pending.
-            var current: [UInt8] = []
             if SystemFile.exists(pendingPath) {
-                current = try SystemFile(path: pendingPath, flags: O_RDONLY).read(at: 0, count: header.count)
+                current = try SystemFile(path: pendingPath, flags: O_RDONLY | O_NONBLOCK).read(at: 0, count: 24)
             }
-            if current != header { try DurableFile.write(header, to: pendingPath, permissionsOf: path) }
+        } catch { throw .storage(path: pendingPath, reason: error.description) }
+        if !current.starts(with: header) {
+            // Only an empty file or one of an older generation (its sends are in the queue)
+            // is started again; a damaged one is never written over.
+            let first = current.prefix { $0 != 0x0A }
+            let older = first.first == 0x47
+                && Int64(String(decoding: first.dropFirst(), as: UTF8.self)).map { $0 < generation } == true
+            guard current.isEmpty || older else {
+                throw .damaged(path: pendingPath, reason: "it does not begin with its generation line G\(generation)")
+            }
+        }
+        do throws(EventLogError) {
+            if !current.starts(with: header) { try DurableFile.write(header, to: pendingPath, permissionsOf: path) }
             let file = try SystemFile(path: pendingPath, flags: O_RDWR)
             var end = try file.size()
             if try file.read(at: end - 1, count: 1) != [0x0A] {

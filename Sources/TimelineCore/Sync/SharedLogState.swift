@@ -24,6 +24,13 @@ package struct SharedLogState: Sendable {
         var command: String?
     }
 
+    /// What the log says of one id: where its current life began (none for an id that
+    /// was named but never made), and the position of the last record that touched it.
+    struct Marks: Sendable {
+        var birth: Birth?
+        var touched: Int64
+    }
+
     /// The position of the last record folded.
     package private(set) var position: Int64 = 0
     /// The timelines and events after the records folded.
@@ -32,13 +39,12 @@ package struct SharedLogState: Sendable {
     package private(set) var outcomes: [String: Outcome] = [:]
     /// The number of each device's last decided submission.
     package private(set) var lastNumbers: [DeviceID: Int64] = [:]
-    private var eventBirths: [EventID: Birth] = [:]
-    private var timelineBirths: [TimelineID: Birth] = [:]
-    /// The position of the last record that touched each event and timeline (section 11:
-    /// a record touches the event it names; a timeline's creation, renaming or removal the
-    /// timeline, a removal also all its events).
-    private var eventTouches: [EventID: Int64] = [:]
-    private var timelineTouches: [TimelineID: Int64] = [:]
+    /// Each id's birth and the position of the last record that touched it (section 11: a
+    /// record touches the event it names; a timeline's creation, renaming or removal the
+    /// timeline, a removal also all its events). One table per kind of id: one lookup per
+    /// fact.
+    private var events: [EventID: Marks] = [:]
+    private var timelines: [TimelineID: Marks] = [:]
 
     /// The state of an empty log.
     package init() {}
@@ -49,6 +55,8 @@ package struct SharedLogState: Sendable {
     ///   holds the records before it.
     /// - Complexity: O(*k*) for *k* facts.
     package mutating func apply<C: Collection<Record>>(_ records: C) throws(FactRefusal) {
+        // The records of one batch share a command id: its outcome is its first record's.
+        var previousCommand: String?
         for record in records where record.position > position {
             for fact in record.facts {
                 do { try Decider.check(fact, in: domain) } catch {
@@ -57,7 +65,8 @@ package struct SharedLogState: Sendable {
                 note(fact, of: record)
                 domain.apply(fact)
             }
-            if let command = record.commandID, outcomes[command] == nil {
+            defer { previousCommand = record.commandID }
+            if let command = record.commandID, command != previousCommand, outcomes[command] == nil {
                 var outcome = Outcome(nonce: record.submission, position: record.position)
                 if case .commandRejected(_, let rule, let message)? = record.facts.first {
                     (outcome.rule, outcome.message) = (rule, message)
@@ -72,20 +81,22 @@ package struct SharedLogState: Sendable {
     }
 
     private mutating func note(_ fact: Fact, of record: Record) {
-        if let event = fact.event { eventTouches[event] = record.position }
-        if let timeline = fact.touchedTimeline {
-            timelineTouches[timeline] = record.position
-            if case .timelineRemoved = fact {
-                for event in domain.eventIDs(in: timeline) { eventTouches[event] = record.position }
-            }
-        }
+        let position = record.position
         switch fact {
-        case .timelineCreated(let id, _):
-            timelineBirths[id] = Birth(position: record.position, command: record.commandID)
         case .eventAdded(let id, _, _, _):
-            eventBirths[id] = Birth(position: record.position, command: record.commandID)
+            events[id] = Marks(birth: Birth(position: position, command: record.commandID), touched: position)
+        case .timelineCreated(let id, _):
+            timelines[id] = Marks(birth: Birth(position: position, command: record.commandID), touched: position)
         default:
-            break
+            if let event = fact.event { events[event, default: Marks(touched: position)].touched = position }
+            if let timeline = fact.touchedTimeline {
+                timelines[timeline, default: Marks(touched: position)].touched = position
+                if case .timelineRemoved = fact {
+                    for event in domain.eventIDs(in: timeline) {
+                        events[event, default: Marks(touched: position)].touched = position
+                    }
+                }
+            }
         }
     }
 
@@ -119,13 +130,13 @@ package struct SharedLogState: Sendable {
     /// after `condition.after` touched, or `nil` when none was.
     func changeSince(_ condition: UndoCondition) -> String? {
         for event in condition.events {
-            if let position = eventTouches[event], position > condition.after {
+            if let position = events[event]?.touched, position > condition.after {
                 return "event \(IdentifierText.quoted(event.rawValue)) was changed by record \(position), after position "
                     + "\(condition.after) where the undo was made: the undo would overwrite that change; undo it first"
             }
         }
         for timeline in condition.timelines {
-            if let position = timelineTouches[timeline], position > condition.after {
+            if let position = timelines[timeline]?.touched, position > condition.after {
                 return "timeline \(IdentifierText.quoted(timeline.rawValue)) was changed by record \(position), after "
                     + "position \(condition.after) where the undo was made: the undo would overwrite that change; undo it first"
             }
@@ -149,10 +160,10 @@ package struct SharedLogState: Sendable {
         for command in submission.commands {
             let names = command.names
             for timeline in names.timelines where !madeHere.contains("t" + timeline.rawValue) {
-                if isStale(timelineBirths[timeline]) { return .unknownTimeline(timeline) }
+                if isStale(timelines[timeline]?.birth) { return .unknownTimeline(timeline) }
             }
             for event in names.events where !madeHere.contains("e" + event.rawValue) {
-                if isStale(eventBirths[event]) { return .unknownEvent(event) }
+                if isStale(events[event]?.birth) { return .unknownEvent(event) }
             }
             if let made = command.made { madeHere.insert(made) }
         }
@@ -184,6 +195,12 @@ extension Command {
             ([], [id])
         case .moveEvent(let id, let timeline): ([timeline], [id])
         }
+    }
+
+    /// Whether the command names the event `event` or makes it.
+    package func mentions(_ event: EventID) -> Bool {
+        if case .addEvent(let id, _, _, _) = self, IdentifierText.sameBytes(id.rawValue, event.rawValue) { return true }
+        return names.events.contains(event)
     }
 
     /// The id the command makes, tagged `t` for a timeline and `e` for an event.
