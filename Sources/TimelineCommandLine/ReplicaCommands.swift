@@ -142,7 +142,13 @@ extension Runner {
     /// Opens the shared log a replica names (``TimelineReplica/openSharedLog(_:)``), with
     /// the URL as given on this command line when it was (its password included).
     func openShared(_ shared: String) throws(ReplicaError) -> any EventLog {
-        try TimelineReplica.openSharedLog(DatabaseLogs.location(shared))
+        let log = try TimelineReplica.openSharedLog(DatabaseLogs.location(shared))
+        // Opening a log file cuts a torn tail off, for a sync or a status as for a store:
+        // said as a store's opening says it (a database log has none).
+        if let file = log as? FileEventLog, let torn = file.tornTail {
+            context.warn(tornTailWarning(torn, path: shared, outcome: file.tornTailOutcome))
+        }
+        return log
     }
 
     // MARK: clone
@@ -195,7 +201,7 @@ extension Runner {
         let replica = try openReplica(arguments)
         if arguments.flag("--watch") { return try await syncContinuously(replica, json: arguments.flag("--json")) }
         let report: SyncReport
-        do { report = try await replica.sync() } catch {
+        do { report = try await replica.sync(connecting: { () throws(ReplicaError) in try openShared(replica.shared) }) } catch {
             throw CommandFailure(replicaMessage(error, local: replica.path, shared: replica.shared))
         }
         if report.pulled > 0 { changes.note() }
@@ -241,7 +247,8 @@ extension Runner {
     // MARK: status
 
     func status(_ arguments: ParsedArguments) async throws -> String {
-        let status = await (try openReplica(arguments)).status()
+        let replica = try openReplica(arguments)
+        let status = await replica.status(connecting: { () throws(ReplicaError) in try openShared(replica.shared) })
         let head = status.head, folder = status.isFolder
         if arguments.flag("--json") {
             return "{\"device\":\(JSONText.string(status.device.rawValue)),"
@@ -261,11 +268,7 @@ extension Runner {
         switch status.sharedProblem {
         case let problem? where problem.isUnreachable: text += "unreachable: \(problem)\n"
         case let problem?: text += "cannot sync: " + replicaMessage(problem) + "\n"
-        case nil:
-            if let head, head < status.position, !folder {
-                text += "behind: the shared log ends at \(head), before this replica's mirror (\(status.position)): it "
-                    + "was replaced by an older copy; the next sync says what to do\n"
-            }
+        case nil: break
         }
         if let problem = status.mirrorProblem { text += "mirror damaged: \(problem); the next sync fetches it again\n" }
         if let conflict = status.conflict { text += "stopped: \(ReplicaError.stopped(conflict: conflict))\n" }

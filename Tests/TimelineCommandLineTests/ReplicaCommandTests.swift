@@ -187,6 +187,41 @@ struct ReplicaCommandTests {
         #expect(fifo.status == 1 && fifo.errors.contains("it is not a regular file"), "\(fifo)")
     }
 
+    /// Opening the shared log cuts a torn tail off, for status, sync and clone as for any
+    /// command on it, and says so, naming the side file that keeps its bytes.
+    @Test func aTornTailOfTheSharedLogIsReportedBySyncStatusAndClone() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        for command in [["status", "--log", phone], ["sync", "--log", phone],
+                        ["clone", shared, "--log", directory.path("tablet.jsonl")]] {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: shared))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(#"{"seq":3,"ty"#.utf8))
+            try handle.close()
+            let run = try await timeline(command)
+            #expect(run.status == 0 && run.errors.contains("\(shared): line 3: incomplete last record")
+                    && run.errors.contains("cut off (saved in \(shared).rejected)"), "\(command[0]): \(run)")
+        }
+    }
+
+    /// A shared log replaced by another (or an older copy) is said by status as sync says
+    /// it: this replica cannot sync with it.
+    @Test func statusSaysWhenTheSharedLogNoLongerContinuesTheMirror() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        try FileManager.default.removeItem(atPath: shared)
+        #expect(try await timeline(["create-timeline", "--log", shared, "--timeline", "other", "--name", "Other"]).status == 0)
+        #expect(try await timeline(["add-event", "--log", shared, "--timeline", "other", "--title", "X",
+                                    "--date", "2000"]).status == 0)
+        let status = try await timeline(["status", "--log", phone])
+        let sync = try await timeline(["sync", "--log", phone])
+        #expect(sync.status == 1 && sync.errors.contains("no longer continues"), "\(sync)")
+        #expect(status.status == 0 && status.output.contains("cannot sync: ") && status.output.contains("no longer continues"),
+                "\(status)")
+    }
+
     /// history on a replica says which pending submissions name the event, not yet in it.
     @Test func historyOnAReplicaNamesThePendingSubmissionsOfTheEvent() async throws {
         let directory = try TemporaryDirectory()

@@ -50,7 +50,7 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "replaced or is another log (restored from an older copy, it lost records this mirror still holds: "
                 + "keep this replica's files until the shared log is put right); make a new replica by cloning "
                 + "the shared log (the pending submissions are kept in this one)"
-        case .storage(let path, let reason): "cannot write \(path): \(reason); nothing was lost"
+        case .storage(let path, let reason): "cannot use \(path): \(reason); nothing was lost"
         case .damaged(let path, let reason):
             "the replica's file \(path) is damaged: \(reason); restore it from a backup (moving it aside drops what "
                 + "it holds)"

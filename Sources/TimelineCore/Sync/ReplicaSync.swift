@@ -339,6 +339,23 @@ package struct ReplicaSync {
         }
     }
 
+    /// Throws ``ReplicaError/sharedLogChanged(shared:position:)`` when `log` does not
+    /// continue the mirror (its record at the mirror's position is not the one mirrored:
+    /// it was replaced, shortened, or is another log), as a sync would; reads one chunk.
+    package func checkContinued(by log: any EventLog) throws(ReplicaError) {
+        guard mirrorPosition > 0, mirrorProblem == nil else { return }
+        var found: Record?
+        do throws(EventLogError) {
+            try log.forEachChunk(after: mirrorPosition - 1) { records in
+                found = records.first
+                return false
+            }
+        } catch {
+            throw .sharedLog(sharedName, failed: error)
+        }
+        guard found == lastMirrored else { throw .sharedLogChanged(shared: sharedName, position: mirrorPosition) }
+    }
+
     /// Mirrors what the shared log committed after the mirror, folds it, and learns this
     /// device's outcomes from it.
     private mutating func pull(_ log: any EventLog, into report: inout Report) throws(ReplicaError) {

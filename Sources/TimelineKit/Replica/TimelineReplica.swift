@@ -265,8 +265,9 @@ public actor TimelineReplica {
                 (status.head, status.lastRecordedAt) = try folderHead() ?? (nil, nil)
             } else {
                 let log = try connect()
+                defer { log.close() }
                 status.head = log.position
-                log.close()
+                try engine.checkContinued(by: log)
             }
         } catch {
             status.sharedProblem = error
