@@ -7,7 +7,11 @@ import Foundation
 enum RepairHint {
     /// The hint's line for the log at `path`.
     static func line(for path: String) -> String {
-        "to move the bad lines to \(path).rejected and keep the rest: timeline repair --log \(shellWord(path))"
+        // A replica's mirror is a copy of the shared log: repair fetches it again.
+        if FileReplicaStorage.isReplica(path) {
+            return "to fetch this replica's mirror again from the shared log: timeline repair --log \(shellWord(path))"
+        }
+        return "to move the bad lines to \(path).rejected and keep the rest: timeline repair --log \(shellWord(path))"
     }
 
     /// `message`, followed by the hint when `applies` and the message does not point to

@@ -281,19 +281,26 @@ extension Runner {
     func verify(_ arguments: ParsedArguments) throws -> String {
         let path = try logPath(arguments)
         // A replica's mirror is verified as a log, and its own files with it, read only.
-        var ofReplica = ""
+        var replica: (shared: String, queue: ReplicaQueue)?
         if !DatabaseLogs.isURL(path), TimelineReplica.isReplica(path) {
-            do {
-                let (shared, queue) = try FileReplicaStorage.inspect(path: path)
-                ofReplica = "; a replica of \(shared), \(queue.pending.count) pending"
-                if case .stopped(let conflict) = queue.state {
-                    ofReplica += ", stopped: another copy of this device sent \(conflict)"
-                }
-            } catch {
+            do { replica = try FileReplicaStorage.inspect(path: path) } catch {
                 throw CommandFailure(replicaMessage(error, local: path))
             }
         }
-        let folded = try foldLog(path, input: false, views: [], now: context.clock())
+        // A submission whose outcome the mirror holds is no longer pending (a sync killed
+        // before saving its queue leaves it listed; the next opening learns it).
+        var undecided = Set(replica?.queue.pending.map(\.id.description) ?? [])
+        let folded = try foldLog(path, input: false, views: [], now: context.clock()) { contents in
+            guard !undecided.isEmpty else { return }
+            for record in contents.records { if let id = record.commandID { undecided.remove(id) } }
+        }
+        var ofReplica = ""
+        if let replica {
+            ofReplica = "; a replica of \(replica.shared), \(undecided.count) pending"
+            if case .stopped(let conflict) = replica.queue.state {
+                ofReplica += ", stopped: another copy of this device sent \(conflict)"
+            }
+        }
         return "\(path): ok: \(count(folded.records, "record")), \(count(folded.facts, "fact")), "
             + "\(count(folded.projection.timelineSummaries.count, "timeline")), "
             + "\(count(folded.projection.eventCount, "event"))\(ofReplica)\n"

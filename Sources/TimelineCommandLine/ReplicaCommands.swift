@@ -367,8 +367,13 @@ extension Runner {
         // A resend of a submission decided already needs no sync: it is said as it stands.
         let decided = await !replica.pending.contains { $0.id == id }
         if arguments.flag("--offline") && !decided {
-            context.warn("saved on this replica as \(id), not synced (--offline); to send it: timeline sync --log "
-                + shellWord(replica.path))
+            // A stopped replica (another copy of this device was found) never syncs again.
+            if let conflict = await replica.conflict {
+                context.warn("saved on this replica as \(id), but it cannot sync: \(ReplicaError.stopped(conflict: conflict))")
+            } else {
+                context.warn("saved on this replica as \(id), not synced (--offline); to send it: timeline sync --log "
+                    + shellWord(replica.path))
+            }
             return saved(pending: true, position: await replica.position, "pending")
         }
         var report: SyncReport?

@@ -222,6 +222,78 @@ struct ReplicaCommandTests {
                 "\(status)")
     }
 
+    /// A pending file's edges, as the second hostile pass found them: a whole last line
+    /// without its newline is kept by the next send (reading counts it); one number sent
+    /// twice as two sends is damage; a submission whose outcome the mirror holds is not
+    /// counted as pending by verify.
+    @Test func thePendingFilesEdgesKeepWhatIsShown() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, _) = try await twoDevices(directory)
+        func send(_ title: String) async throws {
+            let run = try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", title,
+                                          "--date", "2001", "--offline"])
+            #expect(run.status == 0, "\(run)")
+        }
+        try await send("A")
+        try await send("B")
+        let pending = phone + ".pending"
+        var text = try String(contentsOfFile: pending, encoding: .utf8)
+        try String(text.dropLast()).write(toFile: pending, atomically: false, encoding: .utf8)
+        try await send("C")
+        let status = try await timeline(["status", "--log", phone])
+        #expect(status.status == 0 && status.output.contains("pending 3"), "\(status)")
+        #expect(try String(contentsOfFile: pending, encoding: .utf8).contains(#""title":"B""#))
+
+        // The same number twice, as another send: damage.
+        text = try String(contentsOfFile: pending, encoding: .utf8)
+        let last = try #require(text.split(separator: "\n").last)
+        let twin = last.replacing(#/"nonce":"[0-9a-f]+"/#, with: #""nonce":"00000000000000000000000000000000""#)
+        try (text + twin + "\n").write(toFile: pending, atomically: false, encoding: .utf8)
+        let twice = try await timeline(["verify", "--log", phone])
+        #expect(twice.status == 1 && twice.errors.contains("appears twice, as two different sends"), "\(twice)")
+        try text.write(toFile: pending, atomically: false, encoding: .utf8)
+
+        // A sync killed before it saved its queue: the mirror holds the outcomes.
+        let saved = try [phone + ".queue", pending].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        for (file, data) in zip([phone + ".queue", pending], saved) { try data.write(to: URL(fileURLWithPath: file)) }
+        let verified = try await timeline(["verify", "--log", phone])
+        #expect(verified.status == 0 && verified.output.hasSuffix(", 0 pending\n"), "\(verified)")
+    }
+
+    /// A copy of a device's replica stops at its first sync: verify says so, and a send
+    /// offline on it does not promise a sync that cannot come. Damage in a replica's
+    /// mirror points to repair, which fetches it again.
+    @Test func aCopiedReplicaSaysItIsStopped() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, _) = try await twoDevices(directory)
+        let copy = directory.path("copy.jsonl")
+        for suffix in ["", ".replica", ".queue"] {
+            try FileManager.default.copyItem(atPath: phone + suffix, toPath: copy + suffix)
+        }
+        for (replica, title) in [(phone, "On the phone"), (copy, "On the copy")] {
+            #expect(try await timeline(["add-event", "--log", replica, "--timeline", "life", "--title", title,
+                                        "--date", "2001", "--offline"]).status == 0)
+        }
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        #expect(try await timeline(["sync", "--log", copy]).status == 1)
+        let offline = try await timeline(["add-event", "--log", copy, "--timeline", "life", "--title", "Later",
+                                          "--date", "2002", "--offline"])
+        #expect(offline.status == 0 && offline.errors.contains("but it cannot sync: ")
+                && !offline.errors.contains("to send it"), "\(offline)")
+        let verified = try await timeline(["verify", "--log", copy])
+        #expect(verified.output.contains(", stopped: another copy of this device sent "), "\(verified)")
+
+        var mirror = try String(contentsOfFile: phone, encoding: .utf8)
+        mirror = mirror.replacing("Born", with: "Borm")
+        try mirror.write(toFile: phone, atomically: false, encoding: .utf8)
+        let damaged = try await timeline(["verify", "--log", phone])
+        #expect(damaged.status == 1 && damaged.errors.contains("to fetch this replica's mirror again from the shared log: "
+                                                                 + "timeline repair --log"), "\(damaged)")
+    }
+
     /// history on a replica says which pending submissions name the event, not yet in it.
     @Test func historyOnAReplicaNamesThePendingSubmissionsOfTheEvent() async throws {
         let directory = try TemporaryDirectory()

@@ -32,7 +32,7 @@ package struct FileReplicaStorage: ReplicaStorage {
     package static func identity(of path: String) throws(ReplicaError) -> (device: DeviceID, shared: String, folder: Bool) {
         let file = identityPath(of: path)
         let bytes: [UInt8]?
-        do { bytes = try DurableFile.read(file) } catch { throw .storage(path: file, reason: error.description) }
+        bytes = try Self.readSideFile(file)
         guard let bytes else {
             throw .damaged(path: file, reason: "it is missing, and the replica's other files beside \(path) say it is "
                 + "a replica, which cannot sync without the device id it holds")
@@ -123,7 +123,7 @@ package struct FileReplicaStorage: ReplicaStorage {
         var pending = queue.pending
         let fromQueue = pending.count
         let bytes: [UInt8]?
-        do { bytes = try DurableFile.read(pendingPath) } catch { throw .storage(path: pendingPath, reason: error.description) }
+        bytes = try Self.readSideFile(pendingPath)
         // `G<n>`, then one `P` line per send. A file of an older generation is left over
         // from before the queue took its submissions in; anything else is damage, never
         // ignored (the next send would write over what it holds).
@@ -139,16 +139,26 @@ package struct FileReplicaStorage: ReplicaStorage {
             }
             let sends = lines.dropFirst()
             for (index, line) in sends.enumerated() where written == generation && !line.isEmpty {
+                let submission: Submission
                 do throws(SyncCoding.Failure) {
                     guard line.first == 0x50 else { throw SyncCoding.Failure(description: "not a submission (P…)") }
-                    let submission = try SyncCoding.submission(String(decoding: line.dropFirst(), as: UTF8.self))
-                    if !pending.contains(where: { $0.id == submission.id }) { pending.append(submission) }
+                    submission = try SyncCoding.submission(String(decoding: line.dropFirst(), as: UTF8.self))
                 } catch {
                     // The last line, cut short: a send that never returned. Anything else is damage.
                     guard index == sends.count - 1 else {
                         throw .damaged(path: pendingPath, reason: "line \(index + 2): \(error.description)")
                     }
+                    continue
                 }
+                if let earlier = pending.first(where: { $0.id == submission.id }) {
+                    // The same send twice is harmless; two sends of one number are not.
+                    guard earlier.nonce == submission.nonce else {
+                        throw .damaged(path: pendingPath, reason: "line \(index + 2): submission \(submission.id) "
+                            + "appears twice, as two different sends")
+                    }
+                    continue
+                }
+                pending.append(submission)
             }
         }
         // This device's submissions, numbered on without a gap: each send takes the next
@@ -172,7 +182,7 @@ package struct FileReplicaStorage: ReplicaStorage {
     /// The generation and contents of `LOCAL.queue`.
     private func readSnapshot(device: DeviceID) throws(ReplicaError) -> (generation: Int64, queue: ReplicaQueue) {
         let bytes: [UInt8]?
-        do { bytes = try DurableFile.read(queuePath) } catch { throw .storage(path: queuePath, reason: error.description) }
+        bytes = try Self.readSideFile(queuePath)
         guard let bytes else {
             throw .damaged(path: queuePath, reason: "it is missing (it holds the pending submissions and the notices)")
         }
@@ -279,11 +289,18 @@ package struct FileReplicaStorage: ReplicaStorage {
             let file = try SystemFile(path: pendingPath, flags: O_RDWR)
             var end = try file.size()
             if try file.read(at: end - 1, count: 1) != [0x0A] {
-                // A send cut short (a crash, a full disk) never returned: its part of a line goes.
                 let bytes = try file.read(at: 0, count: end)
-                end = (bytes.lastIndex(of: 0x0A) ?? -1) + 1
-                try file.truncate(to: max(end, header.count))
-                end = max(end, header.count)
+                let lineStart = (bytes.lastIndex(of: 0x0A) ?? -1) + 1
+                if Self.submission(inLine: bytes[lineStart...]) != nil {
+                    // A whole submission without its newline is read as pending: it stays,
+                    // its line finished, as reading counts it.
+                    try file.write([0x0A], at: end)
+                    end += 1
+                } else {
+                    // A send cut short (a crash, a full disk) never returned: its part of a line goes.
+                    end = max(lineStart, header.count)
+                    try file.truncate(to: end)
+                }
             }
             do throws(EventLogError) {
                 try file.write(Array(("P" + SyncCoding.json(submission) + "\n").utf8), at: end)
@@ -294,6 +311,24 @@ package struct FileReplicaStorage: ReplicaStorage {
                 throw error
             }
         } catch { throw .storage(path: pendingPath, reason: error.description) }
+    }
+
+    /// One of the replica's small files, read whole; `nil` when it is not there. Anything
+    /// but a regular file in its place (a directory, a FIFO, a socket, a device) is damage,
+    /// said so at once (a FIFO is never waited on).
+    private static func readSideFile(_ path: String) throws(ReplicaError) -> [UInt8]? {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw .damaged(path: path, reason: "it is not a regular file (a directory, a FIFO, a socket or a device "
+                + "is in its place)")
+        }
+        do { return try DurableFile.read(path) } catch { throw .storage(path: path, reason: error.description) }
+    }
+
+    /// The submission a `LOCAL.pending` line (`P{…}`) holds, if it is one.
+    private static func submission(inLine line: ArraySlice<UInt8>) -> Submission? {
+        guard line.first == 0x50 else { return nil }
+        return try? SyncCoding.submission(String(decoding: line.dropFirst(), as: UTF8.self))
     }
 
     /// The generation of `LOCAL.queue`, read from its first line alone.

@@ -47,9 +47,9 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "keeps it (nothing on this device is lost)"
         case .sharedLogChanged(let shared, let position):
             "the shared log \(shared) no longer continues this replica's mirror at position \(position): it was "
-                + "replaced or is another log (restored from an older copy, it lost records this mirror still holds: "
-                + "keep this replica's files until the shared log is put right); make a new replica by cloning "
-                + "the shared log (the pending submissions are kept in this one)"
+                + "replaced, or is another log (if it was restored from an older copy, it lost records this mirror "
+                + "still holds: keep this replica's files until the shared log is put right); make a new replica by "
+                + "cloning the shared log (the pending submissions are kept in this one)"
         case .storage(let path, let reason): "cannot use \(path): \(reason); nothing was lost"
         case .damaged(let path, let reason):
             "the replica's file \(path) is damaged: \(reason); restore it from a backup (moving it aside drops what "
