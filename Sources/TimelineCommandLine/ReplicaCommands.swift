@@ -78,7 +78,9 @@ enum StatusCommand: ToolCommand {
         options: [OptionSpec(name: "--log", value: "LOCAL", help: "the replica (default: $TIMELINE_LOG, else ./timeline.jsonl)"),
                   json],
         details: """
-            Reads the replica and asks the shared log how far it is. With --json
+            Reads the replica and asks the shared log how far it is (and whether it still \
+            continues the mirror). The text lists each pending submission as the commands \
+            that send it. With --json
               {"device":"…","shared":"…","position":P,"pending":K,"notices":N,"reachable":true,"head":H}
             with "head" null when the shared log cannot be reached. On a replica of a \
             shared folder, "head" is the last position the folder publishes, and \
@@ -259,8 +261,15 @@ extension Runner {
                 + "}\n"
         }
         var text = "device \(status.device)\nshared \(status.shared)\(folder ? " (a shared folder)" : "")\n"
-            + "position \(status.position)" + (head.map { " of \($0)" } ?? "")
-            + "\npending \(status.pending)\nnotices \(status.notices)\n"
+            + "position \(status.position)" + (head.map { " of \($0)" } ?? "") + "\npending \(status.pending)\n"
+        // What each pending submission holds, as the commands that send it (on a stopped
+        // replica, what to send again from a new one).
+        for submission in await replica.pending {
+            for command in submission.commands {
+                text += "  \(submission.id): " + Self.commandLine(command, log: replica.path) + "\n"
+            }
+        }
+        text += "notices \(status.notices)\n"
         if folder, status.pending > 0, status.conflict == nil {
             text += "waiting for the sequencer (last seen \(status.lastRecordedAt?.text ?? "never")): 'timeline sequence' "
                 + "runs on the device that keeps the shared log\n"

@@ -285,6 +285,11 @@ struct ReplicaCommandTests {
                 && !offline.errors.contains("to send it"), "\(offline)")
         let verified = try await timeline(["verify", "--log", copy])
         #expect(verified.output.contains(", stopped: another copy of this device sent "), "\(verified)")
+        // status lists what is pending, as the commands to send again from a new replica.
+        let status = try await timeline(["status", "--log", copy])
+        #expect(status.output.contains("pending 2\n") && status.output.contains(
+            ":1: timeline add-event --event e2.") && status.output.contains(
+            "--timeline life --title 'On the copy' --date 2001 --log \(copy)\n"), "\(status)")
 
         var mirror = try String(contentsOfFile: phone, encoding: .utf8)
         mirror = mirror.replacing("Born", with: "Borm")
