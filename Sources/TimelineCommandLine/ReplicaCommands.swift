@@ -130,12 +130,6 @@ extension Runner {
             throw CommandFailure("\(path) is not a replica: \(arguments.command.name) works on a replica, made by "
                 + "clone\nto make a replica of this log: timeline clone \(shellWord(path)) --log LOCAL")
         }
-        return try openCheckedReplica(path)
-    }
-
-    /// Opens the replica at `path`, its files checked: a damaged one is a failure that
-    /// says which file and what to do.
-    func openCheckedReplica(_ path: String) throws -> TimelineReplica {
         do { return try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
             throw CommandFailure(replicaMessage(error, local: path))
         }
