@@ -424,60 +424,7 @@ struct SyncSimulation {
         }
         let submissions = Dictionary(devices.flatMap { $0.acknowledged.map { ($0.key, $0.value) } },
                                      uniquingKeysWith: { first, _ in first })
-        // An accepted undo overwrote nothing: no record between its condition's position and
-        // its outcome touched what it names.
-        for (command, submission) in submissions {
-            guard let condition = submission.condition,
-                  let outcome = records.firstIndex(where: { $0.commandID == command && $0.submission == submission.nonce }),
-                  records[outcome].facts.first?.type != .commandRejected else { continue }
-            var state = DomainState()
-            for record in records[..<outcome] {
-                for fact in record.facts {
-                    if record.position > condition.after {
-                        let events = fact.event.map { [$0] } ?? []
-                        let removed = fact.type == .timelineRemoved ? Array(state.eventIDs(in: fact.touchedTimeline!)) : []
-                        let touched = Set(events + removed).intersection(condition.events)
-                        #expect(touched.isEmpty && !(fact.touchedTimeline.map(condition.timelines.contains) ?? false),
-                                "\(command), an undo, overwrote record \(record.position)")
-                    }
-                    state.apply(fact)
-                }
-            }
-        }
-        // Decided against what the device saw: an accepted submission names no id whose
-        // current life began after the position it was made at, unless its device made it.
-        var births: [String: (position: Int64, command: String?)] = [:]
-        var remaining = 0
-        for record in records {
-            // Checked at a batch's first record, against the births before the batch.
-            let first = remaining == 0
-            remaining = first ? record.batchRemainder : remaining - 1
-            if first, let command = record.commandID, let submission = submissions[command],
-               record.submission == submission.nonce {
-                if case .commandRejected = record.facts[0] {} else {
-                    var made = Set<String>()
-                    for command in submission.commands {
-                        let names = command.names
-                        for name in names.timelines.map({ "t" + $0.rawValue }) + names.events.map({ "e" + $0.rawValue })
-                        where !made.contains(name) {
-                            guard let birth = births[name], birth.position > submission.basePosition else { continue }
-                            let byItself = birth.command.flatMap(SubmissionID.init(commandID:)).map {
-                                $0.device == submission.id.device && $0.number < submission.id.number
-                            } ?? false
-                            #expect(byItself, "\(command) applied \(name), made again at \(birth.position) after \(submission.basePosition)")
-                        }
-                        if let made1 = command.made { made.insert(made1) }
-                    }
-                }
-            }
-            for fact in record.facts {
-                switch fact {
-                case .timelineCreated(let id, _): births["t" + id.rawValue] = (record.position, record.commandID)
-                case .eventAdded(let id, _, _, _): births["e" + id.rawValue] = (record.position, record.commandID)
-                default: break
-                }
-            }
-        }
+        try checkOutcomes(records, submissions)
         var outcome: [String: Record] = [:]
         for record in records { if let c = record.commandID, outcome[c] == nil { outcome[c] = record } }
         let sharedBytes = try shared.linesForMirror(after: 0).bytes
@@ -494,6 +441,75 @@ struct SyncSimulation {
             #expect(device.storage.files.withLock { $0.mirror } == sharedBytes, "device \(k)'s mirror differs")
             #expect(replica.queue.pending.isEmpty, "device \(k) still has pending submissions")
             #expect(shown(replica) == replica.shared.domain)
+        }
+    }
+
+    /// Each submission's outcome is the one sections 10 and 11 give, computed here apart
+    /// from the shared log's own bookkeeping. Decided against what the device saw: one
+    /// naming an id whose current life began after the position it was made at (unless its
+    /// device made it) is refused as a stale reference. Otherwise an undo whose condition's
+    /// ids a record touched after its position is refused with `changedSince` (so an
+    /// accepted undo overwrote nothing), and one whose ids nothing touched is never refused
+    /// for that. Touches: a record touches the event it names; a timeline's creation,
+    /// renaming or removal touches the timeline, and a removal also every event in it then.
+    func checkOutcomes(_ records: [Record], _ submissions: [String: Submission]) throws {
+        var state = DomainState()
+        var touched: [String: Int64] = [:]
+        var births: [String: (position: Int64, command: String?)] = [:]
+        var remaining = 0
+        for record in records {
+            // Checked at a batch's first record, against the state before the batch.
+            let first = remaining == 0
+            remaining = first ? record.batchRemainder : remaining - 1
+            if first, let command = record.commandID, let submission = submissions[command],
+               record.submission == submission.nonce {
+                var rule: String?
+                if case .commandRejected(_, let broken, _) = record.facts[0] { rule = broken }
+                var made = Set<String>(), stale: String?
+                for command in submission.commands {
+                    let names = command.names
+                    for name in names.timelines.map({ "timeline " + $0.rawValue }) + names.events.map({ "event " + $0.rawValue })
+                    where !made.contains(name) {
+                        guard let birth = births[name], birth.position > submission.basePosition else { continue }
+                        let byItself = birth.command.flatMap(SubmissionID.init(commandID:)).map {
+                            $0.device == submission.id.device && $0.number < submission.id.number
+                        } ?? false
+                        if !byItself, stale == nil { stale = "\(name), made again at \(birth.position) after \(submission.basePosition)" }
+                    }
+                    switch command {
+                    case .createTimeline(let id, _): made.insert("timeline " + id.rawValue)
+                    case .addEvent(let id, _, _, _): made.insert("event " + id.rawValue)
+                    default: break
+                    }
+                }
+                let named = (submission.condition?.events.map { "event " + $0.rawValue } ?? [])
+                    + (submission.condition?.timelines.map { "timeline " + $0.rawValue } ?? [])
+                let after = submission.condition?.after ?? .max
+                if let stale {
+                    #expect(rule == "unknownEvent" || rule == "unknownTimeline",
+                            "\(command) names \(stale), yet its outcome is \(rule ?? "accepted")")
+                } else if let change = named.first(where: { (touched[$0] ?? 0) > after }) {
+                    let why = "record \(touched[change]!) touched \(change) after \(after)"
+                    #expect(rule == "changedSince", "\(command), an undo, should be refused: \(why); its outcome is \(rule ?? "accepted")")
+                } else {
+                    #expect(rule != "changedSince", "\(command) was refused as an undo though nothing touched what it names")
+                }
+            }
+            for fact in record.facts {
+                var ids: [String] = []
+                if let event = fact.event { ids.append("event " + event.rawValue) }
+                if let timeline = fact.touchedTimeline { ids.append("timeline " + timeline.rawValue) }
+                if case .timelineRemoved(let timeline) = fact {
+                    ids += state.eventIDs(in: timeline).map { "event " + $0.rawValue }
+                }
+                for id in ids { touched[id] = record.position }
+                switch fact {
+                case .timelineCreated(let id, _): births["timeline " + id.rawValue] = (record.position, record.commandID)
+                case .eventAdded(let id, _, _, _): births["event " + id.rawValue] = (record.position, record.commandID)
+                default: break
+                }
+                state.apply(fact)
+            }
         }
     }
 
