@@ -47,8 +47,8 @@ enum HistoryCommand: ToolCommand {
             was recorded, type, command id (- for none), data. With --json, each record is
               {"seq":12,"type":"eventRetitled","at":"2026-11-29T12:00:00Z","cmd":null,"data":{"event":"e1","title":"Born"}}
             with "at" null for a record without a time. An event no record touched is an \
-            error (exit status 1). When the checkpoint covers the whole log, only the lines \
-            that can touch the event are read.
+            error (exit status 1). With a checkpoint, only the lines before it that can touch \
+            the event are read, and the records after it.
             """,
         examples: ["timeline history --event e1 --log life.jsonl", "timeline history --event e1 --json"])
 
@@ -161,7 +161,8 @@ extension Runner {
         let isFile = !DatabaseLogs.isURL(path)
         if isFile { try requireLog(path) }
         if isFile, let found = try? TimelineStore.eventHistory(of: event, logPath: path) {
-            records = found  // the checkpoint vouches for the log: only lines that can touch the event are read
+            records = found.records  // the checkpoint vouches for the log up to it: only lines that can touch the event are read
+            if let torn = found.tornTail { context.warn("\(path): \(torn); not applied") }
         } else {
             var history = EventHistory(event: event)
             _ = try foldLog(path, input: false, views: [], now: context.clock()) { contents in

@@ -59,6 +59,7 @@ struct BenchOptions {
                  clone, each beside its plain-log counterpart
      10 undo     undo and redo at the largest of --sizes, beside the send; the tool's
                  history --event beside rows with and without the checkpoint
+                 (a record after it, as every write leaves it)
      11 folder   folder mode: the sequencer, a clone of a folder, a sealed segment
                  arriving → change set, beside a replica, a file log, a plain send
      12 sqlite   the store's rows beside an SQLite table of them (the sqlite3 command,

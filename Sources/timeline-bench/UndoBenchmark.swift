@@ -76,11 +76,14 @@ struct UndoBenchmark {
     }
 
     /// `history --event` and `rows --timeline life` on a copy of the replay log, each from
-    /// its checkpoint, and `rows` without it, the runs alternated.
+    /// its checkpoint with a record after it (as any command that writes leaves it), and
+    /// `rows` without it, the runs alternated.
     private func measureHistory(_ tool: String) throws
         -> (history: ToolBenchmark.Runs, rows: ToolBenchmark.Runs, fullReplay: ToolBenchmark.Runs) {
         let copy = try ToolBenchmark.LogCopy(of: storePath, at: directory.file("undo-store.jsonl"), tool: tool, log: log,
                                              section: "undo")
+        _ = try ToolBenchmark.measure(tool, ["add-event", "--log", copy.path, "--timeline", "life",
+                                             "--title", "After the checkpoint", "--date", "2026-12-01"])
         let historyArguments = ["history", "--event", Self.event, "--log", copy.path]
         var history = ToolBenchmark.Runs(), rows = ToolBenchmark.Runs(), fullReplay = ToolBenchmark.Runs()
         for index in 0..<runs {

@@ -54,18 +54,39 @@ struct EventHistoryFromCheckpointTests {
         }
         try await store.close()
         for event in ids + ["nobody"] {
-            let found = try #require(try TimelineStore.eventHistory(of: event, logPath: path),
+            let found = try #require(try TimelineStore.eventHistory(of: event, logPath: path)?.records,
                                      "the checkpoint covers the log: the search answers")
             #expect(found == (try Self.folded(event, path)), "event \(event.rawValue)")
         }
-        #expect(try TimelineStore.eventHistory(of: "e1", logPath: path)?.first?.position == 3)
-        #expect(try TimelineStore.eventHistory(of: "a/b", logPath: path)?.map(\.position).prefix(2) == [4, 6])
+        #expect(try TimelineStore.eventHistory(of: "e1", logPath: path)?.records.first?.position == 3)
+        #expect(try TimelineStore.eventHistory(of: "a/b", logPath: path)?.records.map(\.position).prefix(2) == [4, 6])
         // A non-ASCII id: the fold decides (equivalent spellings compare equal).
         #expect(try TimelineStore.eventHistory(of: "é", logPath: path) == nil)
-        // A record after the checkpoint: the search cannot vouch for it.
+        // Records after the checkpoint (the tool refreshes it only every few thousand):
+        // read, and found as the fold finds them, a removed timeline's events included.
         let log = try FileEventLog(path: path)
         _ = try log.append([.timelineCreated(timeline: "late", name: "Late")], options: AppendOptions())
+        _ = try log.append([.eventAdded(event: "e1", timeline: "late", title: "Late", date: try DateValue(parsing: "2001"))],
+                           options: AppendOptions())
+        _ = try log.append([.timelineRemoved(timeline: "late")], options: AppendOptions())
         log.close()
+        for event in ids {
+            let found = try #require(try TimelineStore.eventHistory(of: event, logPath: path), "records after the checkpoint")
+            #expect(found.records == (try Self.folded(event, path)), "event \(event.rawValue)")
+            #expect(found.tornTail == nil)
+        }
+        let e1 = try #require(try TimelineStore.eventHistory(of: "e1", logPath: path)).records
+        #expect(e1.suffix(2).map(\.facts.first?.type) == [.eventAdded, .timelineRemoved])
+        // A torn tail after them is left, and said; a bad line after the checkpoint sends
+        // the caller to the whole read, which names it.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"seq":999,"type":"timelineCre"#.utf8))
+        try handle.close()
+        let torn = try #require(try TimelineStore.eventHistory(of: "e1", logPath: path))
+        #expect(torn.records == e1)
+        #expect(torn.tornTail != nil)
+        try (try String(contentsOfFile: path, encoding: .utf8) + "}\n").write(toFile: path, atomically: false, encoding: .utf8)
         #expect(try TimelineStore.eventHistory(of: "e1", logPath: path) == nil)
     }
 }

@@ -2,33 +2,47 @@ internal import CStringSearch
 import SystemShim
 
 extension FileEventLog {
+    /// What ``history(of:path:resumingAt:)`` found: the records that touched the event,
+    /// oldest first, and the torn tail the log ends in, if any (not read, as any reader
+    /// leaves it).
+    package struct EventHistoryRead: Sendable, Equatable {
+        /// The records that touched the event (``EventHistory``), oldest first.
+        package var records: [Record]
+        /// The unfinished write the log ends in, left as it is.
+        package var tornTail: LogReader.TornTail?
+    }
+
     /// The records of the log at `path` that touched `event` (``EventHistory``), oldest
-    /// first, found by searching the log's bytes instead of reading every record: only
-    /// when a checkpoint's resume point `point` vouches for the whole log (it verifies, as
-    /// ``open(path:resumingAt:consume:)`` checks it, and not a byte follows it), so that
-    /// every record was checked against the rules when the checkpoint was made. The file is
-    /// only read, under the readers' shared lock.
+    /// first, found by searching the log's bytes instead of reading every record, up to a
+    /// checkpoint's resume point `point` that vouches for them (it verifies, as
+    /// ``open(path:resumingAt:consume:)`` checks it): every record up to it was checked
+    /// against the rules when the checkpoint was made. The records after the point (a few
+    /// thousand at most, when the tool keeps the checkpoint) are read whole, each checked
+    /// by its checksum, position and batch as any read is; their facts are not checked
+    /// against the rules here (a store's opening and `timeline verify` do that). The file
+    /// is only read, under the readers' shared lock.
     ///
-    /// A line can touch the event only if it names it or removes a timeline, so only the
-    /// lines that hold the id as a JSON string (`"id"`), the word `timelineRemoved`, or a
-    /// backslash (an escape could spell either) are decoded; each is checked by its
-    /// checksum as any read is.
+    /// A line before the point can touch the event only if it names it or removes a
+    /// timeline, so only the lines that hold the id as a JSON string (`"id"`), the word
+    /// `timelineRemoved`, or a backslash (an escape could spell either) are decoded; each
+    /// is checked by its checksum as any read is.
     ///
     /// Returns `nil` when this cannot answer and the log must be read whole: the point
-    /// does not fit the log, records follow it, the id is not ASCII (Unicode-equivalent
-    /// spellings compare equal), or a candidate line has no `seq` (a hand-written log).
+    /// does not fit the log, the id is not ASCII (Unicode-equivalent spellings compare
+    /// equal), a candidate line has no `seq` (a hand-written log), or a line after the
+    /// point does not read (the whole read names it).
     ///
-    /// - Complexity: O(*b*) for the *b* bytes of the log, searched a chunk at a time, plus
-    ///   the decoding of the candidate lines.
+    /// - Complexity: O(*b*) for the *b* bytes of the log up to the point, searched a chunk
+    ///   at a time, plus the decoding of the candidate lines and of the records after it.
     package static func history(of event: EventID, path: String, resumingAt point: LogResumePoint)
-        throws(EventLogError) -> [Record]? {
+        throws(EventLogError) -> EventHistoryRead? {
         guard event.rawValue.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
         // Read-only: the readers' shared lock (no append is half written while it is held),
         // never the writer's open, which waits for writers and cuts a torn tail.
         let file = try SystemFile(path: path, flags: O_RDONLY)
         try file.lock(exclusive: false)
         defer { file.unlock() }
-        guard case (let resume?, nil) = try usable(point, file: file), try file.size() == resume.offset else { return nil }
+        guard case (let resume?, nil) = try usable(point, file: file) else { return nil }
 
         var needles = [Array("timelineRemoved".utf8), [UInt8(ascii: "\\")]]
         if !event.rawValue.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
@@ -76,9 +90,17 @@ extension FileEventLog {
             start += end
         }
         candidates.sort { $0.position < $1.position }
+        // The records after the point, in order after the candidates before it.
+        var tail = try LogChunkReader(file, from: LogReader.Start(position: resume.position, line: resume.lineCount,
+                                                                  offset: resume.offset))
+        do {
+            while let contents = try tail.next() { candidates += contents.records }
+        } catch {
+            return nil
+        }
         var history = EventHistory(event: event)
         history.add(contentsOf: candidates)
-        return history.records
+        return EventHistoryRead(records: history.records, tornTail: tail.tornTail)
     }
 
     /// Where `needle` first occurs in `bytes[from..<end]` (the C library's `memmem`).

@@ -160,15 +160,15 @@ extension TimelineStore {
         projection.advanceClock(to: clock.now())
     }
 
-    /// The checkpoint at `file` if it can be read and says where the log was, with the rows
-    /// of `views` (those of other views are not restored: ``settle(_:views:clock:)`` would
-    /// drop them); otherwise `nil`, with the reason in `problem` (none when there is no file).
     /// The records of the log at `path` that touched `event`, oldest first, found with the
     /// checkpoint beside the log without reading every record
-    /// (``FileEventLog/history(of:path:resumingAt:)``); `nil` when the checkpoint cannot
-    /// vouch for the whole log: then fold the log through an ``EventHistory``.
-    /// - Complexity: O(*b*) for the log's *b* bytes, searched, not decoded.
-    package static func eventHistory(of event: EventID, logPath path: String) throws(EventLogError) -> [Record]? {
+    /// (``FileEventLog/history(of:path:resumingAt:)``: the lines up to the checkpoint
+    /// searched, those after it read); `nil` when the checkpoint cannot vouch for the log:
+    /// then fold the log through an ``EventHistory``.
+    /// - Complexity: O(*b*) for the log's *b* bytes up to the checkpoint, searched, not
+    ///   decoded, plus the records after it.
+    package static func eventHistory(of event: EventID, logPath path: String)
+        throws(EventLogError) -> FileEventLog.EventHistoryRead? {
         guard let handle = FileHandle(forReadingAtPath: checkpointPath(forLog: path)) else { return nil }
         defer { try? handle.close() }
         let point = Checkpoint.resumePoint { offset, count in
@@ -181,6 +181,9 @@ extension TimelineStore {
         return try FileEventLog.history(of: event, path: path, resumingAt: point)
     }
 
+    /// The checkpoint at `file` if it can be read and says where the log was, with the rows
+    /// of `views` (those of other views are not restored: ``settle(_:views:clock:)`` would
+    /// drop them); otherwise `nil`, with the reason in `problem` (none when there is no file).
     private static func loadCheckpoint(at file: String, keeping views: [ViewDefinition], problem: inout String?)
         -> Checkpoint? {
         let bytes: [UInt8]?
