@@ -11,7 +11,8 @@ import TimelineTestSupport
 @Suite("An event's history found from the checkpoint")
 struct EventHistoryFromCheckpointTests {
     /// A hand-written start: spaces, an id spelt with escapes (`e\u0031` is `e1`, `a\/b` is
-    /// `a/b`), a timeline removed by an escaped type, a title that is another event's id.
+    /// `a/b`), a timeline removed by an escaped type, a title that is another event's id,
+    /// one with quotes and a backslash (escapes that spell no id) before an escaped id.
     static let handWritten = """
         {"seq": 1, "type": "timelineCreated", "data": {"timeline": "home", "name": "Home"}}
         {"seq": 2, "type": "timelineCreated", "data": {"timeline": "old", "name": "Old"}}
@@ -19,6 +20,7 @@ struct EventHistoryFromCheckpointTests {
         {"seq": 4, "type": "eventAdded", "data": {"event": "a\\/b", "timeline": "old", "title": "e1", "date": "1991"}}
         {"seq": 5, "type": "eventAdded", "data": {"event": "x", "timeline": "old", "title": "X", "date": "1992"}}
         {"seq": 6, "type": "timelin\\u0065Removed", "data": {"timeline": "old"}}
+        {"seq": 7, "type": "eventRetitled", "data": {"title": "say \\"hi\\" \\\\", "event": "e\\u0031"}}
 
         """
 
@@ -46,7 +48,7 @@ struct EventHistoryFromCheckpointTests {
             case 0: .createTimeline(timeline, name: "T")
             case 1: .removeTimeline(timeline)
             case 2: .removeEvent(id)
-            case 3: .retitleEvent(id, title: ids.randomElement(using: &rng)!.rawValue)
+            case 3: .retitleEvent(id, title: ["", "say \"", "\\"].randomElement(using: &rng)! + ids.randomElement(using: &rng)!.rawValue)
             case 4: .moveEvent(id, to: timeline)
             default: .addEvent(id, timeline: timeline, title: "\(step)", dates: .single(try DateValue(parsing: "2000")))
             }
@@ -58,7 +60,7 @@ struct EventHistoryFromCheckpointTests {
                                      "the checkpoint covers the log: the search answers")
             #expect(found == (try Self.folded(event, path)), "event \(event.rawValue)")
         }
-        #expect(try TimelineStore.eventHistory(of: "e1", logPath: path)?.records.first?.position == 3)
+        #expect(try TimelineStore.eventHistory(of: "e1", logPath: path)?.records.prefix(2).map(\.position) == [3, 7])
         #expect(try TimelineStore.eventHistory(of: "a/b", logPath: path)?.records.map(\.position).prefix(2) == [4, 6])
         // A non-ASCII id: the fold decides (equivalent spellings compare equal).
         #expect(try TimelineStore.eventHistory(of: "é", logPath: path) == nil)

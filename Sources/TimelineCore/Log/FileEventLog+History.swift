@@ -24,7 +24,8 @@ extension FileEventLog {
     ///
     /// A line before the point can touch the event only if it names it or removes a
     /// timeline, so only the lines that hold the id as a JSON string (`"id"`), the word
-    /// `timelineRemoved`, or a backslash (an escape could spell either) are decoded; each
+    /// `timelineRemoved`, or an escape that could spell either (for an id without a quote
+    /// or backslash, any escape but `\"` and `\\`) are decoded; each
     /// is checked by its checksum as any read is.
     ///
     /// Returns `nil` when this cannot answer and the log must be read whole: the point
@@ -44,8 +45,12 @@ extension FileEventLog {
         defer { file.unlock() }
         guard case (let resume?, nil) = try usable(point, file: file) else { return nil }
 
-        var needles = [Array("timelineRemoved".utf8), [UInt8(ascii: "\\")]]
-        if !event.rawValue.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        let backslash = [UInt8(ascii: "\\")]
+        var needles = [Array("timelineRemoved".utf8), backslash]
+        // An id without a quote or backslash is found as itself; one with them only spelt
+        // with escapes.
+        let plainID = !event.rawValue.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        if plainID {
             needles.append(Array("\"\(event.rawValue)\"".utf8))
         }
         var candidates: [Record] = []
@@ -69,7 +74,9 @@ extension FileEventLog {
                         while lineStart > 0, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
                         var lineEnd = at
                         while lineEnd < end, bytes[lineEnd] != 0x0A { lineEnd += 1 }
-                        lines.append(lineStart..<lineEnd)
+                        if needle != backslash || !plainID || Self.escapesMaySpellText(bytes, from: at, to: lineEnd) {
+                            lines.append(lineStart..<lineEnd)
+                        }
                         from = lineEnd + 1
                     }
                 }
@@ -101,6 +108,24 @@ extension FileEventLog {
         var history = EventHistory(event: event)
         history.add(contentsOf: candidates)
         return EventHistoryRead(records: history.records, tornTail: tail.tornTail)
+    }
+
+    /// Whether the escapes of a line, from its first backslash at `start` to `end`, may
+    /// spell an id or a type: any but `\"` and `\\`, which spell only a quote or a
+    /// backslash (a title with quotes in it), and no id searched for holds either.
+    private static func escapesMaySpellText(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Bool {
+        var index = start
+        while index < end {
+            if bytes[index] == UInt8(ascii: "\\") {
+                guard index + 1 < end else { return true }
+                let escaped = bytes[index + 1]
+                if escaped != UInt8(ascii: "\"") && escaped != UInt8(ascii: "\\") { return true }
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        return false
     }
 
     /// Where `needle` first occurs in `bytes[from..<end]` (the C library's `memmem`).

@@ -115,7 +115,8 @@ package struct SharedLogState: Sendable {
             .append([.commandRejected(command: command, rule: rule, message: message)], options)
         }
         if let stale = staleReference(in: submission) { return rejected(stale.rule, stale.description) }
-        if let condition = submission.condition, let change = changeSince(condition) {
+        if let condition = submission.condition,
+           let change = changeSince(condition, removing: submission.commands.compactMap(\.removedTimeline)) {
             return rejected("changedSince", change)
         }
         guard !submission.commands.isEmpty else { return rejected("emptySubmission", "the submission holds no command") }
@@ -127,8 +128,10 @@ package struct SharedLogState: Sendable {
     }
 
     /// Why an undo's condition fails: the first of its events or timelines that a record
-    /// after `condition.after` touched, or `nil` when none was.
-    func changeSince(_ condition: UndoCondition) -> String? {
+    /// after `condition.after` touched, or an event that entered (or changed in) a timeline
+    /// the undo removes (`removing`) after it, which would go with the timeline, as
+    /// ``Compensation/checkLater(_:)`` refuses on a plain log; `nil` when none did.
+    func changeSince(_ condition: UndoCondition, removing removed: [TimelineID] = []) -> String? {
         for event in condition.events {
             if let position = events[event]?.touched, position > condition.after {
                 return "event \(IdentifierText.quoted(event.rawValue)) was changed by record \(position), after position "
@@ -139,6 +142,16 @@ package struct SharedLogState: Sendable {
             if let position = timelines[timeline]?.touched, position > condition.after {
                 return "timeline \(IdentifierText.quoted(timeline.rawValue)) was changed by record \(position), after "
                     + "position \(condition.after) where the undo was made: the undo would overwrite that change; undo it first"
+            }
+        }
+        for timeline in removed {
+            let entered = domain.eventIDs(in: timeline).compactMap { event in
+                (events[event]?.touched).flatMap { $0 > condition.after ? (event, $0) : nil }
+            }
+            if let (event, position) = entered.min(by: { ($0.1, $0.0.rawValue) < ($1.1, $1.0.rawValue) }) {
+                return "event \(IdentifierText.quoted(event.rawValue)) was put in timeline "
+                    + "\(IdentifierText.quoted(timeline.rawValue)) or changed by record \(position), after position "
+                    + "\(condition.after) where the undo was made: the undo would remove it with the timeline; undo it first"
             }
         }
         return nil
@@ -201,6 +214,11 @@ extension Command {
     package func mentions(_ event: EventID) -> Bool {
         if case .addEvent(let id, _, _, _) = self, IdentifierText.sameBytes(id.rawValue, event.rawValue) { return true }
         return names.events.contains(event)
+    }
+
+    /// The timeline the command removes, if it is a removal.
+    var removedTimeline: TimelineID? {
+        if case .removeTimeline(let id) = self { id } else { nil }
     }
 
     /// The id the command makes, tagged `t` for a timeline and `e` for an event.

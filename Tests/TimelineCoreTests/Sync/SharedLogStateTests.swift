@@ -20,4 +20,26 @@ struct SharedLogStateTests {
         let change = try #require(state.changeSince(undo))
         #expect(change.hasPrefix("event \"e1\" was changed by record 4, after position 3"), "\(change)")
     }
+
+    /// An undo that removes a timeline (the undo of its creation) is refused when an event
+    /// was put in the timeline after the undo was made: it would go with the timeline, and
+    /// on a plain log the same revert is refused (`Compensation.checkLater`).
+    @Test func anUndoRemovingATimelineKeepsAnEventPutInItSince() throws {
+        var state = SharedLogState()
+        let device = DeviceID("0190f3a0-0000-7000-8000-000000000001")!
+        try state.apply([Record(position: 1, fact: .timelineCreated(timeline: "trip", name: "Trip"))])
+        let undo = Submission(id: SubmissionID(device: device, number: 1), nonce: "n", commands: [.removeTimeline("trip")],
+                              basePosition: 1, condition: UndoCondition(after: 1, events: [], timelines: ["trip"]))
+        guard case .append(let facts, _) = state.decide(undo, recordedAt: nil) else { throw Unexpected() }
+        #expect(facts == [.timelineRemoved(timeline: "trip")], "nothing since: the undo is accepted")
+        try state.apply([Record(position: 2, fact: .eventAdded(event: "flight", timeline: "trip", title: "Flight",
+                                                               date: try DateValue(parsing: "2020")))])
+        guard case .append(let refused, _) = state.decide(undo, recordedAt: nil),
+              case .commandRejected(_, let rule, let message)? = refused.first else { throw Unexpected() }
+        #expect(rule == "changedSince")
+        #expect(message.hasPrefix("event \"flight\" was put in timeline \"trip\" or changed by record 2, after position 1"),
+                "\(message)")
+    }
+
+    struct Unexpected: Error {}
 }

@@ -452,6 +452,8 @@ struct SyncSimulation {
     /// accepted undo overwrote nothing), and one whose ids nothing touched is never refused
     /// for that. Touches: a record touches the event it names; a timeline's creation,
     /// renaming or removal touches the timeline, and a removal also every event in it then.
+    /// An undo that removes a timeline is refused too when an event in it now was touched
+    /// after its position (put there since: it would go with the timeline).
     func checkOutcomes(_ records: [Record], _ submissions: [String: Submission]) throws {
         var state = DomainState()
         var touched: [String: Int64] = [:]
@@ -488,7 +490,8 @@ struct SyncSimulation {
                 if let stale {
                     #expect(rule == "unknownEvent" || rule == "unknownTimeline",
                             "\(command) names \(stale), yet its outcome is \(rule ?? "accepted")")
-                } else if let change = named.first(where: { (touched[$0] ?? 0) > after }) {
+                } else if let change = named.first(where: { (touched[$0] ?? 0) > after })
+                            ?? entered(submission.commands, state, touched, after) {
                     let why = "record \(touched[change]!) touched \(change) after \(after)"
                     #expect(rule == "changedSince", "\(command), an undo, should be refused: \(why); its outcome is \(rule ?? "accepted")")
                 } else {
@@ -511,6 +514,17 @@ struct SyncSimulation {
                 state.apply(fact)
             }
         }
+    }
+
+    /// An event, in a timeline that `commands` remove, touched after `after`.
+    func entered(_ commands: [Command], _ state: DomainState, _ touched: [String: Int64], _ after: Int64) -> String? {
+        for command in commands {
+            guard case .removeTimeline(let timeline) = command else { continue }
+            for event in state.eventIDs(in: timeline) where (touched["event " + event.rawValue] ?? 0) > after {
+                return "event " + event.rawValue
+            }
+        }
+        return nil
     }
 
     /// One run of seed `seed`: 2–5 replicas (drawn with the seed and `salt`), `steps` steps
