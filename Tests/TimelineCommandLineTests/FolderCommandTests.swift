@@ -71,6 +71,35 @@ struct FolderCommandTests {
         #expect(left == [someDevice + "/" + segment + " (conflicted copy)"], "\(left)")
     }
 
+    /// A submission is one line holding its whole batch: an import of 12,000 events is a
+    /// segment of 1.2 MB, longer than a log's line may be. The sequencer decides it (it
+    /// once skipped it as not whole yet, forever, and every later submission of the device
+    /// waited behind it).
+    @Test func aSubmissionLongerThanALogsLineIsDecided() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, folder, phone, laptop) = try await twoDevices(directory)
+        let input = directory.path("many.jsonl")
+        try (0..<12_000).map { #"{"type":"eventAdded","data":{"event":"imported-\#($0)","timeline":"life","title":"An event imported from another log, \#($0)","date":"2001"}}"# }
+            .joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        let imported = try await timeline(["import", input, "--log", phone])
+        #expect(imported.status == 0, "\(imported)")
+        let devices = folder + "/devices"
+        let segments = try FileManager.default.subpathsOfDirectory(atPath: devices).filter { $0.hasSuffix(".seg") }
+        let size = try #require(try segments.map { try FileManager.default.attributesOfItem(atPath: devices + "/" + $0)[.size] as! Int }.max())
+        #expect(size > 1 << 20, "the segment is \(size) bytes")
+        let sequenced = try await timeline(["sequence", "--log", shared, "--folder", folder, "--json"])
+        #expect(sequenced.output.hasPrefix(#"{"decided":1,"accepted":1,"rejected":0,"#), "\(sequenced)")
+        #expect(try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "After", "--date", "2002"]).status == 0)
+        let next = try await timeline(["sequence", "--log", shared, "--folder", folder, "--json"])
+        #expect(next.output.hasPrefix(#"{"decided":1,"accepted":1,"rejected":0,"#), "\(next)")
+        for replica in [phone, laptop] {
+            let sync = try await timeline(["sync", "--log", replica, "--json"])
+            #expect(sync.status == 0 && sync.output.contains(#""pending":0}"#), "\(sync)")
+        }
+        #expect(try await timeline(["timelines", "--log", laptop]).output.contains("12002"))
+    }
+
     @Test func badUseIsAClearError() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

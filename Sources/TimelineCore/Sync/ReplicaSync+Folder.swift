@@ -50,7 +50,8 @@ extension ReplicaSync {
         do {
             for name in try folder.names(in: directory) {
                 guard let (range, nonces) = FolderLayout.submissionSegment(name),
-                      let bytes = FolderLayout.segmentBytes(folder, directory + "/" + name, count: Int64(range.count)),
+                      let bytes = FolderLayout.segmentBytes(folder, directory + "/" + name, count: Int64(range.count),
+                                                            submissions: true),
                       let read = FolderLayout.readSubmissionSegment(bytes, device: device, range: range, nonces: nonces)
                 else { continue }
                 segments[name] = read.map(\.submission)
@@ -132,14 +133,22 @@ extension FolderLayout {
         guard layout == version else { throw .folderLayout(path: name, layout: layout) }
     }
 
-    /// The largest file a segment of `count` records or submissions can be: a reader
-    /// skips a larger one without reading it (a stray file named like a segment).
+    /// The largest file a segment of `count` records can be (each record one line of a
+    /// log): a reader skips a larger one without reading it (a stray file named like a
+    /// segment).
     static func maximumBytes(of count: Int64) -> Int { Int(min(count, 1 << 20)) * (LogReader.maximumLineLength + 1) + 65_536 }
 
+    /// The largest segment of submissions a reader takes. A submission is one line that
+    /// holds a whole batch (an import, a revert of one), so its length has no bound of a
+    /// log's line: only a file no batch a device sends could fill is skipped.
+    static let maximumSubmissionSegmentBytes = 1 << 31
+
     /// The file at `path` when it is a regular file no larger than a segment of `count`
-    /// can be and it reads; `nil` otherwise (skipped: read again next time).
-    static func segmentBytes(_ folder: any FolderFiles, _ path: String, count: Int64) -> [UInt8]? {
-        guard let size = folder.size(of: path), size <= maximumBytes(of: count) else { return nil }
+    /// records (or, with `submissions`, a segment of submissions) can be and it reads;
+    /// `nil` otherwise (skipped: read again next time).
+    static func segmentBytes(_ folder: any FolderFiles, _ path: String, count: Int64, submissions: Bool = false) -> [UInt8]? {
+        let largest = submissions ? maximumSubmissionSegmentBytes : maximumBytes(of: count)
+        guard let size = folder.size(of: path), size <= largest else { return nil }
         return try? folder.read(path)
     }
 

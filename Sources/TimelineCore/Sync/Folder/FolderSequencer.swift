@@ -273,7 +273,7 @@ package struct FolderSequencer {
                     if segments[path] == nil {
                         let size = folder.size(of: path)
                         guard size == nil || skippedSizes[path] != size,
-                              let bytes = FolderLayout.segmentBytes(folder, path, count: Int64(range.count)),
+                              let bytes = FolderLayout.segmentBytes(folder, path, count: Int64(range.count), submissions: true),
                               let read = FolderLayout.readSubmissionSegment(bytes, device: device, range: range, nonces: nonces)
                         else {
                             // Not whole yet, or not a segment: read again once its size changes.
