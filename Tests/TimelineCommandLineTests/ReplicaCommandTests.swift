@@ -20,6 +20,23 @@ struct ReplicaCommandTests {
         return (shared, phone, laptop)
     }
 
+    /// A record of the shared log that breaks the rules (written by another program) is
+    /// named as a person reads it: `record 3`, the rule, and where to look.
+    @Test func aSharedRecordBreakingTheRulesIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        let handle = try #require(FileHandle(forWritingAtPath: shared))
+        try handle.seekToEnd()
+        let position = try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n").count + 1
+        try handle.write(contentsOf: Data(#"{"seq":\#(position),"type":"eventRetitled","data":{"event":"ghost","title":"X"}}"#.utf8 + [0x0A]))
+        try handle.close()
+        let sync = try await timeline(["sync", "--log", phone])
+        #expect(sync.status == 1 && sync.errors.contains("the shared log \(shared) cannot be synced with: its record \(position) breaks the rules: unknown event \"ghost\""),
+                "\(sync)")
+        #expect(!sync.errors.contains("record("), "\(sync)")
+    }
+
     @Test func anOfflineEditThatAnotherDeviceRemovedFirstBecomesANotice() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

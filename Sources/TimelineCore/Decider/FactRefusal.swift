@@ -2,11 +2,19 @@
 /// fact it is, and the rule it breaks.
 package struct FactRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// Where a refused fact stands.
-    package enum Place: Hashable, Sendable {
+    package enum Place: Hashable, Sendable, CustomStringConvertible {
         /// Its index in the sequence of facts that was checked, counting from 0.
         case index(Int)
         /// The position of its record in a log.
         case record(Int64)
+
+        /// `fact at index 2`, `record 12`: as a message names it.
+        package var description: String {
+            switch self {
+            case .index(let index): "fact at index \(index)"
+            case .record(let position): "record \(position)"
+            }
+        }
     }
 
     /// Where the refused fact stands.
@@ -37,9 +45,6 @@ package struct FactRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// `fact at index 2: rangeClosed: event "e1" is not an open range`, or
     /// `record 12: eventAdded: unknown timeline "work"`.
     package var description: String {
-        switch place {
-        case .index(let index): "fact at index \(index): \(fact.type.rawValue): \(rejection)"
-        case .record(let position): "record \(position): \(fact.type.rawValue): \(rejection)"
-        }
+        "\(place): \(fact.type.rawValue): \(rejection)"
     }
 }

@@ -282,7 +282,7 @@ package struct ReplicaSync {
         switch error {
         case .log(let failure): logFailure(failure)
         case .refused(let refusal):
-            .sharedLogDamaged(shared: sharedName, reason: "its record at \(refusal.place) breaks the rules: "
+            .sharedLogDamaged(shared: sharedName, reason: "its \(refusal.place) breaks the rules: "
                 + refusal.rejection.description)
         }
     }
@@ -395,7 +395,7 @@ package struct ReplicaSync {
         mirrorPosition = last.position
         lastRecordedAt = records.last { $0.recordedAt != nil }?.recordedAt ?? lastRecordedAt
         do { try shared.apply(records) } catch {
-            throw .damaged(path: sharedName, reason: "the shared log's record at \(error.place) breaks the rules: "
+            throw .sharedLogDamaged(shared: sharedName, reason: "its \(error.place) breaks the rules: "
                 + error.rejection.description)
         }
         var learned = queue.learn(from: records)

@@ -119,7 +119,7 @@ package struct FolderSequencer {
                 switch error {
                 case .log(let failure): throw .log(shared: logName, reason: failure.description)
                 case .refused(let refusal):
-                    throw .log(shared: logName, reason: "its record at \(refusal.place) breaks the rules: "
+                    throw .log(shared: logName, reason: "its \(refusal.place) breaks the rules: "
                         + refusal.rejection.description + "; verify the shared log")
                 }
             }
@@ -157,7 +157,7 @@ package struct FolderSequencer {
             throw .log(shared: logName, reason: error.description)
         }
         do { try shared.apply(records) } catch {
-            throw .log(shared: logName, reason: "its record at \(error.place) breaks the rules: "
+            throw .log(shared: logName, reason: "its \(error.place) breaks the rules: "
                 + error.rejection.description + "; verify the shared log")
         }
     }
