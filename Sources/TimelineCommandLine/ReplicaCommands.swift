@@ -169,7 +169,7 @@ extension Runner {
             let replica: TimelineReplica
             do {
                 replica = try await TimelineReplica.clone(folder: shared, to: local, clock: ContextClock(read: context.clock))
-            } catch { throw CommandFailure(replicaMessage(error)) }
+            } catch { throw CommandFailure(cloneMessage(error)) }
             changes.note()
             return "cloned the shared folder \(displayText(shared)) into \(displayText(local)): device \(await replica.device), "
                 + "\(count(Int(await replica.position), "record"))\n"
@@ -186,9 +186,21 @@ extension Runner {
             let log = try openShared(shared)
             replica = try await TimelineReplica.clone(log, shared: shared, to: local,
                                                       clock: ContextClock(read: context.clock))
-        } catch { throw CommandFailure(replicaMessage(error)) }
+        } catch { throw CommandFailure(cloneMessage(error)) }
         changes.note()
+        if DatabaseLogs.isURL(given), DatabaseLogs.redacted(given).secrets.isEmpty == false {
+            // The replica keeps the URL without its password (never written to a file).
+            context.warn("the replica keeps \(shared) without its password: for sync to connect, give the password "
+                         + "in PGPASSWORD or ~/.pgpass")
+        }
         return "cloned \(displayText(shared)) into \(displayText(local)): device \(await replica.device), \(count(Int(await replica.position), "record"))\n"
+    }
+
+    /// A failed clone's message: nothing was made, so nothing is pending to sync.
+    func cloneMessage(_ error: any Error) -> String {
+        guard case .unreachable(let shared, let reason)? = error as? ReplicaError else { return replicaMessage(error) }
+        return "the shared log \(shared) cannot be reached: \(reason); nothing was cloned: run timeline clone again "
+            + "once it can be reached"
     }
 
     // MARK: sync

@@ -65,8 +65,12 @@ extension Runner {
     func revert(_ arguments: ParsedArguments) async throws -> String {
         let name = arguments.command.name
         let text = arguments.firstPositional
-        guard let position = Int64(text), position >= 1 else {
-            throw UsageError(message: "invalid SEQ '\(text)': expected the position of a record, 1 or more", command: name)
+        // Digits only: `Int64` would take a sign (`+3`).
+        let digits = !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard digits, let position = Int64(text), position >= 1 else {
+            let why = digits && text.contains(where: { $0 != "0" }) ? "it is larger than any position a log can have"
+                : "expected the position of a record, 1 or more"
+            throw UsageError(message: "invalid SEQ '\(text)': \(why)", command: name)
         }
         let path = try logPath(arguments)
         if TimelineReplica.isReplica(path) { return try await revertOnReplica(position, arguments, path: path) }
@@ -188,8 +192,8 @@ extension Runner {
             if pending > 0 {
                 throw CommandFailure("\(path): \(named), which has no record until it is synced\n\(syncLine)")
             }
-            throw CommandFailure("\(path): no record touched event \(quotedDisplayText(event.rawValue)); "
-                                 + "'timeline rows --log \(shellWord(path))' lists the events")
+            throw CommandFailure("\(path): no record touched event \(quotedDisplayText(event.rawValue))\n"
+                                 + "to list the events: timeline rows --log \(shellWord(path))")
         }
         if pending > 0 { context.warn("\(path): \(named): not in this history until synced; \(syncLine)") }
         let json = arguments.flag("--json")

@@ -133,6 +133,16 @@ struct RevertAndHistoryTests {
                 "\(run)")
     }
 
+    /// SEQ is digits: a sign is refused, and a number past any position says so.
+    @Test func seqIsDigitsOnly() async throws {
+        let plus = try await timeline(["revert", "+3", "--log", "life.jsonl"])
+        #expect(plus.status == 2 && plus.errors.contains("invalid SEQ '+3': expected the position of a record"), "\(plus)")
+        let huge = try await timeline(["revert", "9223372036854775808", "--log", "life.jsonl"])
+        #expect(huge.status == 2 && huge.errors.contains("it is larger than any position a log can have"), "\(huge)")
+        let zero = try await timeline(["revert", "00", "--log", "life.jsonl"])
+        #expect(zero.status == 2 && zero.errors.contains("expected the position of a record, 1 or more"), "\(zero)")
+    }
+
     @Test func historyLeavesATornTailAsItIs() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -173,6 +183,7 @@ struct RevertAndHistoryTests {
         let text = try await timeline(["history", "--event", "e1", "--log", log])
         #expect(text.outputLines.count == 3 && text.outputLines[1].hasPrefix("5  "))
         let none = try await timeline(["history", "--event", "nobody", "--log", log])
-        #expect(none.status == 1 && none.errors.contains(#"no record touched event "nobody""#), "\(none)")
+        #expect(none.status == 1 && none.errors.contains(#"no record touched event "nobody""#)
+                && none.errors.contains("to list the events: timeline rows --log "), "\(none)")
     }
 }
