@@ -371,14 +371,22 @@ extension Runner {
             }
             throw CommandFailure(text)
         }
+        // Imported, then undone: the same command id appends nothing again; say how to bring it back.
+        var undoneBy: Int64?
+        if appended.wasDuplicate, let range = appended.positions, let later = try? store.log.records(after: range.upperBound),
+           case .alreadyUndone(let by)? = Compensation.undos(of: range, amongLater: Compensation.batches(later)).refusal {
+            undoneBy = by
+        }
         await finish(store)
         // The process ends next: freeing a million facts one by one would only cost time.
         context.leaveToExit(facts)
         context.leaveToExit(appended)
         if arguments.flag("--json") { return plainLines(appended.records) }
         if appended.wasDuplicate {
+            let undone = undoneBy.map { ", undone by record \($0)" } ?? ""
             return "already imported: the command id \(displayText(commandID)) is in \(path) "
-                + "(\(positions(appended.positions))); nothing appended\n"
+                + "(\(positions(appended.positions))\(undone)); nothing appended\n"
+                + (undoneBy.map { "to bring it back: timeline revert \($0) --log \(shellWord(path))\n" } ?? "")
         }
         return "imported \(count(facts.count, "fact")) from \(file) into \(path) (\(positions(appended.positions)))\n"
     }

@@ -133,6 +133,30 @@ struct RevertAndHistoryTests {
                 "\(run)")
     }
 
+    /// An import reverted, then imported again: its command id is in the log, so nothing
+    /// is appended, and the tool says it stands undone and how to bring it back (it once
+    /// said only "already imported", while its events were gone). Redone, it says neither.
+    @Test func importingAgainAfterARevertSaysItWasUndone() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("life.jsonl"), input = directory.path("in.jsonl")
+        try await given([["create-timeline", "--timeline", "life", "--name", "Life"]], log: log)
+        try """
+            {"type":"eventAdded","data":{"event":"a","timeline":"life","title":"A","date":"2001"}}
+            {"type":"eventAdded","data":{"event":"b","timeline":"life","title":"B","date":"2002"}}
+
+            """.write(toFile: input, atomically: true, encoding: .utf8)
+        try await given([["import", input], ["revert", "2"]], log: log)
+        let again = try await timeline(["import", input, "--log", log])
+        #expect(again.status == 0 && again.output.contains("(records 2-3, undone by record 4); nothing appended\n")
+                && again.output.contains("to bring it back: timeline revert 4 --log "), "\(again)")
+        #expect(try lineCount(log) == 5)
+        try await given([["revert", "4"]], log: log)
+        let redone = try await timeline(["import", input, "--log", log])
+        #expect(redone.status == 0 && redone.output.contains("(records 2-3); nothing appended")
+                && !redone.output.contains("undone"), "\(redone)")
+    }
+
     /// SEQ is digits: a sign is refused, and a number past any position says so.
     @Test func seqIsDigitsOnly() async throws {
         let plus = try await timeline(["revert", "+3", "--log", "life.jsonl"])

@@ -146,23 +146,8 @@ package struct Compensation: Hashable, Sendable {
     ///   and *e* events touched by the batch.
     package func checkLater<C: Collection<Record>>(_ later: C) throws(UndoRefusal) where C.Index == Int {
         let batches = Self.batches(later)
-        // Which later batches count: walking back, a batch is undone when an undo after it
-        // (itself not undone) names it; an undo that is not undone, of a batch after this
-        // one, cancels that batch and counts no more than it.
-        var undoneBy: [Int64: Int64] = [:], anyUndo: [Int64: Int64] = [:]
-        var counts = [Bool](repeating: false, count: batches.count)
-        for index in batches.indices.reversed() {
-            let batch = batches[index]
-            let standing = undoneBy[batch.first] == nil
-            if let target = batch.undoes {
-                anyUndo[target] = batch.first
-                if standing, undoneBy[target] == nil { undoneBy[target] = batch.first }
-            }
-            counts[index] = standing && (batch.undoes.map { $0 <= positions.upperBound } ?? true)
-        }
-        if let by = undoneBy[positions.lowerBound] { throw .alreadyUndone(by: by) }
-        // Undone and redone: its marker is taken, and the way to undo it again is to undo the redo.
-        if let undo = anyUndo[positions.lowerBound], let redo = undoneBy[undo] { throw .redone(undo: undo, redo: redo) }
+        let (counts, refusal) = Self.undos(of: positions, amongLater: batches)
+        if let refusal { throw refusal }
 
         let touchedEvents = Set(events), touchedTimelines = Set(timelines)
         // The touched events and timelines followed through the later records: a fact that
@@ -196,6 +181,34 @@ package struct Compensation: Hashable, Sendable {
         }
     }
 
+    /// How the batch at `batch` stands among the undos of the `later` batches: which of
+    /// them count as touching it, and whether it was undone (``UndoRefusal/alreadyUndone(by:)``)
+    /// or undone and redone (``UndoRefusal/redone(undo:redo:)``).
+    ///
+    /// Walking back, a batch is undone when an undo after it (itself not undone) names it;
+    /// an undo that is not undone, of a batch after this one, cancels that batch and counts
+    /// no more than it.
+    /// - Complexity: O(*b*) for the *b* later batches.
+    package static func undos(of batch: ClosedRange<Int64>,
+                              amongLater batches: [(first: Int64, undoes: Int64?, records: Range<Int>)])
+        -> (counts: [Bool], refusal: UndoRefusal?) {
+        var undoneBy: [Int64: Int64] = [:], anyUndo: [Int64: Int64] = [:]
+        var counts = [Bool](repeating: false, count: batches.count)
+        for index in batches.indices.reversed() {
+            let later = batches[index]
+            let standing = undoneBy[later.first] == nil
+            if let target = later.undoes {
+                anyUndo[target] = later.first
+                if standing, undoneBy[target] == nil { undoneBy[target] = later.first }
+            }
+            counts[index] = standing && (later.undoes.map { $0 <= batch.upperBound } ?? true)
+        }
+        if let by = undoneBy[batch.lowerBound] { return (counts, .alreadyUndone(by: by)) }
+        // Undone and redone: its marker is taken, and the way to undo it again is to undo the redo.
+        if let undo = anyUndo[batch.lowerBound], let redo = undoneBy[undo] { return (counts, .redone(undo: undo, redo: redo)) }
+        return (counts, nil)
+    }
+
     /// What of the batch's `fact` touches, if anything.
     private func subject(of fact: Fact, _ events: Set<EventID>, _ timelines: Set<TimelineID>,
                          _ current: [EventID: Event], _ names: [TimelineID: String]) -> UndoRefusal.Subject? {
@@ -223,7 +236,7 @@ package struct Compensation: Hashable, Sendable {
 
     /// The atomic batches of `records`: consecutive records whose `more` counts down to 0.
     /// A last batch left unfinished ends with the last record.
-    static func batches<C: Collection<Record>>(_ records: C) -> [(first: Int64, undoes: Int64?, records: Range<Int>)]
+    package static func batches<C: Collection<Record>>(_ records: C) -> [(first: Int64, undoes: Int64?, records: Range<Int>)]
     where C.Index == Int {
         var batches: [(first: Int64, undoes: Int64?, records: Range<Int>)] = []
         var start = records.startIndex
