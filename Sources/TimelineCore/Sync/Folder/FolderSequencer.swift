@@ -294,7 +294,12 @@ package struct FolderSequencer {
                 var previous = decided == 0 ? nil
                     : shared.outcomes[SubmissionID(device: device, number: decided).description]?.nonce
                 while let entries = byNumber[number] {
-                    let next = entries.filter { $0.previous == previous }.min { $0.submission.nonce < $1.submission.nonce }
+                    // Copies of one device (one restored from a backup) may leave two chains:
+                    // the one made first is decided (what the older copy acknowledged is kept,
+                    // the other copy stops), then the nonce, for a choice every run repeats.
+                    let next = entries.filter { $0.previous == previous }.min {
+                        ($0.submission.madeAt?.text ?? "", $0.submission.nonce) < ($1.submission.madeAt?.text ?? "", $1.submission.nonce)
+                    }
                     guard let next else { break }
                     chain.append(next)
                     previous = next.submission.nonce
