@@ -21,7 +21,8 @@ enum ImportCommand: ToolCommand {
             (none when FILE holds nothing to import).
             The import carries a command id, --command-id ID or else one made from its facts \
             (import-, then 16 hexadecimal digits): importing the same facts again appends \
-            nothing and says where they are. So when an import's outcome is unknown (the \
+            nothing and says where they are (and, if a revert undid them since, the revert \
+            that brings them back). So when an import's outcome is unknown (the \
             connection to a database lost during its commit), importing the same FILE \
             again is safe.
             """,
