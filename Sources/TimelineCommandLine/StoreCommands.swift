@@ -374,20 +374,30 @@ extension Runner {
         }
         // Imported, then undone: the same command id appends nothing again; say how to bring it back.
         var undoneBy: Int64?
-        if appended.wasDuplicate, let range = appended.positions, let later = try? store.log.records(after: range.upperBound),
-           case .alreadyUndone(let by)? = Compensation.undos(of: range, amongLater: Compensation.batches(later)).refusal {
-            undoneBy = by
+        if appended.wasDuplicate, let range = appended.positions, let later = try? store.log.records(after: range.upperBound) {
+            let batches = Compensation.batches(later)
+            if case .alreadyUndone(var by)? = Compensation.undos(of: range, amongLater: batches).refusal {
+                // Its undo redone and undone again: the batch to revert is the last undo in force.
+                while case .redone(_, let redo)? = Compensation.undos(of: by...by, amongLater: batches.filter { $0.first > by }).refusal {
+                    by = redo
+                }
+                undoneBy = by
+            }
         }
         await finish(store)
         // The process ends next: freeing a million facts one by one would only cost time.
         context.leaveToExit(facts)
         context.leaveToExit(appended)
-        if arguments.flag("--json") { return plainLines(appended.records) }
+        let bringBack = undoneBy.map { "to bring it back: timeline revert \($0) --log \(shellWord(path))" }
+        if arguments.flag("--json") {
+            if let undoneBy, let bringBack { context.diagnose("already imported, and undone by record \(undoneBy); \(bringBack)") }
+            return plainLines(appended.records)
+        }
         if appended.wasDuplicate {
             let undone = undoneBy.map { ", undone by record \($0)" } ?? ""
             return "already imported: the command id \(displayText(commandID)) is in \(path) "
                 + "(\(positions(appended.positions))\(undone)); nothing appended\n"
-                + (undoneBy.map { "to bring it back: timeline revert \($0) --log \(shellWord(path))\n" } ?? "")
+                + (bringBack.map { $0 + "\n" } ?? "")
         }
         return "imported \(count(facts.count, "fact")) from \(file) into \(path) (\(positions(appended.positions)))\n"
     }

@@ -155,6 +155,15 @@ struct RevertAndHistoryTests {
         let redone = try await timeline(["import", input, "--log", log])
         #expect(redone.status == 0 && redone.output.contains("(records 2-3); nothing appended")
                 && !redone.output.contains("undone"), "\(redone)")
+        // Undone again by undoing the redo: the revert in force is named, the one that works.
+        // (records 4-5 undid the import, 6-7 redid it, 8-9 undo the redo)
+        try await given([["revert", "6"]], log: log)
+        let third = try await timeline(["import", input, "--log", log])
+        #expect(third.output.contains("undone by record 8)") && third.output.contains("timeline revert 8 --log "), "\(third)")
+        let json = try await timeline(["import", input, "--log", log, "--json"])
+        #expect(json.status == 0 && json.errors.contains("undone by record 8; to bring it back: timeline revert 8"), "\(json)")
+        try await given([["revert", "8"]], log: log)
+        #expect(try await timeline(["rows", "--log", log]).output.contains("2002"))
     }
 
     /// SEQ is digits: a sign is refused, and a number past any position says so.

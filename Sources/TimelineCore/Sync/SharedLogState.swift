@@ -114,11 +114,13 @@ package struct SharedLogState: Sendable {
         func rejected(_ rule: String, _ message: String) -> SharedDecision {
             .append([.commandRejected(command: command, rule: rule, message: message)], options)
         }
-        if let stale = staleReference(in: submission) { return rejected(stale.rule, stale.description) }
+        // An undo's condition first: an id made again since was touched since, and the undo
+        // says so (`changedSince`, naming the record), not that the id is unknown.
         if let condition = submission.condition,
            let change = changeSince(condition, removing: submission.commands.compactMap(\.removedTimeline)) {
             return rejected("changedSince", change)
         }
+        if let stale = staleReference(in: submission) { return rejected(stale.rule, stale.description) }
         guard !submission.commands.isEmpty else { return rejected("emptySubmission", "the submission holds no command") }
         do {
             return .append(try Decider.decide(submission.commands, domain), options)

@@ -41,5 +41,22 @@ struct SharedLogStateTests {
                 "\(message)")
     }
 
+    /// An undo whose timeline was removed and made again since is refused `changedSince`,
+    /// naming the record (the condition is checked before stale references, which said
+    /// only "unknown timeline" of a timeline that exists).
+    @Test func anUndoOfAnIdMadeAgainSinceSaysItChanged() throws {
+        var state = SharedLogState()
+        let device = DeviceID("0190f3a0-0000-7000-8000-000000000002")!
+        try state.apply([Record(position: 1, fact: .timelineCreated(timeline: "tx", name: "X"))])
+        let undo = Submission(id: SubmissionID(device: device, number: 1), nonce: "n", commands: [.removeTimeline("tx")],
+                              basePosition: 1, condition: UndoCondition(after: 1, events: [], timelines: ["tx"]))
+        try state.apply([Record(position: 2, fact: .timelineRemoved(timeline: "tx")),
+                         Record(position: 3, fact: .timelineCreated(timeline: "tx", name: "X2"))])
+        guard case .append(let refused, _) = state.decide(undo, recordedAt: nil),
+              case .commandRejected(_, let rule, let message)? = refused.first else { throw Unexpected() }
+        #expect(rule == "changedSince")
+        #expect(message.hasPrefix("timeline \"tx\" was changed by record 3, after position 1"), "\(message)")
+    }
+
     struct Unexpected: Error {}
 }

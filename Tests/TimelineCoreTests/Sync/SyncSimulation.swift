@@ -445,12 +445,12 @@ struct SyncSimulation {
     }
 
     /// Each submission's outcome is the one sections 10 and 11 give, computed here apart
-    /// from the shared log's own bookkeeping. Decided against what the device saw: one
-    /// naming an id whose current life began after the position it was made at (unless its
-    /// device made it) is refused as a stale reference. Otherwise an undo whose condition's
-    /// ids a record touched after its position is refused with `changedSince` (so an
-    /// accepted undo overwrote nothing), and one whose ids nothing touched is never refused
-    /// for that. Touches: a record touches the event it names; a timeline's creation,
+    /// from the shared log's own bookkeeping. An undo whose condition's ids a record touched
+    /// after its position is refused with `changedSince` (so an accepted undo overwrote
+    /// nothing). Otherwise, decided against what the device saw: one naming an id whose
+    /// current life began after the position it was made at (unless its device made it) is
+    /// refused as a stale reference. An undo whose ids nothing touched is never refused
+    /// with `changedSince`. Touches: a record touches the event it names; a timeline's creation,
     /// renaming or removal touches the timeline, and a removal also every event in it then.
     /// An undo that removes a timeline is refused too when an event in it now was touched
     /// after its position (put there since: it would go with the timeline).
@@ -487,13 +487,13 @@ struct SyncSimulation {
                 let named = (submission.condition?.events.map { "event " + $0.rawValue } ?? [])
                     + (submission.condition?.timelines.map { "timeline " + $0.rawValue } ?? [])
                 let after = submission.condition?.after ?? .max
-                if let stale {
-                    #expect(rule == "unknownEvent" || rule == "unknownTimeline",
-                            "\(command) names \(stale), yet its outcome is \(rule ?? "accepted")")
-                } else if let change = named.first(where: { (touched[$0] ?? 0) > after })
-                            ?? entered(submission.commands, state, touched, after) {
+                if let change = named.first(where: { (touched[$0] ?? 0) > after })
+                    ?? entered(submission.commands, state, touched, after) {
                     let why = "record \(touched[change]!) touched \(change) after \(after)"
                     #expect(rule == "changedSince", "\(command), an undo, should be refused: \(why); its outcome is \(rule ?? "accepted")")
+                } else if let stale {
+                    #expect(rule == "unknownEvent" || rule == "unknownTimeline",
+                            "\(command) names \(stale), yet its outcome is \(rule ?? "accepted")")
                 } else {
                     #expect(rule != "changedSince", "\(command) was refused as an undo though nothing touched what it names")
                 }
