@@ -342,18 +342,23 @@ extension Runner {
     /// Saves `commands` as one submission on `replica` (checked against what it shows),
     /// then, without `--offline`, syncs once; `done` says what was done.
     func submit(_ commands: [Command], on replica: TimelineReplica, _ arguments: ParsedArguments,
-                condition: UndoCondition? = nil, describing done: String) async throws -> String {
-        try await submit(on: replica, arguments, condition: condition, making: { _ in commands },
+                condition: UndoCondition? = nil, importID: String? = nil, describing done: String) async throws -> String {
+        try await submit(on: replica, arguments, condition: condition, importID: importID, making: { _ in commands },
                          describing: { _ in done })
     }
 
     /// ``submit(_:on:_:condition:describing:)`` of the commands `make` builds with the ids
     /// it makes on the replica; `describe` says what was done from the commands sent.
+    /// `importID`: an import's id made from its facts, the submission's own id on this
+    /// replica unless `--command-id` gives one, so that importing the same facts again
+    /// queues nothing.
     func submit(on replica: TimelineReplica, _ arguments: ParsedArguments, condition: UndoCondition? = nil,
+                importID: String? = nil,
                 making make: @Sendable (NewIdentifiers) -> [Command], describing describe: ([Command]) -> String)
         async throws -> String {
         let name = arguments.command.name
-        let localID = arguments.value("--command-id")
+        let given = arguments.value("--command-id")
+        let localID = given ?? importID
         let id: SubmissionID
         var done = ""
         do {
@@ -366,8 +371,8 @@ extension Runner {
             case .replica(let failure): throw CommandFailure(failure.description + "; nothing was queued")
             case .alreadySent(let sent):
                 // A resend with the app's own id: the first send's submission, reported as a send would be.
-                context.warn("--command-id \(localID ?? "") was sent on this replica already, as \(sent): "
-                    + "nothing was queued again")
+                context.warn((given.map { "--command-id \($0) was sent" } ?? "these facts were imported")
+                    + " on this replica already, as \(sent): nothing was queued again")
                 (id, done) = (sent, "\(name) saved as \(sent) before")
             }
         }
@@ -420,7 +425,7 @@ extension Runner {
         let replica = try openReplica(arguments)
         let commands = facts.compactMap(Command.init(recording:))
         guard !commands.isEmpty else { return "\(file): nothing to import\n" }
-        return try await submit(commands, on: replica, arguments,
+        return try await submit(commands, on: replica, arguments, importID: ImportDigest.commandID(of: facts),
                                 describing: "imported \(count(commands.count, "fact")) from \(file) as one submission")
     }
 

@@ -20,6 +20,23 @@ struct ReplicaCommandTests {
         return (shared, phone, laptop)
     }
 
+    /// The same facts imported twice on a replica queue one submission (the import's id
+    /// made from its facts is the submission's own id there), as on a plain log.
+    @Test func importingTheSameFactsTwiceOnAReplicaQueuesOnce() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        let input = directory.path("retitle.jsonl")
+        try #"{"type":"eventRetitled","data":{"event":"born","title":"Born at home"}}"#.write(toFile: input, atomically: true,
+                                                                                               encoding: .utf8)
+        let first = try await timeline(["import", input, "--log", phone])
+        #expect(first.status == 0, "\(first)")
+        let again = try await timeline(["import", input, "--log", phone])
+        #expect(again.status == 0 && again.errors.contains("these facts were imported on this replica already, as "),
+                "\(again)")
+        #expect(try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n").count == 3)
+    }
+
     /// A record of the shared log that breaks the rules (written by another program) is
     /// named as a person reads it: `record 3`, the rule, and where to look.
     @Test func aSharedRecordBreakingTheRulesIsNamed() async throws {
