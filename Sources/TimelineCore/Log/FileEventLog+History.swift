@@ -23,7 +23,7 @@ extension FileEventLog {
     /// is only read, under the readers' shared lock.
     ///
     /// A line before the point can touch the event only if it names it or removes a
-    /// timeline, so only the lines that hold the id as a JSON string (`"id"`), the word
+    /// timeline, so only the lines that hold the id as the string value of `"event"`, the word
     /// `timelineRemoved`, or an escape that could spell either (for an id without a quote
     /// or backslash, any escape but `\"` and `\\`) are decoded; each
     /// is checked by its checksum as any read is.
@@ -50,9 +50,8 @@ extension FileEventLog {
         // An id without a quote or backslash is found as itself; one with them only spelt
         // with escapes.
         let plainID = !event.rawValue.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
-        if plainID {
-            needles.append(Array("\"\(event.rawValue)\"".utf8))
-        }
+        let idString = Array("\"\(event.rawValue)\"".utf8)
+        if plainID { needles.append(idString) }
         var candidates: [Record] = []
         var chunk: [UInt8] = []
         var start = 0  // the file offset of `chunk[0]`, always a line's start
@@ -70,6 +69,12 @@ extension FileEventLog {
                     var from = 0
                     while from < end {
                         guard let at = Self.find(needle, in: bytes, from: from, to: end) else { break }
+                        // The id elsewhere (a title, a key, a date) names no event: only as
+                        // the value of `"event"`, unless an escape spells it (found above).
+                        if needle == idString, !Self.isEventValue(bytes, at: at) {
+                            from = at + 1
+                            continue
+                        }
                         var lineStart = at
                         while lineStart > 0, bytes[lineStart - 1] != 0x0A { lineStart -= 1 }
                         var lineEnd = at
@@ -108,6 +113,23 @@ extension FileEventLog {
         var history = EventHistory(event: event)
         history.add(contentsOf: candidates)
         return EventHistoryRead(records: history.records, tornTail: tail.tornTail)
+    }
+
+    /// Whether the JSON string at `at` is the value of an `"event"` member: the key, then a
+    /// colon, with whitespace allowed around it. Every fact that names an event (in every
+    /// schema version) names it so.
+    private static func isEventValue(_ bytes: UnsafeRawBufferPointer, at: Int) -> Bool {
+        var index = at - 1
+        func skipSpace() {
+            while index >= 0, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0D { index -= 1 }
+        }
+        skipSpace()
+        guard index >= 0, bytes[index] == UInt8(ascii: ":") else { return false }
+        index -= 1
+        skipSpace()
+        let key = #""event""#.utf8
+        guard index + 1 >= key.count else { return false }
+        return bytes[(index + 1 - key.count)...index].elementsEqual(key)
     }
 
     /// Whether the escapes of a line, from its first backslash at `start` to `end`, may
