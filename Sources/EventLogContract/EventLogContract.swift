@@ -27,7 +27,7 @@ public enum EventLogContract {
                          options: AppendOptions(commandID: "b", submission: "n")),
             PlannedBatch(facts: [.eventRemoved(event: "e")], options: AppendOptions(commandID: "a")),  // a again: skipped
             PlannedBatch(facts: [], options: AppendOptions(commandID: "c")),  // nothing to append
-            PlannedBatch(facts: [.eventRetitled(event: "e", title: "F")], options: AppendOptions(commandID: "d")),
+            PlannedBatch(facts: [.eventRetitled(event: "e", title: "F")], options: AppendOptions(commandID: "d", undoes: 2)),
         ]
         let log = try #require(fixture.log as? any BatchAppending, "\(type(of: fixture.log)) appends several batches at once")
         var seen: [Int64] = []
@@ -42,6 +42,7 @@ public enum EventLogContract {
         #expect(records.map(\.commandID) == ["a", "b", "b", "d"])
         #expect(records.map(\.batchRemainder) == [0, 1, 0, 0])
         #expect(records[1].submission == "n")
+        #expect(records.map(\.undoes) == [nil, nil, nil, 2], "a batch's undo is kept with each of its records")
         #expect(try log.records(forCommandID: "b")?.map(\.position) == [2, 3])
         // A command id already in the log is skipped; stopping early (`nil`) appends what
         // was planned before.

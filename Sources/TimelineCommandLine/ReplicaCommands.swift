@@ -505,7 +505,8 @@ extension Runner {
         if arguments.flag("--dry-run") {
             return dryRun(compensation, json: arguments.flag("--json"), id: "one submission of this replica", log: path)
         }
-        let condition = UndoCondition(after: checked, events: compensation.events, timelines: compensation.timelines)
+        let condition = UndoCondition(after: checked, events: compensation.events, timelines: compensation.timelines,
+                                      undoes: compensation.positions.lowerBound)
         return try await submit(compensation.commands, on: replica, arguments, condition: condition,
                                 describing: "reverted \(positions(compensation.positions))")
     }

@@ -604,6 +604,36 @@ extension ReplicaCommandTests {
         #expect(try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"]).output.contains(#""title":"C""#))
         #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == Data(contentsOf: URL(fileURLWithPath: shared)))
     }
+    /// An undo sent from a replica is known as an undo by every reader of the shared log
+    /// (its records carry `undo`, its command id being `D:n`): the last batches undo in
+    /// turn, a batch undone is said undone, and a redo is the undo of the undo (section 11).
+    /// `export` keeps `sub` and `undo`.
+    @Test func undosSentFromAReplicaChainAsOnAPlainLog() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "A"]).status == 0)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "B"]).status == 0)
+        #expect(try await timeline(["revert", "4", "--log", phone]).status == 0)
+        let lines = try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 5 && lines[4].contains(#""undo":4,"#), "\(lines)")
+        // Record 4 is undone by record 5: neither stands in the way of undoing record 3.
+        let second = try await timeline(["revert", "3", "--log", phone])
+        #expect(second.status == 0, "\(second)")
+        #expect(try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"]).output.contains(#""title":"Born""#))
+        let again = try await timeline(["revert", "3", "--log", phone])
+        #expect(again.status == 1 && again.errors.contains("undone already, by record 6"), "\(again)")
+        let redo = try await timeline(["revert", "6", "--log", phone])
+        #expect(redo.status == 0, "\(redo)")
+        #expect(try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"]).output.contains(#""title":"A""#))
+        let afterRedo = try await timeline(["revert", "3", "--log", phone])
+        #expect(afterRedo.errors.contains("undone by record 6 and redone by record 7"), "\(afterRedo)")
+        let exported = try await timeline(["export", "--log", shared])
+        let exportedLines = exported.output.split(separator: "\n")
+        #expect(exportedLines.count == 7 && exportedLines[4].contains(#""sub":"#) && exportedLines[4].hasSuffix(#""undo":4}"#),
+                "\(exported)")
+    }
+
     /// `--command-id` on a replica is the app's own id for local resends (section 10): a
     /// resend queues nothing, before or after the sync, and reports the first send's outcome;
     /// the shared log's id stays `D:n`.

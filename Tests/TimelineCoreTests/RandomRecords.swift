@@ -97,7 +97,8 @@ struct RandomRecords {
             recordedAt: Bool.random(using: &rng) ? try date() : nil,
             commandID: Bool.random(using: &rng) ? text(maxLength: 12) : nil,
             batchRemainder: Bool.random(using: &rng) ? 0 : Int.random(in: 0...1_000, using: &rng),
-            submission: Int.random(in: 0..<4, using: &rng) == 0 ? text(maxLength: 12) : nil)
+            submission: Int.random(in: 0..<4, using: &rng) == 0 ? text(maxLength: 12) : nil,
+            undoes: Int.random(in: 0..<4, using: &rng) == 0 ? Int64.random(in: 1...Int64.max, using: &rng) : nil)
     }
 }
 
@@ -225,6 +226,7 @@ struct HandWriter {
         if Bool.random(using: &rng) { members.append(("v", "1")) }
         if let command = record.commandID { members.append(("cmd", string(command))) }
         if let submission = record.submission { members.append(("sub", string(submission))) }
+        if let undoes = record.undoes { members.append(("undo", String(undoes))) }
         if record.batchRemainder != 0 || Bool.random(using: &rng) {
             members.append(("more", String(record.batchRemainder)))
         }

@@ -7,7 +7,7 @@ import Testing
 private func reencoded(_ decoded: DecodedLine, position: Int64) -> [UInt8] {
     RecordEncoder().encode(Record(position: position, facts: decoded.facts, recordedAt: decoded.recordedAt,
                                   commandID: decoded.commandID, batchRemainder: decoded.batchRemainder,
-                                  submission: decoded.submission))
+                                  submission: decoded.submission, undoes: decoded.undoes))
 }
 
 @Suite struct RecordCodingTests {
@@ -42,6 +42,34 @@ private func reencoded(_ decoded: DecodedLine, position: Int64) -> [UInt8] {
         #expect(try RecordDecoder().decode(line: Array(line.utf8), lineNumber: 7, expectedPosition: 7) == record)
         let handWritten = #"{"type":"commandRejected","cmd":"d:2","sub":"n1","data":{"message":"gone","rule":"unknownEvent","command":"d:2"}}"#
         #expect(try RecordDecoder().decode(line: Array(handWritten.utf8), lineNumber: 1, expectedPosition: 7) == record)
+    }
+
+    /// An undo a replica sent carries the batch it undoes (`undo`, after `sub`), read back
+    /// by every path; a value that is no position is refused, not ignored.
+    @Test func anUndosMarkerRoundTrips() throws {
+        let record = Record(position: 9, fact: .eventRetitled(event: "e1", title: "Born"), commandID: "d:3",
+                            batchRemainder: 1, submission: "n3", undoes: 4)
+        let line = String(decoding: RecordEncoder().encode(record), as: UTF8.self)
+        #expect(line.hasPrefix(#"{"seq":9,"type":"eventRetitled","data":{"event":"e1","title":"Born"},"v":1,"cmd":"d:3","more":1,"sub":"n3","undo":4,"crc":""#))
+        #expect(try RecordDecoder().decode(line: Array(line.utf8), lineNumber: 9, expectedPosition: 9) == record)
+        #expect(decodeFast(Array(line.utf8))?.undoes == 4)
+        #expect(try decodeGeneral(Array(line.utf8)).undoes == 4)
+        let exported = String(decoding: RecordEncoder(layout: .plain).encode(record), as: UTF8.self)
+        #expect(exported.hasSuffix(#""sub":"n3","undo":4}"# + "\n"))
+        let handWritten = #"{ "undo": 4, "type":"eventRetitled","cmd":"d:3","more":1,"sub":"n3","data":{"title":"Born","event":"e1"}}"#
+        #expect(try RecordDecoder().decode(line: Array(handWritten.utf8), lineNumber: 1, expectedPosition: 9) == record)
+        #expect(record.undoneBatch == 4)
+        for bad in [#""undo":0"#, #""undo":"4""#, #""undo":-1"#, #""undo":1.5"#] {
+            let text = #"{"type":"eventRemoved","data":{"event":"e1"},"# + bad + "}"
+            #expect(throws: RecordError.self, "\(bad)") {
+                try RecordDecoder().decode(line: Array(text.utf8), lineNumber: 1, expectedPosition: 1)
+            }
+        }
+        // A rejection undoes nothing, whatever it carries; a plain log's marker is its command id.
+        let rejection = Record(position: 9, fact: .commandRejected(command: "d:3", rule: "changedSince", message: "m"),
+                               commandID: "d:3", undoes: 4)
+        #expect(rejection.undoneBatch == nil)
+        #expect(Record(position: 9, fact: .eventRemoved(event: "e1"), commandID: "undo:4").undoneBatch == 4)
     }
 
     @Test(arguments: everyFact)

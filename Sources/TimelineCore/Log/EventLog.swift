@@ -147,14 +147,18 @@ public struct AppendOptions: Sendable, Hashable {
     /// The nonce of the device submission the batch is the outcome of; written as each
     /// record's `sub` (section 10 of the design).
     public var submission: String?
+    /// For an undo a replica sent: the first position of the batch it undoes; written as
+    /// each record's `undo` (``Record/undoes``).
+    public var undoes: Int64?
 
     /// Creates append options.
     public init(expectedPosition: Int64? = nil, commandID: String? = nil, recordedAt: DateValue? = nil,
-                submission: String? = nil) {
+                submission: String? = nil, undoes: Int64? = nil) {
         self.expectedPosition = expectedPosition
         self.commandID = commandID
         self.recordedAt = recordedAt
         self.submission = submission
+        self.undoes = undoes
     }
 }
 

@@ -258,6 +258,6 @@ extension RecordEncoder {
     fileprivate func encode(_ batch: RecordBatch, at offset: Int, into bytes: inout [UInt8]) {
         encode(batch.facts[offset], position: batch.position(at: offset), recordedAt: batch.options.recordedAt,
                commandID: batch.options.commandID, batchRemainder: batch.remainder(at: offset),
-               submission: batch.options.submission, into: &bytes)
+               submission: batch.options.submission, undoes: batch.options.undoes, into: &bytes)
     }
 }

@@ -66,7 +66,7 @@ extension FileEventLog {
         var openBatch: (following: Int, keptBytes: Int, position: Int64, lines: [(line: Int, bytes: Range<Int>)])?
         // The kept facts of the line or batch being read, written when it ends: as one atomic
         // batch again when every record of it was kept, each a batch of its own otherwise.
-        var pending: [(fact: Fact, recordedAt: DateValue?, commandID: String?, submission: String?)] = []
+        var pending: [(fact: Fact, recordedAt: DateValue?, commandID: String?, submission: String?, undoes: Int64?)] = []
         // Whether a line was moved aside since the last line or batch was written: one
         // moved just before a batch's first kept record may have been its first record.
         var movedSinceLastBatch = false
@@ -142,7 +142,7 @@ extension FileEventLog {
                     openBatch = (decoded.batchRemainder, kept.count, position, [])
                 }
                 openBatch?.lines.append((lineNumber, start..<end))
-                pending += facts.map { ($0, decoded.recordedAt, decoded.commandID, decoded.submission) }
+                pending += facts.map { ($0, decoded.recordedAt, decoded.commandID, decoded.submission, decoded.undoes) }
                 guard decoded.batchRemainder == 0 else { continue }
                 let whole = !movedSinceLastBatch && (openBatch.map { $0.lines.count - 1 == $0.following } ?? true)
                 openBatch = nil
@@ -152,7 +152,7 @@ extension FileEventLog {
                     encoder.encode(fact.fact, position: position, recordedAt: fact.recordedAt,
                                    commandID: fact.commandID,
                                    batchRemainder: whole ? pending.count - 1 - index : 0, submission: fact.submission,
-                                   into: &kept)
+                                   undoes: fact.undoes, into: &kept)
                 }
                 pending.removeAll(keepingCapacity: true)
             }

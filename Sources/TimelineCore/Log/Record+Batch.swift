@@ -10,7 +10,8 @@ extension Record {
     package static func batch(of facts: [Fact], after position: Int64, options: AppendOptions) -> [Record] {
         if facts.count == 1 && facts.capacity <= 2 {
             return [Record(position: position + 1, facts: facts, recordedAt: options.recordedAt,
-                           commandID: options.commandID, batchRemainder: 0, submission: options.submission)]
+                           commandID: options.commandID, batchRemainder: 0, submission: options.submission,
+                           undoes: options.undoes)]
         }
         let batch = RecordBatch(facts: facts, after: position, options: options)
         // An import's million records (each with an array of its own) are made on every processor.
@@ -58,7 +59,8 @@ package struct RecordBatch: Sendable, Hashable {
     /// - Complexity: O(1).
     package func record(at offset: Int) -> Record {
         Record(position: position(at: offset), fact: facts[offset], recordedAt: options.recordedAt,
-               commandID: options.commandID, batchRemainder: remainder(at: offset), submission: options.submission)
+               commandID: options.commandID, batchRemainder: remainder(at: offset), submission: options.submission,
+               undoes: options.undoes)
     }
 
     /// Every record of the batch (``Record/batch(of:after:options:)``).

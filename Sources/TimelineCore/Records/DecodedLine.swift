@@ -15,6 +15,8 @@ struct DecodedLine: Hashable, Sendable {
     var batchRemainder: Int
     /// The line's `sub`.
     var submission: String? = nil
+    /// The line's `undo`.
+    var undoes: Int64? = nil
 
     /// The record at `expectedPosition`; a line whose `seq` says otherwise is an error.
     func record(expectedPosition: Int64, lineNumber: Int) throws(RecordError) -> Record {
@@ -22,6 +24,6 @@ struct DecodedLine: Hashable, Sendable {
             throw RecordError(line: lineNumber, reason: .unexpectedPosition(seq, expected: expectedPosition))
         }
         return Record(position: expectedPosition, facts: facts, recordedAt: recordedAt, commandID: commandID,
-                      batchRemainder: batchRemainder, submission: submission)
+                      batchRemainder: batchRemainder, submission: submission, undoes: undoes)
     }
 }

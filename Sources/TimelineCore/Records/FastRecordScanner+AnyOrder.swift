@@ -1,6 +1,6 @@
 extension FastRecordScanner {
     /// Reads a line that is one JSON object of the known members only — `seq`, `type`,
-    /// `data`, `at`, `v` (only `1`), `cmd`, `more`, `sub` — each once, in any order, with any
+    /// `data`, `at`, `v` (only `1`), `cmd`, `more`, `sub`, `undo` — each once, in any order, with any
     /// whitespace, and no checksum: how people write logs by hand, and how `export`
     /// writes them. `data` holds only fields a fact has (`event`, `timeline`, `title`,
     /// `name`, `date`, `start`, `end`), each once, strings (and `end` may be `null`).
@@ -28,6 +28,7 @@ extension FastRecordScanner {
         var commandID: String?
         var batchRemainder = 0
         var submission: String?
+        var undoes: Int64?
         guard var more = openObject() else { return nil }
         while more {
             guard let name = memberName(seen: &seen) else { return nil }
@@ -54,6 +55,9 @@ extension FastRecordScanner {
             case .submission:
                 guard let text = string() else { return nil }
                 submission = text
+            case .undo:
+                guard let value = unsignedInteger(), value >= 1 else { return nil }
+                undoes = value
             default:
                 return nil
             }
@@ -63,7 +67,7 @@ extension FastRecordScanner {
         skipWhitespace()
         guard i == n, seen.contains(.data), let type, let fact = try? FactReader.fact(type, fields) else { return nil }
         return DecodedLine(seq: seq, facts: [fact], recordedAt: recordedAt, commandID: commandID,
-                           batchRemainder: batchRemainder, submission: submission)
+                           batchRemainder: batchRemainder, submission: submission, undoes: undoes)
     }
 
     /// Reads the object of `data` into `fields`, each field once.
@@ -157,7 +161,7 @@ extension FastRecordScanner {
             ("seq", .seq), ("type", .type), ("data", .data), ("at", .at), ("v", .version), ("cmd", .command),
             ("more", .more), ("event", .event), ("timeline", .timeline), ("title", .title), ("name", .name),
             ("date", .date), ("start", .start), ("end", .end), ("sub", .submission), ("command", .commandField),
-            ("rule", .rule), ("message", .message),
+            ("rule", .rule), ("message", .message), ("undo", .undo),
         ]
         var names: [UInt64: Members] = [:]
         for (text, name) in all {
@@ -188,6 +192,7 @@ private struct Members: OptionSet, Hashable, Sendable {
     static let commandField = Members(rawValue: 1 << 15)
     static let rule = Members(rawValue: 1 << 16)
     static let message = Members(rawValue: 1 << 17)
+    static let undo = Members(rawValue: 1 << 18)
 }
 
 /// The fields of a record's `data`, as ``FactReader`` asks for them: a fact takes the

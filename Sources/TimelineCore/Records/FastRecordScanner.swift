@@ -3,7 +3,7 @@
 /// lines: the known members only, in any order, with any whitespace.
 ///
 /// It reads `{"seq":N,"type":"T","data":{…},` then optionally, in this order, `"at"`,
-/// `"v"` (only `1`), `"cmd"`, `"more"`, `"sub"` and `"crc"`, with no whitespace, the data's fields
+/// `"v"` (only `1`), `"cmd"`, `"more"`, `"sub"`, `"undo"` and `"crc"`, with no whitespace, the data's fields
 /// in the contract's order, and an optional `\n` or `\r\n` at the end. At the first
 /// surprise — another order, whitespace, an unknown member, another version, an escape
 /// in a date, a bad date, a checksum that does not match — it gives up and returns
@@ -63,6 +63,11 @@ struct FastRecordScanner {
             guard let text = string() else { return nil }
             submission = text
         }
+        var undoes: Int64?
+        if literal(",\"undo\":") {
+            guard let value = unsignedInteger(), value >= 1 else { return nil }
+            undoes = value
+        }
         if i < n, p[i] == 0x2C {
             let covered = i
             guard literal(",\"crc\":\""), i + 9 <= n, p[i + 8] == 0x22,
@@ -72,7 +77,7 @@ struct FastRecordScanner {
         }
         guard literal("}"), i == n else { return nil }
         return DecodedLine(seq: seq, facts: [fact], recordedAt: recordedAt, commandID: commandID,
-                           batchRemainder: batchRemainder, submission: submission)
+                           batchRemainder: batchRemainder, submission: submission, undoes: undoes)
     }
 
     private mutating func data(of type: FactType) -> Fact? {

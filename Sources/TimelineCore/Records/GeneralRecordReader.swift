@@ -20,7 +20,7 @@ enum GeneralRecordReader {
         guard case .object(let members) = root else { throw .notAnObject }
         try verifyChecksum(members, line: line)
 
-        var seqValue, typeValue, dataValue, atValue, versionValue, commandValue, moreValue, subValue: JSONValue?
+        var seqValue, typeValue, dataValue, atValue, versionValue, commandValue, moreValue, subValue, undoValue: JSONValue?
         for member in members {
             switch member.key {
             case "seq": try setOnce(&seqValue, member)
@@ -31,6 +31,7 @@ enum GeneralRecordReader {
             case "cmd": try setOnce(&commandValue, member)
             case "more": try setOnce(&moreValue, member)
             case "sub": try setOnce(&subValue, member)
+            case "undo": try setOnce(&undoValue, member)
             default: continue // unknown members are ignored; "crc" was checked above
             }
         }
@@ -42,6 +43,10 @@ enum GeneralRecordReader {
         let more = try moreValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("more", value) }
         let commandID = try commandValue.map { value throws(RecordError.Reason) in try string("cmd", value) }
         let submission = try subValue.map { value throws(RecordError.Reason) in try string("sub", value) }
+        let undoes = try undoValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("undo", value) }
+        if let undoes, undoes < 1 {
+            throw .wrongMemberType("undo", expected: "the position of a record, 1 or more", found: "0")
+        }
         let recordedAt = try atValue.map { value throws(RecordError.Reason) in
             try FactFields.parseDate(try string("at", value, expected: "a date string"), place: #"member "at""#)
         }
@@ -63,7 +68,7 @@ enum GeneralRecordReader {
             throw .wrongMemberType("more", expected: "a non-negative integer", found: "\(more!)")
         }
         return DecodedLine(seq: seq, facts: facts, recordedAt: recordedAt, commandID: commandID,
-                           batchRemainder: batchRemainder, submission: submission)
+                           batchRemainder: batchRemainder, submission: submission, undoes: undoes)
     }
 
     @inline(__always)

@@ -17,6 +17,10 @@ public struct Record: Hashable, Sendable {
     /// The nonce of the device's submission whose outcome this record is (its `sub`), in a
     /// shared log that replicas sync through; `nil` elsewhere.
     public var submission: String?
+    /// The first position of the batch this record's batch undoes (its `undo`), written by a
+    /// shared log on an undo that a replica sent, whose command id is the device's `D:n`;
+    /// `nil` elsewhere (a plain log marks an undo by its command id, ``UndoMarker``).
+    public var undoes: Int64?
 
     /// Creates a record.
     public init(
@@ -25,7 +29,8 @@ public struct Record: Hashable, Sendable {
         recordedAt: DateValue? = nil,
         commandID: String? = nil,
         batchRemainder: Int = 0,
-        submission: String? = nil
+        submission: String? = nil,
+        undoes: Int64? = nil
     ) {
         self.position = position
         self.facts = facts
@@ -33,6 +38,7 @@ public struct Record: Hashable, Sendable {
         self.commandID = commandID
         self.batchRemainder = batchRemainder
         self.submission = submission
+        self.undoes = undoes
     }
 
     /// Creates a record of one fact.
@@ -42,10 +48,19 @@ public struct Record: Hashable, Sendable {
         recordedAt: DateValue? = nil,
         commandID: String? = nil,
         batchRemainder: Int = 0,
-        submission: String? = nil
+        submission: String? = nil,
+        undoes: Int64? = nil
     ) {
         self.init(position: position, facts: [fact], recordedAt: recordedAt, commandID: commandID,
-                  batchRemainder: batchRemainder, submission: submission)
+                  batchRemainder: batchRemainder, submission: submission, undoes: undoes)
+    }
+
+    /// The first position of the batch that this record's batch undoes: its `undo`, or the
+    /// position its command id names (``UndoMarker``); `nil` for a batch that is no undo,
+    /// and for a rejection, which changes nothing.
+    package var undoneBatch: Int64? {
+        if case .commandRejected? = facts.first { return nil }
+        return undoes ?? UndoMarker.undonePosition(commandID)
     }
 
     /// The fact schema version the store writes (a record's `v`).

@@ -2,23 +2,24 @@
 ///
 /// The store's layout (``Layout/store``), members always in this order, no whitespace:
 ///
-///     {"seq":N,"type":"T","data":{…},"at":"…","v":1,"cmd":"…","more":K,"sub":"…","crc":"xxxxxxxx"}
+///     {"seq":N,"type":"T","data":{…},"at":"…","v":1,"cmd":"…","more":K,"sub":"…","undo":U,"crc":"xxxxxxxx"}
 ///
 /// followed by `\n`. `data` holds the fact's fields in the order of the contract's table
-/// (an open range's `end` is written as `null`); `at`, `cmd` and `sub` are left out when `nil`,
-/// `more` when 0. `crc` is the lowercase hexadecimal ``CRC32C`` of every byte of the line
+/// (an open range's `end` is written as `null`); `at`, `cmd`, `sub` and `undo` are left out
+/// when `nil`, `more` when 0. `crc` is the lowercase hexadecimal ``CRC32C`` of every byte of the line
 /// before `,"crc"`. In strings, `"`, `\` and control characters (below U+0020) are
 /// escaped (`\n` `\t` `\r` `\b` `\f`, else `\u00XX`); everything else, non-ASCII
 /// included, is written as raw UTF-8.
 ///
 /// The plain layout (``Layout/plain``), for export, leaves out `crc` only: `cmd` and `more`
-/// are part of the record format, so an export replays with the same batches and command ids.
+/// are part of the record format, so an export replays with the same batches and command
+/// ids, and `sub` and `undo` keep a shared log's outcomes and undos what they are.
 package struct RecordEncoder: Sendable {
     /// Which members a line carries.
     package enum Layout: Hashable, Sendable {
-        /// Everything the store keeps: `seq`, `type`, `data`, `at`, `v`, `cmd`, `more`, `crc`.
+        /// Everything the store keeps: `seq`, `type`, `data`, `at`, `v`, `cmd`, `more`, `sub`, `undo`, `crc`.
         case store
-        /// For export: `seq`, `type`, `data`, `at`, `v`, `cmd`, `more`; no `crc`.
+        /// For export: `seq`, `type`, `data`, `at`, `v`, `cmd`, `more`, `sub`, `undo`; no `crc`.
         case plain
     }
 
@@ -41,7 +42,7 @@ package struct RecordEncoder: Sendable {
                      "a record the store writes holds exactly one fact, not \(record.facts.count)")
         encode(record.facts[0], position: record.position, recordedAt: record.recordedAt,
                commandID: record.commandID, batchRemainder: record.batchRemainder, submission: record.submission,
-               into: &buffer)
+               undoes: record.undoes, into: &buffer)
     }
 
     /// `record` as one line, `\n` included.
@@ -62,6 +63,7 @@ package struct RecordEncoder: Sendable {
         commandID: String? = nil,
         batchRemainder: Int = 0,
         submission: String? = nil,
+        undoes: Int64? = nil,
         into buffer: inout [UInt8]
     ) {
         precondition(position >= 0, "a record's position is not negative")
@@ -104,6 +106,11 @@ package struct RecordEncoder: Sendable {
                 line.literal(",\"sub\":")
                 line.string(submission)
             }
+            if let undoes {
+                precondition(undoes >= 1, "an undone batch's position is 1 or more")
+                line.literal(",\"undo\":")
+                line.decimal(UInt64(undoes))
+            }
             if layout == .store {
                 let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: line.start, count: line.count))
                 line.literal(",\"crc\":\"")
@@ -142,7 +149,8 @@ package struct RecordEncoder: Sendable {
             for (offset, fact) in record.facts.enumerated() {
                 position += 1
                 encode(fact, position: position, recordedAt: record.recordedAt, commandID: record.commandID,
-                       batchRemainder: record.facts.count - 1 - offset + linesAfter[slot], into: &buffer)
+                       batchRemainder: record.facts.count - 1 - offset + linesAfter[slot],
+                       submission: record.submission, undoes: record.undoes, into: &buffer)
             }
         }
     }
@@ -170,8 +178,8 @@ package struct RecordEncoder: Sendable {
             + (hasStamp ? InstantFormatter.maximumLength : 0)
     }
 
-    /// Room for everything but the strings: the longest member names, `seq` and
-    /// `more` of 20 digits, the checksum.
+    /// Room for everything but the strings: the longest member names, `seq`, `more` and
+    /// `undo` of 20 digits, the checksum.
     private static let fixedLengthBound = 256
     /// The most strings a line holds (four in `data`, `at`, `cmd`, `sub`), for their quotes.
     private static let maximumStringCount = 7

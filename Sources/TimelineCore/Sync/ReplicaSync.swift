@@ -294,8 +294,10 @@ package struct ReplicaSync {
     private mutating func pushOneByOne(to log: any EventLog, now: () -> DateValue?) throws(ReplicaError) {
         for submission in queue.pushable {
             if fault?(.beforeLock) == true { throw .interrupted(step: Step.beforeLock.rawValue) }
+            // One set of options for either outcome: a rejection's `undo` is read as nothing
+            // (``Record/undoneBatch``).
             let options = AppendOptions(commandID: submission.id.description, recordedAt: now(),
-                                        submission: submission.nonce)
+                                        submission: submission.nonce, undoes: submission.condition?.undoes)
             var waits = false
             var conflict = false
             do {

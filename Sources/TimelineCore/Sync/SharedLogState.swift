@@ -111,6 +111,10 @@ package struct SharedLogState: Sendable {
         let expected = (lastNumbers[submission.id.device] ?? 0) + 1
         guard submission.id.number == expected else { return .outOfOrder(expected: expected) }
         let options = AppendOptions(commandID: command, recordedAt: recordedAt, submission: submission.nonce)
+        // An accepted undo says which batch it undoes (`undo`), since its command id is
+        // the device's; a rejection undoes nothing.
+        var accepted = options
+        accepted.undoes = submission.condition?.undoes
         func rejected(_ rule: String, _ message: String) -> SharedDecision {
             .append([.commandRejected(command: command, rule: rule, message: message)], options)
         }
@@ -123,7 +127,7 @@ package struct SharedLogState: Sendable {
         if let stale = staleReference(in: submission) { return rejected(stale.rule, stale.description) }
         guard !submission.commands.isEmpty else { return rejected("emptySubmission", "the submission holds no command") }
         do {
-            return .append(try Decider.decide(submission.commands, domain), options)
+            return .append(try Decider.decide(submission.commands, domain), accepted)
         } catch {
             return rejected(error.rule, error.description)
         }

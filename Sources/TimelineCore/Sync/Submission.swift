@@ -48,12 +48,17 @@ public struct UndoCondition: Hashable, Sendable {
     public var events: [EventID]
     /// The timelines the undone batch touched.
     public var timelines: [TimelineID]
+    /// The first position of the undone batch, written with the undo's records (`undo`) so
+    /// that every reader of the shared log knows the batch undone (a redo, undoing the last
+    /// batches in turn); `nil` for a condition of another kind.
+    public var undoes: Int64?
 
     /// Creates a condition.
-    public init(after: Int64, events: [EventID], timelines: [TimelineID]) {
+    public init(after: Int64, events: [EventID], timelines: [TimelineID], undoes: Int64? = nil) {
         self.after = after
         self.events = events
         self.timelines = timelines
+        self.undoes = undoes
     }
 }
 

@@ -42,7 +42,8 @@ package enum SyncCoding {
                 ",\"condition\":{\"after\":\(condition.after),\"events\":["
                     + condition.events.map { JSONStringWriter.quoted($0.rawValue) }.joined(separator: ",")
                     + "],\"timelines\":["
-                    + condition.timelines.map { JSONStringWriter.quoted($0.rawValue) }.joined(separator: ",") + "]}"
+                    + condition.timelines.map { JSONStringWriter.quoted($0.rawValue) }.joined(separator: ",") + "]"
+                    + (condition.undoes.map { ",\"undoes\":\($0)" } ?? "") + "}"
             } ?? "")
             + (submission.localID.map { ",\"local\":" + JSONStringWriter.quoted($0) } ?? "")
             + ",\"commands\":[" + submission.commands.map(json).joined(separator: ",") + "]}"
@@ -91,7 +92,9 @@ package enum SyncCoding {
             let after = try integer(members, "after")
             let events = try ids("events").map { EventID($0) }
             let timelines = try ids("timelines").map { TimelineID($0) }
-            condition = UndoCondition(after: after, events: events, timelines: timelines)
+            let undoes = members.contains { $0.key == "undoes" } ? try integer(members, "undoes") : nil
+            if let undoes, undoes < 1 { throw Failure(description: "undoes is not a position") }
+            condition = UndoCondition(after: after, events: events, timelines: timelines, undoes: undoes)
         }
         let localID = object.contains { $0.key == "local" } ? try text(object, "local") : nil
         return Submission(id: id, nonce: try text(object, "nonce"), commands: try commands(object),

@@ -41,6 +41,26 @@ struct SharedLogStateTests {
                 "\(message)")
     }
 
+    /// An accepted undo says which batch it undoes (`undo` on its records: its command id is
+    /// the device's `D:n`), so that its redo and the undo of the batch before it see it as an
+    /// undo; a rejected one says nothing of the kind.
+    @Test func anAcceptedUndoNamesTheBatchItUndoes() throws {
+        var state = SharedLogState()
+        let device = DeviceID("0190f3a0-0000-7000-8000-000000000003")!
+        try state.apply([Record(position: 1, fact: .timelineCreated(timeline: "trip", name: "Trip")),
+                         Record(position: 2, fact: .timelineRenamed(timeline: "trip", name: "Voyage"))])
+        let undo = Submission(id: SubmissionID(device: device, number: 1), nonce: "n",
+                              commands: [.renameTimeline("trip", name: "Trip")], basePosition: 2,
+                              condition: UndoCondition(after: 2, events: [], timelines: ["trip"], undoes: 2))
+        guard case .append(_, let options) = state.decide(undo, recordedAt: nil) else { throw Unexpected() }
+        #expect(options.undoes == 2)
+        #expect(options.commandID == "\(device):1")
+        try state.apply([Record(position: 3, fact: .timelineRenamed(timeline: "trip", name: "Other"))])
+        guard case .append(let refused, let rejectedOptions) = state.decide(undo, recordedAt: nil),
+              case .commandRejected? = refused.first else { throw Unexpected() }
+        #expect(rejectedOptions.undoes == nil)
+    }
+
     /// An undo whose timeline was removed and made again since is refused `changedSince`,
     /// naming the record (the condition is checked before stale references, which said
     /// only "unknown timeline" of a timeline that exists).
