@@ -368,6 +368,7 @@ extension Runner {
             switch error {
             case .rejected(let rejection): throw CommandFailure("\(name) refused: \(rejection)")
             case .changedSince(let change): throw CommandFailure("\(name) refused: \(change)")
+            case .undoRefused(let refusal): throw CommandFailure("\(name) refused: \(refusal)")
             case .replica(let failure): throw CommandFailure(failure.description + "; nothing was queued")
             case .alreadySent(let sent):
                 // A resend with the app's own id: the first send's submission, reported as a send would be.
@@ -482,20 +483,14 @@ extension Runner {
     func revertOnReplica(_ position: Int64, _ arguments: ParsedArguments, path: String) async throws -> String {
         let name = arguments.command.name
         let replica = try openReplica(arguments)
-        let store = try openStore(path, command: name)
-        let compensation: Compensation
-        let checked: Int64
-        do throws(StoreError) {
-            compensation = try await store.compensation(forBatchContaining: position)
-            checked = await store.position
-            let later: [Record]
-            do { later = try store.log.records(after: compensation.positions.upperBound) } catch { throw StoreError.log(error) }
-            do throws(UndoRefusal) { try compensation.checkLater(later) } catch { throw StoreError.undoRefused(error) }
-        } catch {
-            await store.release()
-            throw CommandFailure(message(for: error, path: path, command: name))
+        let plan: (compensation: Compensation, condition: UndoCondition)
+        do { plan = try await replica.revertPlan(batchContaining: position) } catch {
+            switch error {
+            case .replica(let failure): throw CommandFailure(replicaMessage(failure, local: path, shared: replica.shared))
+            default: throw CommandFailure("\(name) refused: \(error)")
+            }
         }
-        await store.release()
+        let compensation = plan.compensation
         guard !compensation.commands.isEmpty else {
             let nothing = "nothing to revert: \(positions(compensation.positions)) changed nothing"
             guard arguments.flag("--json") else { return nothing + "\n" }
@@ -505,9 +500,7 @@ extension Runner {
         if arguments.flag("--dry-run") {
             return dryRun(compensation, json: arguments.flag("--json"), id: "one submission of this replica", log: path)
         }
-        let condition = UndoCondition(after: checked, events: compensation.events, timelines: compensation.timelines,
-                                      undoes: compensation.positions.lowerBound)
-        return try await submit(compensation.commands, on: replica, arguments, condition: condition,
+        return try await submit(compensation.commands, on: replica, arguments, condition: plan.condition,
                                 describing: "reverted \(positions(compensation.positions))")
     }
 }

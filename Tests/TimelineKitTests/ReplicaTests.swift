@@ -111,6 +111,39 @@ struct ReplicaTests {
         #expect(FileManager.default.fileExists(atPath: live))
     }
 
+    /// `revert(batchContaining:)` sends the undo of a mirrored batch with its condition and
+    /// the batch it undoes: the last two batches undo in turn, a batch undone is refused
+    /// naming its undo, a batch that changed nothing queues nothing, and a record the mirror
+    /// does not hold is named.
+    @Test func aReplicaRevertsMirroredBatchesInTurn() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, phone) = try await sharedAndReplica()
+        func sync() async throws { _ = try await phone.sync(with: try FileEventLog(path: shared)) }
+        _ = try await phone.send([.retitleEvent("born", title: "A")])
+        _ = try await phone.send([.retitleEvent("born", title: "B")])
+        _ = try await phone.send([.moveEvent("born", to: "life")])
+        try await sync()
+        #expect(try await phone.revert(batchContaining: 5) == nil, "a move to its own timeline changed nothing")
+        #expect(await phone.pending.isEmpty)
+        let undo = try #require(try await phone.revert(batchContaining: 4))
+        #expect(undo.commands == [.retitleEvent("born", title: "A")])
+        #expect(undo.condition == UndoCondition(after: 5, events: ["born"], timelines: [], undoes: 4))
+        try await sync()
+        let before = try #require(try await phone.revert(batchContaining: 3))
+        #expect(before.commands == [.retitleEvent("born", title: "Born")])
+        try await sync()
+        let records = try FileEventLog(path: shared).records(after: 0)
+        #expect(records.map(\.undoneBatch) == [nil, nil, nil, nil, nil, 4, 3])
+        #expect(records.last?.facts == [.eventRetitled(event: "born", title: "Born")])
+        await #expect(throws: ReplicaSendError.undoRefused(.alreadyUndone(by: 7))) {
+            try await phone.revert(batchContaining: 3)
+        }
+        await #expect(throws: ReplicaSendError.undoRefused(.noSuchRecord(position: 99, last: 7))) {
+            try await phone.revert(batchContaining: 99)
+        }
+        #expect(await phone.pending.isEmpty)
+    }
+
     /// An undo whose condition a pending submission of this device breaks is refused at
     /// once (the shared log would reject it `changedSince`); one on other events is queued.
     @Test func anUndoThatAPendingSubmissionBreaksIsRefused() async throws {

@@ -242,7 +242,7 @@ package struct Compensation: Hashable, Sendable {
         var start = records.startIndex
         for index in records.indices where records[index].batchRemainder == 0 || index == records.endIndex - 1 {
             let first = records[start]
-            batches.append((first.position, UndoMarker.undonePosition(first.commandID), start..<(index + 1)))
+            batches.append((first.position, first.undoneBatch, start..<(index + 1)))
             start = index + 1
         }
         return batches

@@ -173,6 +173,59 @@ public actor TimelineReplica {
         return try outcome.get()
     }
 
+    /// Undoes the mirror's batch that holds the record at `position` (section 11): sends the
+    /// commands that bring what it touched back to their state before it, as one submission
+    /// carrying its condition (nothing touched those after the mirror's position), which the
+    /// shared log checks: another device's change since is never overwritten (the submission
+    /// is rejected `changedSince`, a notice).
+    ///
+    /// Refused at once, queueing nothing, as a revert on a plain log is
+    /// (``ReplicaSendError/undoRefused(_:)``: a later mirrored record touched the same, the
+    /// batch was undone already, no such record), or when a submission pending here breaks
+    /// the condition (``ReplicaSendError/changedSince(_:)``).
+    /// - Returns: the submission; `nil` when the batch changed nothing (nothing is queued).
+    /// - Complexity: O(*n*) for the mirror's *n* records.
+    public func revert(batchContaining position: Int64, localID: String? = nil) throws(ReplicaSendError) -> Submission? {
+        let (compensation, condition) = try revertPlan(batchContaining: position)
+        guard !compensation.commands.isEmpty else { return nil }
+        return try send(compensation.commands, condition: condition, localID: localID)
+    }
+
+    /// The undo of the mirror's batch that holds the record at `position`, checked against
+    /// the mirror's later records, and the condition the shared log is to check it by.
+    /// - Complexity: O(*n*) for the mirror's *n* records.
+    package func revertPlan(batchContaining position: Int64) throws(ReplicaSendError)
+        -> (compensation: Compensation, condition: UndoCondition) {
+        let path = self.path
+        let outcome: Result<(Compensation, UndoCondition), StoreError>
+        do throws(ReplicaError) {
+            // Under the replica's exclusive access: no sync changes the mirror meanwhile.
+            outcome = try exclusively { engine throws(ReplicaError) in
+                let mirror: FileEventLog
+                do throws(EventLogError) { mirror = try FileEventLog(path: path) } catch { return .failure(.log(error)) }
+                defer { mirror.close() }
+                do throws(StoreError) {
+                    let compensation = try Compensation.ofBatch(containing: position, in: mirror, last: mirror.position)
+                    return .success((compensation, UndoCondition(after: mirror.position, events: compensation.events,
+                                                                 timelines: compensation.timelines,
+                                                                 undoes: compensation.positions.lowerBound)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        } catch {
+            throw .replica(error)
+        }
+        switch outcome {
+        case .success(let plan): return plan
+        case .failure(.undoRefused(let refusal)): throw .undoRefused(refusal)
+        case .failure(.log(let error)):
+            if case .invalidLine = error { throw .replica(.damaged(path: path, reason: error.description)) }
+            throw .replica(.storage(path: path, reason: error.description))
+        case .failure(let other): throw .replica(.storage(path: path, reason: other.description))
+        }
+    }
+
     /// One sync with the shared log: pull, push every pending submission in order, pull.
     public func sync(with log: any EventLog) throws(ReplicaError) -> SyncReport {
         let now = DateValue(utc: clock.now())
@@ -501,6 +554,9 @@ public enum ReplicaSendError: Error, Hashable, Sendable, CustomStringConvertible
     /// An undo whose condition a submission pending on this device already breaks (the
     /// shared log would reject it `changedSince`): nothing was queued.
     case changedSince(String)
+    /// A revert that the mirror's own records refuse (a later record touched the same, the
+    /// batch was undone already, there is no such record): nothing was queued.
+    case undoRefused(UndoRefusal)
 
     /// A message a person can act on.
     public var description: String {
@@ -509,6 +565,7 @@ public enum ReplicaSendError: Error, Hashable, Sendable, CustomStringConvertible
         case .replica(let error): error.description
         case .alreadySent(let id): "already sent as \(id): nothing was queued again"
         case .changedSince(let change): change
+        case .undoRefused(let refusal): refusal.description
         }
     }
 }

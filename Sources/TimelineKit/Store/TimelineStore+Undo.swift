@@ -85,35 +85,7 @@ extension TimelineStore {
     /// Reads the log from its start (the state before the batch is folded from the records).
     /// - Complexity: O(*n*) for the log's *n* records.
     package func compensation(forBatchContaining position: Int64) throws(StoreError) -> Compensation {
-        var state = DomainState()
-        var batch: [Record] = [], later: [Record] = [], pending: [Record] = []
-        do {
-            try log.forEachChunk(after: 0) { records in
-                for record in records {
-                    if !batch.isEmpty {
-                        later.append(record)
-                        continue
-                    }
-                    pending.append(record)
-                    guard record.batchRemainder == 0 else { continue }
-                    // A whole batch: the one asked for, or one more for the state before it.
-                    if pending.contains(where: { $0.position == position }) {
-                        batch = pending
-                    } else {
-                        for record in pending { for fact in record.facts { state.apply(fact) } }
-                    }
-                    pending.removeAll(keepingCapacity: true)
-                }
-                return true
-            }
-        } catch { throw .log(error) }
-        if batch.isEmpty, pending.contains(where: { $0.position == position }) { batch = pending }
-        guard !batch.isEmpty else {
-            throw .undoRefused(.noSuchRecord(position: position, last: max(projection.position, later.last?.position ?? 0)))
-        }
-        let compensation = Compensation(records: batch, before: state)
-        do throws(UndoRefusal) { try compensation.checkLater(later) } catch { throw .undoRefused(error) }
-        return compensation
+        try Compensation.ofBatch(containing: position, in: log, last: projection.position)
     }
 
     /// Appends `compensation`'s commands as the undo of its batch (refused as ``undo()`` is).
@@ -234,5 +206,47 @@ extension TimelineStore {
     /// `"Born"`; a title over 40 characters is cut with "…".
     private static func quoted(_ text: String) -> String {
         "\"" + (text.count > 40 ? text.prefix(39) + "…" : text) + "\""
+    }
+}
+
+extension Compensation {
+    /// The undo of the batch of `log` that holds the record at `position`, checked against
+    /// every record after it (``checkLater(_:)``); `last` is the log's last position as the
+    /// caller knows it, for the message when there is no such record.
+    ///
+    /// Reads the log from its start (the state before the batch is folded from the records).
+    /// - Complexity: O(*n*) for the log's *n* records.
+    static func ofBatch(containing position: Int64, in log: any EventLog, last: Int64) throws(StoreError) -> Compensation {
+        var state = DomainState()
+        var batch: [Record] = [], later: [Record] = [], pending: [Record] = []
+        var seen: Int64 = 0
+        do {
+            try log.forEachChunk(after: 0) { records in
+                seen = records.last?.position ?? seen
+                for record in records {
+                    if !batch.isEmpty {
+                        later.append(record)
+                        continue
+                    }
+                    pending.append(record)
+                    guard record.batchRemainder == 0 else { continue }
+                    // A whole batch: the one asked for, or one more for the state before it.
+                    if pending.contains(where: { $0.position == position }) {
+                        batch = pending
+                    } else {
+                        for record in pending { for fact in record.facts { state.apply(fact) } }
+                    }
+                    pending.removeAll(keepingCapacity: true)
+                }
+                return true
+            }
+        } catch { throw .log(error) }
+        if batch.isEmpty, pending.contains(where: { $0.position == position }) { batch = pending }
+        guard !batch.isEmpty else {
+            throw .undoRefused(.noSuchRecord(position: position, last: max(last, seen)))
+        }
+        let compensation = Compensation(records: batch, before: state)
+        do throws(UndoRefusal) { try compensation.checkLater(later) } catch { throw .undoRefused(error) }
+        return compensation
     }
 }
