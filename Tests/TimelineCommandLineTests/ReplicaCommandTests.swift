@@ -43,6 +43,7 @@ struct ReplicaCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (shared, phone, _) = try await twoDevices(directory)
+        let mirror = try Data(contentsOf: URL(fileURLWithPath: phone))
         let handle = try #require(FileHandle(forWritingAtPath: shared))
         try handle.seekToEnd()
         let position = try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n").count + 1
@@ -52,6 +53,15 @@ struct ReplicaCommandTests {
         #expect(sync.status == 1 && sync.errors.contains("the shared log \(shared) cannot be synced with: its record \(position) breaks the rules: unknown event \"ghost\""),
                 "\(sync)")
         #expect(!sync.errors.contains("record("), "\(sync)")
+        // The refused record never reached the mirror: the replica still shows its rows,
+        // still verifies, and offline sends still work until the shared log is put right.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: phone)) == mirror)
+        #expect(try await timeline(["verify", "--log", phone]).status == 0)
+        let rows = try await timeline(["rows", "--log", phone, "--json", "--now", "2026-12-01"])
+        #expect(rows.output.contains(#""event":"born""#), "\(rows)")
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Kept",
+                                    "--offline"]).status == 0)
+        #expect(try await timeline(["rows", "--log", phone, "--json", "--now", "2026-12-01"]).output.contains("Kept"))
     }
 
     @Test func anOfflineEditThatAnotherDeviceRemovedFirstBecomesANotice() async throws {

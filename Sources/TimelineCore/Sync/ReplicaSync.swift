@@ -386,20 +386,29 @@ package struct ReplicaSync {
         }
         guard let last = records.last else { return }
         if fault?(.beforeMirror) == true { throw .interrupted(step: Step.beforeMirror.rawValue) }
+        // Folded before mirrored: a record the rules refuse never reaches the mirror, so the
+        // replica still opens and shows what it did until the shared log is put right. (The
+        // state may then hold records after the mirror, as after a push's catching up.)
+        try fold(records, into: &shared)
         try storage.appendToMirror(Array(bytes))
         try absorb(records, into: &report)
         lastMirrored = last
     }
 
-    /// Folds mirrored records and saves what they taught the queue.
+    /// Folds records of the shared log into `state`; a record the rules refuse is damage of
+    /// the shared log.
+    private func fold(_ records: ArraySlice<Record>, into state: inout SharedLogState) throws(ReplicaError) {
+        do { try state.apply(records) } catch {
+            throw .sharedLogDamaged(shared: sharedName, reason: "its \(error.place) breaks the rules: "
+                + error.rejection.description)
+        }
+    }
+
+    /// Takes in records just mirrored (folded already) and saves what they taught the queue.
     mutating func absorb(_ records: ArraySlice<Record>, into report: inout Report) throws(ReplicaError) {
         guard let last = records.last else { return }
         mirrorPosition = last.position
         lastRecordedAt = records.last { $0.recordedAt != nil }?.recordedAt ?? lastRecordedAt
-        do { try shared.apply(records) } catch {
-            throw .sharedLogDamaged(shared: sharedName, reason: "its \(error.place) breaks the rules: "
-                + error.rejection.description)
-        }
         var learned = queue.learn(from: records)
         queue.numberAtLeast((shared.lastNumbers[queue.device] ?? 0) + 1)
         // A pending number the mirror already holds another outcome for (read before this
@@ -438,8 +447,11 @@ package struct ReplicaSync {
     private mutating func fetchAgain(_ read: Reading, because problem: String,
                                      into report: inout Report) throws(ReplicaError) {
         let read = try read(0)
+        // Checked before it replaces the mirror, as in a pull.
+        var fetched = SharedLogState()
+        try fold(read.records[...], into: &fetched)
         try storage.replaceMirror(read.bytes)
-        shared = SharedLogState()
+        shared = fetched
         mirrorPosition = 0
         mirrorProblem = nil
         try absorb(read.records[...], into: &report)
