@@ -375,14 +375,7 @@ extension Runner {
         // Imported, then undone: the same command id appends nothing again; say how to bring it back.
         var undoneBy: Int64?
         if appended.wasDuplicate, let range = appended.positions, let later = try? store.log.records(after: range.upperBound) {
-            let batches = Compensation.batches(later)
-            if case .alreadyUndone(var by)? = Compensation.undos(of: range, amongLater: batches).refusal {
-                // Its undo redone and undone again: the batch to revert is the last undo in force.
-                while case .redone(_, let redo)? = Compensation.undos(of: by...by, amongLater: batches.filter { $0.first > by }).refusal {
-                    by = redo
-                }
-                undoneBy = by
-            }
+            undoneBy = Compensation.undoInForce(of: range, amongLater: later)
         }
         await finish(store)
         // The process ends next: freeing a million facts one by one would only cost time.

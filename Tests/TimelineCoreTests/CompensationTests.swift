@@ -200,6 +200,23 @@ struct CompensationTests {
         #expect(log.state == states[2])
     }
 
+    /// The batch whose revert brings an undone batch back: its undo, then, once that undo
+    /// is redone and undone again, the last undo in force; nothing for a batch not undone.
+    @Test func theUndoInForceFollowsRedos() throws {
+        var log = try Self.given()
+        let batch = try log.send([.retitleEvent("born", title: "A")])
+        func inForce() -> Int64? { Compensation.undoInForce(of: batch, amongLater: Array(log.records.drop { $0.position <= batch.upperBound })) }
+        #expect(inForce() == nil)
+        let undo = try #require(try log.undo(batch))
+        #expect(inForce() == undo.lowerBound)
+        let redo = try #require(try log.undo(undo))
+        #expect(inForce() == nil, "redone: it stands")
+        let again = try #require(try log.undo(redo))
+        #expect(inForce() == again.lowerBound)
+        try log.send([.retitleEvent("born", title: "Other")])
+        #expect(inForce() == again.lowerBound, "a later change is no redo")
+    }
+
     @Test func theMarkerIsReadBack() {
         #expect(UndoMarker.commandID(undoing: 17) == "undo:17")
         #expect(UndoMarker.undonePosition("undo:17") == 17)

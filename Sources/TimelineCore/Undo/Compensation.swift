@@ -209,6 +209,20 @@ package struct Compensation: Hashable, Sendable {
         return (counts, nil)
     }
 
+    /// The batch whose revert brings the batch at `batch` back, when it stands undone among
+    /// the `later` records: its undo, or, when that undo was redone and undone again, the
+    /// last undo in force (following the chain of redos). `nil` when it is not undone.
+    /// - Complexity: O(*b* · *k*) for the *b* later batches and a chain of *k* redos.
+    package static func undoInForce<C: Collection<Record>>(of batch: ClosedRange<Int64>, amongLater later: C) -> Int64?
+    where C.Index == Int {
+        let batches = batches(later)
+        guard case .alreadyUndone(var undo)? = undos(of: batch, amongLater: batches).refusal else { return nil }
+        while case .redone(_, let redo)? = undos(of: undo...undo, amongLater: batches.filter { $0.first > undo }).refusal {
+            undo = redo
+        }
+        return undo
+    }
+
     /// What of the batch's `fact` touches, if anything.
     private func subject(of fact: Fact, _ events: Set<EventID>, _ timelines: Set<TimelineID>,
                          _ current: [EventID: Event], _ names: [TimelineID: String]) -> UndoRefusal.Subject? {
