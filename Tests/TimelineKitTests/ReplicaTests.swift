@@ -144,6 +144,53 @@ struct ReplicaTests {
         #expect(await phone.pending.isEmpty)
     }
 
+    /// A front end's undo and redo on a replica: the last send, once decided, undone by a
+    /// submission the shared log checks; refused while pending (sync first); a send the
+    /// shared log rejected is passed over; a new send clears redo.
+    @Test func undoAndRedoOfAReplicasOwnSends() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, phone) = try await sharedAndReplica()
+        let (_, laptop) = try await sharedAndReplica("laptop")
+        func sync(_ replica: TimelineReplica) async throws { _ = try await replica.sync(with: try FileEventLog(path: shared)) }
+        func title() throws -> String? {
+            var state = DomainState()
+            for record in try FileEventLog(path: shared).records(after: 0) { for fact in record.facts { state.apply(fact) } }
+            return state.event("born")?.title
+        }
+        #expect(await !phone.canUndo)
+        _ = try await phone.send([.retitleEvent("born", title: "A")])
+        #expect(await phone.canUndo)
+        #expect(await phone.undoActionName == #"Retitle "Born""#)
+        await #expect(throws: ReplicaSendError.self) { try await phone.undo() }
+        try await sync(phone)
+        // Another device's send changes nothing here; a send of this one that is rejected is passed over.
+        _ = try await phone.send([.addEvent("trip", timeline: "life", title: "Trip", dates: .single(try DateValue(parsing: "2001")))])
+        _ = try await laptop.send([.createTimeline("trip-ish", name: "T")])
+        _ = try await laptop.send([.addEvent("trip", timeline: "trip-ish", title: "Theirs", dates: .single(try DateValue(parsing: "2002")))])
+        try await sync(laptop)
+        try await sync(phone)
+        #expect(await phone.notices.count == 1, "the phone's trip was rejected: the id was taken first")
+        let undo = try #require(try await phone.undo())
+        #expect(undo.commands == [.retitleEvent("born", title: "Born")])
+        #expect(await !phone.canUndo)
+        #expect(await phone.canRedo)
+        #expect(await phone.redoActionName == #"Retitle "Born""#)
+        try await sync(phone)
+        #expect(try title() == "Born")
+        _ = try #require(try await phone.redo())
+        try await sync(phone)
+        #expect(try title() == "A")
+        #expect(await phone.canUndo)
+        #expect(await !phone.canRedo)
+        _ = try #require(try await phone.undo())
+        try await sync(phone)
+        #expect(try title() == "Born")
+        _ = try await phone.send([.retitleEvent("born", title: "C")])
+        #expect(await !phone.canRedo, "a new send clears redo")
+        let last = try #require(await phone.pending.last?.id)
+        await #expect(throws: ReplicaSendError.undoRefused(.notDecidedYet(last))) { try await phone.undo() }
+    }
+
     /// An undo whose condition a pending submission of this device breaks is refused at
     /// once (the shared log would reject it `changedSince`); one on other events is queued.
     @Test func anUndoThatAPendingSubmissionBreaksIsRefused() async throws {

@@ -30,6 +30,9 @@ public enum UndoRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case nothingToUndo
     /// There is nothing to redo (nothing undone since the last send).
     case nothingToRedo
+    /// A replica's send to undo (or undo to redo) has no outcome in its mirror yet: only
+    /// once the shared log has decided it is there a batch to undo.
+    case notDecidedYet(SubmissionID)
 
     /// A message a person can act on.
     public var description: String {
@@ -45,6 +48,8 @@ public enum UndoRefusal: Error, Hashable, Sendable, CustomStringConvertible {
                 : "no record \(position): the log's records are 1-\(last)"
         case .nothingToUndo: "nothing to undo"
         case .nothingToRedo: "nothing to redo"
+        case .notDecidedYet(let id):
+            "the change to undo (sent as \(id)) is not decided by the shared log yet: sync, then undo it"
         }
     }
 }

@@ -16,6 +16,8 @@ public actor TimelineReplica {
     private var seen: [Int64]
     private let clock: any TimelineClock
     private var random: SystemRandomNumberGenerator
+    /// This instance's own sends that can be undone, and its undos that can be redone.
+    var undoHistory = UndoHistory<ReplicaUndoStep>()
 
     /// The replica's mirror: a log file holding the shared log's records 1…P byte for byte.
     public nonisolated let path: String
@@ -43,7 +45,7 @@ public actor TimelineReplica {
 
     /// Runs `body` on the engine while no other process works on the replica, after
     /// reading the replica's files again if another process changed them since.
-    private func exclusively<T>(_ body: (inout ReplicaSync) throws(ReplicaError) -> T) throws(ReplicaError) -> T {
+    func exclusively<T>(_ body: (inout ReplicaSync) throws(ReplicaError) -> T) throws(ReplicaError) -> T {
         let storage = engine.storage
         return try storage.withExclusiveAccess { () throws(ReplicaError) -> T in
             if storage.version() != seen { engine = try ReplicaSync(storage: storage, sharedName: shared) }
@@ -152,7 +154,7 @@ public actor TimelineReplica {
         let nonce = Submission.makeNonce(using: &random)
         let madeAt = DateValue(utc: clock.now())
         let tag = IdentifierMaker.tag(of: device)
-        let outcome: Result<(commands: [Command], submission: Submission), ReplicaSendError>
+        let outcome: Result<(commands: [Command], submission: Submission, actionName: String), ReplicaSendError>
         do {
             outcome = try exclusively { engine throws(ReplicaError) in
                 if let localID, let sent = engine.queue.submission(localID: localID) { return .failure(.alreadySent(sent)) }
@@ -163,14 +165,20 @@ public actor TimelineReplica {
                 if let condition, let change = engine.pendingChange(against: condition) {
                     return .failure(.changedSince(change))
                 }
+                let actionName = TimelineStore.actionName(for: commands, in: engine.shownState())
                 let submission = try engine.send(commands, madeAt: madeAt, nonce: nonce, condition: condition,
                                                  localID: localID)
-                return .success((commands, submission))
+                return .success((commands, submission, actionName))
             }
         } catch {
             throw .replica(error)
         }
-        return try outcome.get()
+        let sent = try outcome.get()
+        // A send of a person's own is undoable; an undo (a send with a condition) is not.
+        if condition == nil {
+            undoHistory.push(undo: ReplicaUndoStep(id: sent.submission.id, actionName: sent.actionName), clearingRedo: true)
+        }
+        return (sent.commands, sent.submission)
     }
 
     /// Undoes the mirror's batch that holds the record at `position` (section 11): sends the

@@ -9,19 +9,20 @@ struct UndoStep: Sendable {
     var actionName: String
 }
 
-/// The store's own sends that can be undone, and the undos that can be redone, last on top.
+/// The sends that can be undone, and the undos that can be redone, last on top: a store's
+/// (``UndoStep``) or a replica's (``ReplicaUndoStep``).
 ///
 /// Invariant: a redo step exists only for an undo made since the last send; a new send
 /// clears them, as a front end's undo manager does.
-struct UndoHistory: Sendable {
-    var undoSteps: [UndoStep] = []
-    var redoSteps: [UndoStep] = []
+struct UndoHistory<Step: Sendable>: Sendable {
+    var undoSteps: [Step] = []
+    var redoSteps: [Step] = []
 
     /// How many sends are kept for undo; the oldest goes first.
-    static let limit = 100
+    static var limit: Int { 100 }
 
     /// Keeps `step` as the one to undo next, after a send (which clears redo) or a redo.
-    mutating func push(undo step: UndoStep, clearingRedo: Bool) {
+    mutating func push(undo step: Step, clearingRedo: Bool) {
         undoSteps.append(step)
         if undoSteps.count > Self.limit { undoSteps.removeFirst(undoSteps.count - Self.limit) }
         if clearingRedo { redoSteps.removeAll() }

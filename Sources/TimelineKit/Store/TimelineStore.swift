@@ -54,7 +54,7 @@ public actor TimelineStore {
     let checkpointInterval: Int64?
     private var checkpointedPosition: Int64 = 0
     /// The store's own sends to undo and undos to redo (``undo()``, ``redo()``).
-    var undoHistory = UndoHistory()
+    var undoHistory = UndoHistory<UndoStep>()
     /// How the store was opened: from a checkpoint (and how many records of tail it
     /// replayed), or by replaying the whole log.
     package nonisolated let openingReport: OpeningReport
@@ -259,7 +259,7 @@ public actor TimelineStore {
         let replay = try Self.replayingAll(log, clock: clock, views: projection.viewDefinitions)
         replaceProjection(with: replay.projection)
         // The records were renumbered: the positions the undo steps name mean nothing now.
-        undoHistory = UndoHistory()
+        undoHistory = UndoHistory<UndoStep>()
     }
 
     /// Makes `replacement` the projection (following the summaries' changes if it was) and
