@@ -66,16 +66,20 @@ extension Runner {
         case command(Command)
     }
 
+    /// `--offline` on a log that is not a replica: a usage error (exit 2), before anything is written.
+    func refuseOffline(_ arguments: ParsedArguments, path: String) throws {
+        guard arguments.flag("--offline") else { return }
+        throw UsageError(message: "--offline is for a replica, and \(path) is not one (see 'timeline clone')",
+                         command: arguments.command.name)
+    }
+
     /// Sends the domain command of `request` (made from `arguments`, which are all checked
     /// by then, before the log is touched).
     func storeCommand(_ arguments: ParsedArguments, request: Request) async throws -> String {
         let commandID = try commandID(arguments)
         let path = try logPath(arguments)
         if TimelineReplica.isReplica(path) { return try await replicaCommand(request, arguments, path: path) }
-        if arguments.flag("--offline") {
-            throw UsageError(message: "--offline is for a replica, and \(path) is not one (see 'timeline clone')",
-                             command: arguments.command.name)
-        }
+        try refuseOffline(arguments, path: path)
         // create-timeline makes a missing log, but never opens a directory or a FIFO as one.
         if !DatabaseLogs.isURL(path),
            arguments.command.name != CreateTimelineCommand.spec.name || FileManager.default.fileExists(atPath: path) {
@@ -333,10 +337,7 @@ extension Runner {
         if TimelineReplica.isReplica(path), ending.tornTail == nil {
             return try await importOnReplica(facts, from: file, arguments, path: path)
         }
-        if arguments.flag("--offline") {
-            throw UsageError(message: "--offline is for a replica, and \(path) is not one (see 'timeline clone')",
-                             command: arguments.command.name)
-        }
+        try refuseOffline(arguments, path: path)
         if let torn = ending.tornTail {
             throw CommandFailure("\(file): \(torn); nothing imported" + (input.isRegularFile ? "\n" + RepairHint.line(for: file) : ""))
         }

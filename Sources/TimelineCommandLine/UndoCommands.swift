@@ -74,6 +74,7 @@ extension Runner {
         }
         let path = try logPath(arguments)
         if TimelineReplica.isReplica(path) { return try await revertOnReplica(position, arguments, path: path) }
+        try refuseOffline(arguments, path: path)
         if !DatabaseLogs.isURL(path) { try requireLog(path) }
         let store = try openStore(path, command: name)
         let compensation: Compensation

@@ -430,6 +430,10 @@ struct ReplicaCommandTests {
         #expect(tabbed.status == 0 && tabbed.output.contains("tab\\there.jsonl"), "\(tabbed)")
         let plainOffline = try await timeline(["remove-event", "--log", shared, "--event", "born", "--offline"])
         #expect(plainOffline.status == 2 && plainOffline.errors.contains("--offline is for a replica"), "\(plainOffline)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: shared))
+        let revertOffline = try await timeline(["revert", "2", "--log", shared, "--offline"])
+        #expect(revertOffline.status == 2 && revertOffline.errors.contains("--offline is for a replica"), "\(revertOffline)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: shared)) == before, "nothing was appended")
         let badDismiss = try await timeline(["notices", "--log", phone, "--dismiss", "nope"])
         #expect(badDismiss.status == 2)
         // A damaged queue file is named, and nothing is sent from it.

@@ -107,6 +107,45 @@ import Testing
         }
     }
 
+    /// Undo links name the first position of the batch undone: renumbered with the records
+    /// (`undo:N` command ids and `undo` members), so that what was undone stays undone; a
+    /// link to a record moved aside names nothing afterwards.
+    @Test(arguments: [2, 4])
+    func undoLinksAreRenumberedWithTheRecords(garbled: Int) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let date = try DateValue(parsing: "2001")
+            let records = [
+                Record(position: 1, fact: .timelineCreated(timeline: "life", name: "Life")),
+                Record(position: 2, fact: .eventAdded(event: "e0", timeline: "life", title: "Other", date: date)),
+                Record(position: 3, fact: .eventAdded(event: "e1", timeline: "life", title: "X", date: date)),
+                Record(position: 4, fact: .eventRetitled(event: "e1", title: "Y")),
+                Record(position: 5, fact: .eventRetitled(event: "e1", title: "X"), commandID: "undo:4"),
+                Record(position: 6, fact: .eventRetitled(event: "e1", title: "Y"), commandID: "d:1", submission: "n",
+                       undoes: 5),
+            ]
+            var lines = records.map { RecordEncoder().encode($0) }
+            lines[garbled - 1] = utf8("garbled\n")
+            try writeFile(path, lines.reduce([], +))
+            let report = try FileEventLog.repair(path: path)
+            #expect(report.moved.map(\.line) == [garbled])
+            let kept = try FileEventLog.read(path: path).records
+            #expect(kept.count == 5)
+            if garbled == 2 {
+                #expect(kept[3].commandID == "undo:3" && kept[3].undoneBatch == 3)
+                #expect(kept[4].undoes == 4)
+                let later = Array(kept.dropFirst(3))
+                #expect(Compensation.undoInForce(of: 3...3, amongLater: later) == nil, "undone, then redone")
+                #expect(Compensation.undos(of: 3...3, amongLater: Compensation.batches(later)).refusal
+                        == .redone(undo: 4, redo: 5))
+            } else {
+                // The undone batch was moved aside: its undo names nothing now.
+                #expect(kept[3].commandID == "undo:4 (moved aside)" && kept[3].undoneBatch == nil)
+                #expect(kept[4].undoes == 4)
+            }
+        }
+    }
+
     @Test func aCleanLogIsLeftAloneAndNoSideFileIsWritten() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"

@@ -66,7 +66,17 @@ extension FileEventLog {
         var openBatch: (following: Int, keptBytes: Int, position: Int64, lines: [(line: Int, bytes: Range<Int>)])?
         // The kept facts of the line or batch being read, written when it ends: as one atomic
         // batch again when every record of it was kept, each a batch of its own otherwise.
-        var pending: [(fact: Fact, recordedAt: DateValue?, commandID: String?, submission: String?, undoes: Int64?)] = []
+        var pending: [(fact: Fact, record: DecodedLine, seq: Int64?)] = []
+        // Undo links (`undo`, and the `undo:N` command id) name the first position of the
+        // batch undone: renumbered with the records. From `firstMoved` on (the first position
+        // that changed) the new position of each kept record's original `seq` is kept; a
+        // link to a position from there that is not kept names a record moved aside.
+        var firstMoved: Int64?
+        var newPositions: [Int64: Int64] = [:]
+        func relinked(_ target: Int64) -> Int64? {
+            guard let firstMoved, target >= firstMoved else { return target }
+            return newPositions[target]
+        }
         // Whether a line was moved aside since the last line or batch was written: one
         // moved just before a batch's first kept record may have been its first record.
         var movedSinceLastBatch = false
@@ -138,21 +148,31 @@ extension FileEventLog {
                 // The facts of the batch read so far are written when it ends.
                 if let seq = decoded.seq, seq != position + Int64(pending.count) + 1 { renumbered = true }
                 lastSeq = decoded.seq ?? lastSeq + 1
+                let originalSeq = lastSeq
                 if openBatch == nil, decoded.batchRemainder > 0 {
                     openBatch = (decoded.batchRemainder, kept.count, position, [])
                 }
                 openBatch?.lines.append((lineNumber, start..<end))
-                pending += facts.map { ($0, decoded.recordedAt, decoded.commandID, decoded.submission, decoded.undoes) }
+                pending += facts.enumerated().map { ($1, decoded, $0 == 0 ? originalSeq : nil) }
                 guard decoded.batchRemainder == 0 else { continue }
                 let whole = !movedSinceLastBatch && (openBatch.map { $0.lines.count - 1 == $0.following } ?? true)
                 openBatch = nil
                 movedSinceLastBatch = false
                 for (index, fact) in pending.enumerated() {
                     position += 1
-                    encoder.encode(fact.fact, position: position, recordedAt: fact.recordedAt,
-                                   commandID: fact.commandID,
-                                   batchRemainder: whole ? pending.count - 1 - index : 0, submission: fact.submission,
-                                   undoes: fact.undoes, into: &kept)
+                    if let seq = fact.seq {
+                        if firstMoved == nil, seq != position { firstMoved = position }
+                        if firstMoved != nil { newPositions[seq] = position }
+                    }
+                    let record = fact.record
+                    var commandID = record.commandID
+                    if let undone = UndoMarker.undonePosition(commandID) {
+                        // A link to a record moved aside names nothing: it stays an id, no marker.
+                        commandID = relinked(undone).map(UndoMarker.commandID(undoing:)) ?? "\(commandID!) (moved aside)"
+                    }
+                    encoder.encode(fact.fact, position: position, recordedAt: record.recordedAt, commandID: commandID,
+                                   batchRemainder: whole ? pending.count - 1 - index : 0, submission: record.submission,
+                                   undoes: record.undoes.flatMap(relinked), into: &kept)
                 }
                 pending.removeAll(keepingCapacity: true)
             }

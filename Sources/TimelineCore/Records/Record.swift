@@ -19,7 +19,7 @@ public struct Record: Hashable, Sendable {
     public var submission: String?
     /// The first position of the batch this record's batch undoes (its `undo`), written by a
     /// shared log on an undo that a replica sent, whose command id is the device's `D:n`;
-    /// `nil` elsewhere (a plain log marks an undo by its command id, ``UndoMarker``).
+    /// `nil` elsewhere (a plain log marks an undo by its command id, `undo:N`).
     public var undoes: Int64?
 
     /// Creates a record.
