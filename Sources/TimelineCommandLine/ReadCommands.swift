@@ -95,7 +95,9 @@ enum ExportCommand: ToolCommand {
         options: [log],
         details: """
             One fact per record, renumbered from 1, with "seq", "type", "data", "at", "v", \
-            the command id "cmd" and the batch marker "more" (records left in the batch) \
+            the command id "cmd" and the batch marker "more" (records left in the batch), \
+            and a shared log's "sub" (the nonce of a device's submission) and "undo" (the \
+            batch a device's undo undoes), \
             but no checksums: a log that 'timeline replay' and 'timeline import' read, \
             with the same batches and command ids. \
             The log is checked and written a chunk at a time (an atomic batch, such as \

@@ -487,6 +487,10 @@ extension Runner {
         do { plan = try await replica.revertPlan(batchContaining: position) } catch {
             switch error {
             case .replica(let failure): throw CommandFailure(replicaMessage(failure, local: path, shared: replica.shared))
+            case .undoRefused(.noSuchRecord):
+                // The mirror may be behind the shared log.
+                throw CommandFailure("\(name) refused: \(error) (this replica's copy of the shared log); to fetch "
+                    + "newer records: timeline sync --log \(shellWord(path))")
             default: throw CommandFailure("\(name) refused: \(error)")
             }
         }

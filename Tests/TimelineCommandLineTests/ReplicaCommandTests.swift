@@ -648,6 +648,33 @@ extension ReplicaCommandTests {
                 "\(exported)")
     }
 
+    /// Reverts in a row while offline: the second, of the batch before, is refused for the
+    /// first's change with its pending undo named (sync first); the same revert again is told
+    /// its undo is pending already. After a sync both go through.
+    @Test func offlineRevertsInARowSayWhatIsPending() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "A"]).status == 0)
+        #expect(try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "B"]).status == 0)
+        let first = try await timeline(["revert", "4", "--log", phone, "--offline"])
+        #expect(first.status == 0, "\(first)")
+        let id = try #require(first.errors.firstMatch(of: /saved on this replica as (\S+),/)?.1)
+        let before = try await timeline(["revert", "3", "--log", phone, "--offline"])
+        #expect(before.status == 1 && before.errors.contains("record 4 changed event born after this batch, and its undo "
+            + "is pending on this device, as \(id): sync, then revert this batch again"), "\(before)")
+        let again = try await timeline(["revert", "4", "--log", phone, "--offline"])
+        #expect(again.status == 1 && again.errors.contains("this batch's undo is pending on this device already, as \(id): "
+            + "sync to send it"), "\(again)")
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        #expect(try await timeline(["revert", "3", "--log", phone]).status == 0)
+        #expect(try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"]).output.contains(#""title":"Born""#))
+        // A record the mirror does not hold yet: it may be behind.
+        let beyond = try await timeline(["revert", "9", "--log", phone])
+        #expect(beyond.status == 1 && beyond.errors.contains("no record 9: the log's records are 1-6 (this replica's copy of "
+            + "the shared log); to fetch newer records: timeline sync --log \(phone)"), "\(beyond)")
+    }
+
     /// `--command-id` on a replica is the app's own id for local resends (section 10): a
     /// resend queues nothing, before or after the sync, and reports the first send's outcome;
     /// the shared log's id stays `D:n`.

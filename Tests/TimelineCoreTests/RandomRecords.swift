@@ -98,7 +98,8 @@ struct RandomRecords {
             commandID: Bool.random(using: &rng) ? text(maxLength: 12) : nil,
             batchRemainder: Bool.random(using: &rng) ? 0 : Int.random(in: 0...1_000, using: &rng),
             submission: Int.random(in: 0..<4, using: &rng) == 0 ? text(maxLength: 12) : nil,
-            undoes: Int.random(in: 0..<4, using: &rng) == 0 ? Int64.random(in: 1...Int64.max, using: &rng) : nil)
+            undoes: position > 1 && Int.random(in: 0..<4, using: &rng) == 0
+                ? Int64.random(in: 1...(position - 1), using: &rng) : nil)
     }
 }
 

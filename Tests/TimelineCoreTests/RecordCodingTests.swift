@@ -61,8 +61,17 @@ private func reencoded(_ decoded: DecodedLine, position: Int64) -> [UInt8] {
         #expect(record.undoneBatch == 4)
         for bad in [#""undo":0"#, #""undo":"4""#, #""undo":-1"#, #""undo":1.5"#] {
             let text = #"{"type":"eventRemoved","data":{"event":"e1"},"# + bad + "}"
-            #expect(throws: RecordError.self, "\(bad)") {
-                try RecordDecoder().decode(line: Array(text.utf8), lineNumber: 1, expectedPosition: 1)
+            #expect(performing: {
+                try RecordDecoder().decode(line: Array(text.utf8), lineNumber: 1, expectedPosition: 9)
+            }, throws: { error in
+                "\(error)".contains(#"member "undo" must be the position of a record, 1 or more"#)
+            })
+        }
+        // An undo undoes an earlier batch: one naming its own record or a later one is refused.
+        for undone in [9, 10] {
+            let text = #"{"type":"eventRemoved","data":{"event":"e1"},"undo":\#(undone)}"#
+            #expect(throws: RecordError(line: 1, reason: .undoNotBefore(Int64(undone), position: 9))) {
+                try RecordDecoder().decode(line: Array(text.utf8), lineNumber: 1, expectedPosition: 9)
             }
         }
         // A rejection undoes nothing, whatever it carries; a plain log's marker is its command id.

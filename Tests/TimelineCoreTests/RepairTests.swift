@@ -146,6 +146,23 @@ import Testing
         }
     }
 
+    /// A record whose `undo` names itself or a later record breaks the reading rules: repair
+    /// moves it aside, so that the log it writes opens.
+    @Test func anUndoNamingALaterRecordIsMovedAside() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let text = #"{"seq":1,"type":"timelineCreated","data":{"timeline":"t","name":"T"}}"# + "\n"
+                + #"{"seq":2,"type":"timelineRenamed","data":{"timeline":"t","name":"U"},"undo":2}"# + "\n"
+                + #"{"seq":3,"type":"timelineRenamed","data":{"timeline":"t","name":"V"},"undo":1}"# + "\n"
+            try writeFile(path, utf8(text))
+            let report = try FileEventLog.repair(path: path)
+            #expect(report.moved.map(\.line) == [2])
+            #expect(report.moved.first?.reason.contains("names record 2, which is not before this record (2)") == true)
+            let kept = try FileEventLog.read(path: path).records
+            #expect(kept.map(\.position) == [1, 2] && kept[1].undoes == 1)
+        }
+    }
+
     @Test func aCleanLogIsLeftAloneAndNoSideFileIsWritten() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"

@@ -126,6 +126,10 @@ extension FileEventLog {
                     reject("seq \(seq) is out of order: it comes after seq \(lastSeq) (a repeated or misplaced line)")
                     continue
                 }
+                if let undone = decoded.undoes, undone >= decoded.seq ?? lastSeq + 1 {
+                    reject(RecordError.Reason.undoNotBefore(undone, position: decoded.seq ?? lastSeq + 1).description)
+                    continue
+                }
                 let facts = decoded.facts
                 // Facts are checked and applied in place: trying each line on a copy of the
                 // state would copy all of it per line, and make repair quadratic. Only when

@@ -23,6 +23,9 @@ struct DecodedLine: Hashable, Sendable {
         if let seq, seq != expectedPosition {
             throw RecordError(line: lineNumber, reason: .unexpectedPosition(seq, expected: expectedPosition))
         }
+        if let undoes, undoes >= expectedPosition {
+            throw RecordError(line: lineNumber, reason: .undoNotBefore(undoes, position: expectedPosition))
+        }
         return Record(position: expectedPosition, facts: facts, recordedAt: recordedAt, commandID: commandID,
                       batchRemainder: batchRemainder, submission: submission, undoes: undoes)
     }

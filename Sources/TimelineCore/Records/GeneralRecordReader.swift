@@ -43,9 +43,11 @@ enum GeneralRecordReader {
         let more = try moreValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("more", value) }
         let commandID = try commandValue.map { value throws(RecordError.Reason) in try string("cmd", value) }
         let submission = try subValue.map { value throws(RecordError.Reason) in try string("sub", value) }
-        let undoes = try undoValue.map { value throws(RecordError.Reason) in try nonNegativeInteger("undo", value) }
-        if let undoes, undoes < 1 {
-            throw .wrongMemberType("undo", expected: "the position of a record, 1 or more", found: "0")
+        let undoes = try undoValue.map { value throws(RecordError.Reason) in
+            guard case .number(let number) = value, let position = number.nonNegativeInteger, position >= 1 else {
+                throw .wrongMemberType("undo", expected: "the position of a record, 1 or more", found: value.foundDescription)
+            }
+            return position
         }
         let recordedAt = try atValue.map { value throws(RecordError.Reason) in
             try FactFields.parseDate(try string("at", value, expected: "a date string"), place: #"member "at""#)

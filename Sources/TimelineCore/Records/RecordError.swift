@@ -45,6 +45,9 @@ package struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidDate(DateValueError, place: String)
         /// `seq` is not the position the reader expected next.
         case unexpectedPosition(Int64, expected: Int64)
+        /// `undo` names a position that is not before the record's own: an undo undoes an
+        /// earlier batch.
+        case undoNotBefore(Int64, position: Int64)
 
         /// The rule, such as `eventAdded: missing field "title"`.
         package var description: String {
@@ -81,6 +84,8 @@ package struct RecordError: Error, Hashable, Sendable, CustomStringConvertible {
                 "\(place): \(error)"
             case .unexpectedPosition(let seq, let expected):
                 "seq \(seq) is out of order: expected \(expected) (positions run 1, 2, 3, … with no gaps)"
+            case .undoNotBefore(let undone, let position):
+                "member \"undo\" names record \(undone), which is not before this record (\(position)): an undo undoes an earlier batch"
             }
         }
     }

@@ -187,8 +187,11 @@ package struct ReplicaSync {
                     }
                 }
                 if touched {
+                    if let undone = condition.undoes, submission.condition?.undoes == undone {
+                        return "this batch's undo is pending on this device already, as \(submission.id): sync to send it"
+                    }
                     return "\(submission.id), pending on this device, changes what the undo would restore: the undo "
-                        + "would overwrite that change; undo it first, or dismiss it once it is decided"
+                        + "would overwrite that change; sync, then undo that change first"
                 }
             }
         }

@@ -45,6 +45,9 @@ package struct SharedLogState: Sendable {
     /// fact.
     private var events: [EventID: Marks] = [:]
     private var timelines: [TimelineID: Marks] = [:]
+    /// The positions of the last undo of each batch undone (by its first position), so that
+    /// an undo of a batch another device undid first is told so.
+    private var lastUndos: [Int64: ClosedRange<Int64>] = [:]
 
     /// The state of an empty log.
     package init() {}
@@ -64,6 +67,14 @@ package struct SharedLogState: Sendable {
                 }
                 note(fact, of: record)
                 domain.apply(fact)
+            }
+            if let undone = record.undoneBatch {
+                // One range per undo batch: its records follow one another with one command id.
+                if let undo = lastUndos[undone], undo.upperBound == record.position - 1, record.commandID == previousCommand {
+                    lastUndos[undone] = undo.lowerBound...record.position
+                } else {
+                    lastUndos[undone] = record.position...record.position
+                }
             }
             defer { previousCommand = record.commandID }
             if let command = record.commandID, command != previousCommand, outcomes[command] == nil {
@@ -120,9 +131,23 @@ package struct SharedLogState: Sendable {
         }
         // An undo's condition first: an id made again since was touched since, and the undo
         // says so (`changedSince`, naming the record), not that the id is unknown.
-        if let condition = submission.condition,
-           let change = changeSince(condition, removing: submission.commands.compactMap(\.removedTimeline)) {
-            return rejected("changedSince", change)
+        if let condition = submission.condition {
+            // One no device makes (the file was edited or damaged) is refused, never trusted.
+            if condition.after > position || condition.after > submission.basePosition
+                || (condition.undoes.map { $0 > condition.after } ?? false) {
+                return rejected("invalidCondition", "the undo's condition (after position \(condition.after)"
+                    + (condition.undoes.map { ", undoing record \($0)" } ?? "") + ") is not one a device makes: "
+                    + "the submission was damaged; nothing was changed")
+            }
+            if let change = changeSince(condition, removing: submission.commands.compactMap(\.removedTimeline)) {
+                // The latest change is another undo of the same batch: it is undone already.
+                if let undone = condition.undoes, let undo = lastUndos[undone], undo.lowerBound > condition.after,
+                   undo.contains(change.position) {
+                    return rejected("changedSince", "the batch at record \(undone) was undone already, by record "
+                        + "\(undo.lowerBound) (another undo reached the shared log first): nothing to undo")
+                }
+                return rejected("changedSince", change.message)
+            }
         }
         if let stale = staleReference(in: submission) { return rejected(stale.rule, stale.description) }
         guard !submission.commands.isEmpty else { return rejected("emptySubmission", "the submission holds no command") }
@@ -137,17 +162,18 @@ package struct SharedLogState: Sendable {
     /// after `condition.after` touched, or an event that entered (or changed in) a timeline
     /// the undo removes (`removing`) after it, which would go with the timeline, as
     /// ``Compensation/checkLater(_:)`` refuses on a plain log; `nil` when none did.
-    func changeSince(_ condition: UndoCondition, removing removed: [TimelineID] = []) -> String? {
+    func changeSince(_ condition: UndoCondition, removing removed: [TimelineID] = []) -> (message: String, position: Int64)? {
         for event in condition.events {
             if let position = events[event]?.touched, position > condition.after {
-                return "event \(IdentifierText.quoted(event.rawValue)) was changed by record \(position), after position "
-                    + "\(condition.after) where the undo was made: the undo would overwrite that change; undo it first"
+                return ("event \(IdentifierText.quoted(event.rawValue)) was changed by record \(position), after position "
+                    + "\(condition.after) where the undo was made: the undo would overwrite that change; undo it first", position)
             }
         }
         for timeline in condition.timelines {
             if let position = timelines[timeline]?.touched, position > condition.after {
-                return "timeline \(IdentifierText.quoted(timeline.rawValue)) was changed by record \(position), after "
-                    + "position \(condition.after) where the undo was made: the undo would overwrite that change; undo it first"
+                return ("timeline \(IdentifierText.quoted(timeline.rawValue)) was changed by record \(position), after "
+                    + "position \(condition.after) where the undo was made: the undo would overwrite that change; undo it first",
+                        position)
             }
         }
         for timeline in removed {
@@ -155,9 +181,10 @@ package struct SharedLogState: Sendable {
                 (events[event]?.touched).flatMap { $0 > condition.after ? (event, $0) : nil }
             }
             if let (event, position) = entered.min(by: { ($0.1, $0.0.rawValue) < ($1.1, $1.0.rawValue) }) {
-                return "event \(IdentifierText.quoted(event.rawValue)) was put in timeline "
+                return ("event \(IdentifierText.quoted(event.rawValue)) was put in timeline "
                     + "\(IdentifierText.quoted(timeline.rawValue)) or changed by record \(position), after position "
-                    + "\(condition.after) where the undo was made: the undo would remove it with the timeline; undo it first"
+                    + "\(condition.after) where the undo was made: the undo would remove it with the timeline; undo it first",
+                        position)
             }
         }
         return nil

@@ -205,33 +205,59 @@ public actor TimelineReplica {
     package func revertPlan(batchContaining position: Int64) throws(ReplicaSendError)
         -> (compensation: Compensation, condition: UndoCondition) {
         let path = self.path
-        let outcome: Result<(Compensation, UndoCondition), StoreError>
+        enum Outcome {
+            case plan(Compensation, UndoCondition)
+            case failed(StoreError)
+            /// Refused for a later change whose undo is pending here.
+            case undonePending(position: Int64, subject: UndoRefusal.Subject, by: SubmissionID)
+        }
+        let outcome: Outcome
         do throws(ReplicaError) {
             // Under the replica's exclusive access: no sync changes the mirror meanwhile.
             outcome = try exclusively { engine throws(ReplicaError) in
                 let mirror: FileEventLog
-                do throws(EventLogError) { mirror = try FileEventLog(path: path) } catch { return .failure(.log(error)) }
+                do throws(EventLogError) { mirror = try FileEventLog(path: path) } catch { return .failed(.log(error)) }
                 defer { mirror.close() }
                 do throws(StoreError) {
                     let compensation = try Compensation.ofBatch(containing: position, in: mirror, last: mirror.position)
-                    return .success((compensation, UndoCondition(after: mirror.position, events: compensation.events,
-                                                                 timelines: compensation.timelines,
-                                                                 undoes: compensation.positions.lowerBound)))
+                    return .plan(compensation, UndoCondition(after: mirror.position, events: compensation.events,
+                                                             timelines: compensation.timelines,
+                                                             undoes: compensation.positions.lowerBound))
+                } catch .undoRefused(.changedLater(let later, let subject)) {
+                    if let undo = Self.pendingUndo(of: later, among: engine.queue.pending, in: mirror) {
+                        return .undonePending(position: later, subject: subject, by: undo)
+                    }
+                    return .failed(.undoRefused(.changedLater(position: later, subject: subject)))
                 } catch {
-                    return .failure(error)
+                    return .failed(error)
                 }
             }
         } catch {
             throw .replica(error)
         }
         switch outcome {
-        case .success(let plan): return plan
-        case .failure(.undoRefused(let refusal)): throw .undoRefused(refusal)
-        case .failure(.log(let error)):
+        case .plan(let compensation, let condition): return (compensation, condition)
+        case .undonePending(let later, let subject, let undo):
+            throw .changedSince("record \(later) changed \(subject) after this batch, and its undo is pending on this "
+                + "device, as \(undo): sync, then revert this batch again")
+        case .failed(.undoRefused(let refusal)): throw .undoRefused(refusal)
+        case .failed(.log(let error)):
             if case .invalidLine = error { throw .replica(.damaged(path: path, reason: error.description)) }
             throw .replica(.storage(path: path, reason: error.description))
-        case .failure(let other): throw .replica(.storage(path: path, reason: other.description))
+        case .failed(let other): throw .replica(.storage(path: path, reason: other.description))
         }
+    }
+
+    /// The pending undo, if any, of the mirror's batch that holds the record at `position`.
+    private static func pendingUndo(of position: Int64, among pending: [Submission], in mirror: FileEventLog) -> SubmissionID? {
+        for submission in pending {
+            guard let undone = submission.condition?.undoes, undone <= position else { continue }
+            if undone == position { return submission.id }
+            // One batch from `undone` through `position`: every record before it says more follow.
+            guard let records = try? mirror.records(after: undone - 1) else { continue }
+            if records.prefix(Int(position - undone)).allSatisfy({ $0.batchRemainder > 0 }) { return submission.id }
+        }
+        return nil
     }
 
     /// One sync with the shared log: pull, push every pending submission in order, pull.

@@ -17,7 +17,7 @@ struct SharedLogStateTests {
         let undo = UndoCondition(after: 3, events: ["e1"], timelines: [])
         #expect(state.changeSince(undo) == nil)
         try state.apply([Record(position: 4, fact: .timelineRemoved(timeline: "life"))])
-        let change = try #require(state.changeSince(undo))
+        let change = try #require(state.changeSince(undo)).message
         #expect(change.hasPrefix("event \"e1\" was changed by record 4, after position 3"), "\(change)")
     }
 
@@ -59,6 +59,33 @@ struct SharedLogStateTests {
         guard case .append(let refused, let rejectedOptions) = state.decide(undo, recordedAt: nil),
               case .commandRejected? = refused.first else { throw Unexpected() }
         #expect(rejectedOptions.undoes == nil)
+    }
+
+    /// Two devices undo the same batch: the second is told it was undone already (not to
+    /// undo the first undo, which would bring the change back). A condition no device makes
+    /// (undoing a record after the position it was made at, or made beyond the shared log
+    /// or its own base) is refused, never trusted.
+    @Test func theSecondUndoOfABatchIsToldItWasUndoneAlready() throws {
+        var state = SharedLogState()
+        let phone = DeviceID("0190f3a0-0000-7000-8000-000000000004")!, laptop = DeviceID("0190f3a0-0000-7000-8000-000000000005")!
+        try state.apply([Record(position: 1, fact: .timelineCreated(timeline: "trip", name: "Trip")),
+                         Record(position: 2, fact: .timelineRenamed(timeline: "trip", name: "Voyage"))])
+        func undo(_ device: DeviceID, after: Int64 = 2, base: Int64 = 2, undoes: Int64 = 2) -> Submission {
+            Submission(id: SubmissionID(device: device, number: 1), nonce: "n", commands: [.renameTimeline("trip", name: "Trip")],
+                       basePosition: base, condition: UndoCondition(after: after, events: [], timelines: ["trip"], undoes: undoes))
+        }
+        guard case .append(let facts, let options) = state.decide(undo(phone), recordedAt: nil) else { throw Unexpected() }
+        try state.apply(Record.batch(of: facts, after: 2, options: options))
+        guard case .append(let refused, _) = state.decide(undo(laptop), recordedAt: nil),
+              case .commandRejected(_, let rule, let message)? = refused.first else { throw Unexpected() }
+        #expect(rule == "changedSince")
+        #expect(message == "the batch at record 2 was undone already, by record 3 (another undo reached the shared log first): nothing to undo")
+        for damaged in [undo(laptop, after: 2, undoes: 3), undo(laptop, after: 9, base: 9), undo(laptop, after: 3, base: 2)] {
+            guard case .append(let refused, _) = state.decide(damaged, recordedAt: nil),
+                  case .commandRejected(_, let rule, let message)? = refused.first else { throw Unexpected() }
+            #expect(rule == "invalidCondition", "\(damaged)")
+            #expect(message.hasSuffix("is not one a device makes: the submission was damaged; nothing was changed"))
+        }
     }
 
     /// An undo whose timeline was removed and made again since is refused `changedSince`,
