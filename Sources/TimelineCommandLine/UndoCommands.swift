@@ -44,9 +44,11 @@ enum HistoryCommand: ToolCommand {
         details: """
             A record touches the event when it names it, or removes the timeline the event \
             is in. An id removed and added again shows both lives. Columns: seq, when it \
-            was recorded, type, command id (- for none), data. With --json, each record is
+            was recorded, type, command id (- for none; an undo sent from a replica adds \
+            "(undo:N)", N the first record of the batch it undid), data. With --json, each record is
               {"seq":12,"type":"eventRetitled","at":"2026-11-29T12:00:00Z","cmd":null,"data":{"event":"e1","title":"Born"}}
-            with "at" null for a record without a time. An event no record touched is an \
+            with "at" null for a record without a time, and "undo":N after "cmd" for an undo \
+            sent from a replica. An event no record touched is an \
             error (exit status 1). With a checkpoint, only the lines before it that can touch \
             the event are read, and the records after it.
             """,
@@ -206,10 +208,13 @@ extension Runner {
                     text += #"{"seq":\#(record.position),"type":"\#(fact.type.rawValue)","at":"#
                         + (record.recordedAt.map { JSONText.string($0.text) } ?? "null")
                         + #","cmd":"# + (record.commandID.map(JSONText.string) ?? "null")
+                        + (record.undoes.map { #","undo":\#($0)"# } ?? "")
                         + #","data":"# + data + "}\n"
                 } else {
+                    // A replica's undo is marked by its `undo`, its command id being the device's.
+                    let command = (record.commandID ?? "-") + (record.undoes.map { " (undo:\($0))" } ?? "")
                     text += displayText([String(record.position), record.recordedAt?.text ?? "-", fact.type.rawValue,
-                                         record.commandID ?? "-", data].joined(separator: "  ")) + "\n"
+                                         command, data].joined(separator: "  ")) + "\n"
                 }
             }
         }

@@ -642,6 +642,13 @@ extension ReplicaCommandTests {
         #expect(try await timeline(["rows", "--log", shared, "--json", "--now", "2026-12-01"]).output.contains(#""title":"A""#))
         let afterRedo = try await timeline(["revert", "3", "--log", phone])
         #expect(afterRedo.errors.contains("undone by record 6 and redone by record 7"), "\(afterRedo)")
+        let history = try await timeline(["history", "--event", "born", "--log", shared, "--json"])
+        let historyLines = history.output.split(separator: "\n")
+        // Records 2-7 touch the event; record 5 is the undo of record 4.
+        #expect(historyLines.count == 6 && historyLines[3].contains(#":3","undo":4,"data":"#), "\(history)")
+        #expect(!historyLines[1].contains(#""undo""#))
+        let table = try await timeline(["history", "--event", "born", "--log", shared])
+        #expect(table.output.split(separator: "\n")[3].contains(":3 (undo:4)  "), "\(table)")
         let exported = try await timeline(["export", "--log", shared])
         let exportedLines = exported.output.split(separator: "\n")
         #expect(exportedLines.count == 7 && exportedLines[4].contains(#""sub":"#) && exportedLines[4].hasSuffix(#""undo":4}"#),
