@@ -372,8 +372,11 @@ extension Runner {
             case .replica(let failure): throw CommandFailure(failure.description + "; nothing was queued")
             case .alreadySent(let sent):
                 // A resend with the app's own id: the first send's submission, reported as a send would be.
+                let undoneBy = (try? await replica.mirroredBatch(commandID: sent.description))??.undoneBy
                 context.warn((given.map { "--command-id \($0) was sent" } ?? "these facts were imported")
-                    + " on this replica already, as \(sent): nothing was queued again")
+                    + " on this replica already, as \(sent): nothing was queued again"
+                    + (undoneBy.map { "; it was undone since, by record \($0); to bring it back: timeline revert \($0) "
+                        + "--log \(shellWord(replica.path))" } ?? ""))
                 (id, done) = (sent, "\(name) saved as \(sent) before")
             }
         }
@@ -426,7 +429,15 @@ extension Runner {
         let replica = try openReplica(arguments)
         let commands = facts.compactMap(Command.init(recording:))
         guard !commands.isEmpty else { return "\(file): nothing to import\n" }
-        return try await submit(commands, on: replica, arguments, importID: ImportDigest.commandID(of: facts),
+        let digest = ImportDigest.commandID(of: facts)
+        // Imported into the shared log itself (a plain import there): said as on a plain log.
+        if arguments.value("--command-id") == nil, let found = try? await replica.mirroredBatch(commandID: digest) {
+            let undone = found.undoneBy.map { ", undone by record \($0)" } ?? ""
+            return "already imported: the command id \(displayText(digest)) is in the shared log "
+                + "(\(positions(found.positions))\(undone)); nothing queued\n"
+                + (found.undoneBy.map { "to bring it back: timeline revert \($0) --log \(shellWord(path))\n" } ?? "")
+        }
+        return try await submit(commands, on: replica, arguments, importID: digest,
                                 describing: "imported \(count(commands.count, "fact")) from \(file) as one submission")
     }
 

@@ -481,6 +481,19 @@ extension ReplicaCommandTests {
         let lines = try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n")
         #expect(lines.suffix(3).map { $0.contains(#""more":"#) } == [true, true, false])
         #expect(try await timeline(["import", foreign, "--log", shared, "--offline"]).status == 2)
+        // Reverted, then imported again: nothing is queued, and the way back is said.
+        #expect(try await timeline(["revert", "3", "--log", phone]).status == 0)
+        let again = try await timeline(["import", foreign, "--log", phone])
+        #expect(again.status == 0 && again.errors.contains("it was undone since, by record 6; to bring it back: "
+            + "timeline revert 6 --log \(phone)"), "\(again)")
+        // Imported into the shared log by a plain import: a replica's import of the same facts queues nothing.
+        let other = try directory.write("other.jsonl", #"{"type":"eventRetitled","data":{"event":"born","title":"Plain"}}"# + "\n")
+        #expect(try await timeline(["import", other, "--log", shared]).status == 0)
+        #expect(try await timeline(["sync", "--log", phone]).status == 0)
+        let plainFirst = try await timeline(["import", other, "--log", phone])
+        #expect(plainFirst.status == 0 && plainFirst.output.contains("is in the shared log (record 8); nothing queued"),
+                "\(plainFirst.output) \(plainFirst.errors)")
+        #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""pending":0,"#))
 
         // A mirror edited by hand: repair fetches it again; --dry-run changes nothing.
         try (try String(contentsOfFile: phone, encoding: .utf8) + "garbage\n").write(toFile: phone, atomically: true,

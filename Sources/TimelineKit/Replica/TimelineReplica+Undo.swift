@@ -85,3 +85,24 @@ extension TimelineReplica {
         return found
     }
 }
+
+extension TimelineReplica {
+    /// The mirror's batch of `commandID` (a device's `D:n`, or the id of a plain log's
+    /// import) and, when it stands undone, the batch whose revert brings it back
+    /// (``Compensation/undoInForce(of:amongLater:)``); `nil` when the mirror has no such batch.
+    /// - Complexity: O(*n*) for the mirror's records after the batch.
+    package func mirroredBatch(commandID: String) throws(ReplicaError) -> (positions: ClosedRange<Int64>, undoneBy: Int64?)? {
+        let path = self.path
+        return try exclusively { _ throws(ReplicaError) in
+            do throws(EventLogError) {
+                let mirror = try FileEventLog(path: path)
+                defer { mirror.close() }
+                guard let records = try mirror.records(forCommandID: commandID),
+                      let first = records.first?.position, let last = records.last?.position else { return nil }
+                return (first...last, Compensation.undoInForce(of: first...last, amongLater: try mirror.records(after: last)))
+            } catch {
+                throw .storage(path: path, reason: error.description)
+            }
+        }
+    }
+}
