@@ -41,6 +41,11 @@ if let url = options.postgresURL {
     #endif
 }
 if let directory = options.writeLogsDirectory {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        StandardError.write("timeline-bench: --write-logs \(directory): no such directory (make it first: mkdir -p \(directory))")
+        exit(2)
+    }
     let log = GeneratedLog.history(records: options.records, seed: options.seed, dates: DatePool(seed: options.seed),
                                    storePath: directory + "/store.jsonl", handWrittenPath: directory + "/hand-written.jsonl")
     print("\(directory)/store.jsonl: \(Formatting.count(log.records)) records, \(Formatting.count(log.bytes)) bytes, "

@@ -65,12 +65,13 @@ package struct DomainState: Hashable, Sendable {
                 eventsByTimeline[old.timeline]?.remove(id)
             }
         case .update(let id, let update):
-            guard let old = events[id] else { return }
-            let new = old.updated(by: update)
-            events[id] = new
-            if old.timeline != new.timeline {
-                eventsByTimeline[old.timeline]?.remove(id)
-                eventsByTimeline[new.timeline, default: []].insert(id)
+            // One lookup, the event changed in its slot (no second hash, no copy kept).
+            guard let index = events.index(forKey: id) else { return }
+            let old = events.values[index].timeline
+            events.values[index] = events.values[index].updated(by: update)
+            if case .timeline(let new) = update, new != old {
+                eventsByTimeline[old]?.remove(id)
+                eventsByTimeline[new, default: []].insert(id)
             }
         }
     }

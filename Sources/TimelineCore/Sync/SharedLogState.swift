@@ -35,7 +35,7 @@ package struct SharedLogState: Sendable {
     package private(set) var position: Int64 = 0
     /// The timelines and events after the records folded.
     package private(set) var domain = DomainState()
-    /// The outcome of every command id in the log.
+    /// The outcome of every device submission (`D:n`) in the log.
     package private(set) var outcomes: [String: Outcome] = [:]
     /// The number of each device's last decided submission.
     package private(set) var lastNumbers: [DeviceID: Int64] = [:]
@@ -77,15 +77,15 @@ package struct SharedLogState: Sendable {
                 }
             }
             defer { previousCommand = record.commandID }
-            if let command = record.commandID, command != previousCommand, outcomes[command] == nil {
+            // Only a device's submissions have outcomes (`D:n`): other command ids are not kept.
+            if let command = record.commandID, command != previousCommand, let id = SubmissionID(commandID: command),
+               outcomes[command] == nil {
                 var outcome = Outcome(nonce: record.submission, position: record.position)
                 if case .commandRejected(_, let rule, let message)? = record.facts.first {
                     (outcome.rule, outcome.message) = (rule, message)
                 }
                 outcomes[command] = outcome
-                if let id = SubmissionID(commandID: command) {
-                    lastNumbers[id.device] = max(lastNumbers[id.device] ?? 0, id.number)
-                }
+                lastNumbers[id.device] = max(lastNumbers[id.device] ?? 0, id.number)
             }
             position = record.position
         }
