@@ -37,6 +37,15 @@ struct BenchmarkToolTests {
         return nil
     }
 
+    @Test("--write-logs into a missing directory says so (it trapped)")
+    func writeLogsNamesAMissingDirectory() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString)").path
+        let run = try await timelineBench(["--write-logs", missing, "--records", "10"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.errors.contains("--write-logs \(missing): no such directory (make it first: mkdir -p \(missing))"),
+                "\(run)")
+    }
+
     @Test("The pure pieces of measurement 1 are measured again in fresh processes, and the fastest is named")
     func repetitions() async throws {
         let run = try await timelineBench(["--quick", "--only", "command", "--sizes", "2k", "--commands", "40",
