@@ -39,4 +39,30 @@ struct FolderSequencerTests {
         #expect(records.last?.facts == [.timelineRenamed(timeline: "life", name: "Early")])
         #expect(records.last?.submission == earlyNonce)
     }
+
+    /// Two sequencers of two different shared logs, both running (`--watch`) on one folder:
+    /// the second finds the first's sealed segment where its own would go and stops, naming
+    /// the folder, instead of writing over it (every device would then hold another log
+    /// than it mirrored). A sequencer started later is refused by its first check.
+    @Test func aSecondSequencerOfAnotherLogNeverWritesOverTheFirst() throws {
+        let folder = MemoryFolder(owner: "sequencer", ledger: WriteLedger())
+        let first = InMemoryEventLog(), second = InMemoryEventLog()
+        var one = FolderSequencer(folderName: "folder", logName: "first")
+        var two = FolderSequencer(folderName: "folder", logName: "second")
+        _ = try one.run(log: first, folder: folder, now: { nil })
+        _ = try two.run(log: second, folder: folder, now: { nil })
+        _ = try first.append([.timelineCreated(timeline: "life", name: "Life")], options: AppendOptions())
+        _ = try second.append([.timelineCreated(timeline: "work", name: "Work")], options: AppendOptions())
+        _ = try one.run(log: first, folder: folder, now: { nil })
+        let path = FolderLayout.logDirectory + "/" + FolderLayout.logSegmentName(first: 1, last: 1)
+        let published = try folder.read(path)
+        #expect(throws: SequencerError.anotherLog(folder: "folder", published: 1, position: 1)) {
+            _ = try two.run(log: second, folder: folder, now: { nil })
+        }
+        #expect(try folder.read(path) == published)
+        var late = FolderSequencer(folderName: "folder", logName: "second")
+        #expect(throws: SequencerError.anotherLog(folder: "folder", published: 1, position: 1)) {
+            _ = try late.run(log: second, folder: folder, now: { nil })
+        }
+    }
 }

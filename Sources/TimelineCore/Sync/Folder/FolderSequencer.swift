@@ -205,13 +205,20 @@ package struct FolderSequencer {
             let lines = Array(read.bytes[lineStart..<lineEnds[index - 1]])
             let segment = FolderLayout.logSegment(first: first, last: last, lines: lines)
             let path = FolderLayout.logDirectory + "/" + FolderLayout.logSegmentName(first: first, last: last)
-            do {
-                // Another run published it already (two sequencers at once): not written again.
-                if folder.size(of: path) != segment.count || (try? folder.read(path)) != segment {
-                    try folder.write(segment, to: path)
-                }
-            } catch {
+            let existing: [UInt8]?
+            do { existing = folder.size(of: path) == nil ? nil : try folder.read(path) } catch {
                 throw .folder(path: folderName, reason: error.description)
+            }
+            // Another run published it already (two runs of this sequencer at once): not written
+            // again. A whole segment of other records there is another sequencer's, publishing
+            // another log into this folder: never written over (every device would fork).
+            if let existing, existing != segment, FolderLayout.readLogSegment(existing, range: first...last) != nil {
+                throw .anotherLog(folder: folderName, published: last, position: log.position)
+            }
+            if existing != segment {
+                do { try folder.write(segment, to: path) } catch {
+                    throw .folder(path: folderName, reason: error.description)
+                }
             }
             published = last
             start = index
