@@ -191,6 +191,21 @@ struct ReplicaTests {
         await #expect(throws: ReplicaSendError.undoRefused(.notDecidedYet(last))) { try await phone.undo() }
     }
 
+    /// A replica's revert that would put an event back in a timeline removed since names the
+    /// removal to revert first, as a store does; nothing is queued.
+    @Test func aReplicasRevertIntoARemovedTimelineNamesTheRemoval() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, phone) = try await sharedAndReplica()
+        _ = try await phone.send([.createTimeline("work", name: "Work")])
+        _ = try await phone.send([.moveEvent("born", to: "work")])
+        _ = try await phone.send([.removeTimeline("life")])
+        _ = try await phone.sync(with: try FileEventLog(path: shared))
+        await #expect(throws: ReplicaSendError.undoRefused(.timelineRemoved("life", position: 5))) {
+            try await phone.revert(batchContaining: 4)
+        }
+        #expect(await phone.pending.isEmpty)
+    }
+
     /// An undo whose condition a pending submission of this device breaks is refused at
     /// once (the shared log would reject it `changedSince`); one on other events is queued.
     @Test func anUndoThatAPendingSubmissionBreaksIsRefused() async throws {

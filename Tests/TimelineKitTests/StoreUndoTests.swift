@@ -194,7 +194,9 @@ struct StoreUndoTests {
         #expect(undo?.commandID == "undo:3")
     }
 
-    @Test func anUndoTheRulesRefuseIsRefusedWithTheRule() async throws {
+    /// An undo the rules refuse because it puts an event back in a timeline removed since
+    /// names the removal, which, reverted first, brings the timeline back.
+    @Test func anUndoTheRulesRefuseNamesTheRemovalToRevertFirst() async throws {
         let store = try makeStore()
         let setUp: [Command] = [.createTimeline("a", name: "A"), .createTimeline("b", name: "B"),
                                 .addEvent("e1", timeline: "a", title: "E", dates: .single(date("1990")))]
@@ -202,7 +204,12 @@ struct StoreUndoTests {
         let other = try makeStore(log: store.log)
         try await store.send(.moveEvent("e1", to: "b"))
         try await other.send(.removeTimeline("a"))
-        await #expect(throws: StoreError.rejected(.unknownTimeline("a"))) { try await store.undo() }
+        await #expect(throws: StoreError.undoRefused(.timelineRemoved("a", position: 5))) { try await store.undo() }
+        #expect(UndoRefusal.timelineRemoved("a", position: 5).description == "the undo would put events back in timeline "
+            + "a, which record 5 removed after this batch; revert record 5 first (it brings the timeline back), then this batch")
+        try await store.revert(try await store.compensation(forBatchContaining: 5))
+        try await store.undo()
+        #expect(await store.event("e1")?.timeline == "a")
     }
 
     @Test func revertingAnyBatchOfTheLog() async throws {

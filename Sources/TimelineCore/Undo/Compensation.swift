@@ -209,6 +209,18 @@ package struct Compensation: Hashable, Sendable {
         return (counts, nil)
     }
 
+    /// Why the rules refuse this undo, said as an undo's refusal when the later records
+    /// explain it: a timeline it puts events back in was removed after the batch (by the last
+    /// of `later` that removed it). `nil` when they do not.
+    /// - Complexity: O(*l*) for the *l* later records.
+    package func refusal(for rejection: Rejection, later: some BidirectionalCollection<Record>) -> UndoRefusal? {
+        guard case .unknownTimeline(let timeline) = rejection else { return nil }
+        let removal = later.last { record in
+            record.facts.contains { if case .timelineRemoved(timeline) = $0 { true } else { false } }
+        }
+        return removal.map { .timelineRemoved(timeline, position: $0.position) }
+    }
+
     /// The batch whose revert brings the batch at `batch` back, when it stands undone among
     /// the `later` records: its undo, or, when that undo was redone and undone again, the
     /// last undo in force (following the chain of redos). `nil` when it is not undone.

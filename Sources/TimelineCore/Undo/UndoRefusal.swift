@@ -30,6 +30,9 @@ public enum UndoRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     case nothingToUndo
     /// There is nothing to redo (nothing undone since the last send).
     case nothingToRedo
+    /// The undo would put events back in a timeline that the record at `position`, after
+    /// the batch, removed: reverting that removal first brings the timeline back.
+    case timelineRemoved(TimelineID, position: Int64)
     /// A replica's send to undo (or undo to redo) has no outcome in its mirror yet: only
     /// once the shared log has decided it is there a batch to undo.
     case notDecidedYet(SubmissionID)
@@ -48,6 +51,9 @@ public enum UndoRefusal: Error, Hashable, Sendable, CustomStringConvertible {
                 : "no record \(position): the log's records are 1-\(last)"
         case .nothingToUndo: "nothing to undo"
         case .nothingToRedo: "nothing to redo"
+        case .timelineRemoved(let timeline, let position):
+            "the undo would put events back in timeline \(timeline.rawValue), which record \(position) removed after this "
+                + "batch; revert record \(position) first (it brings the timeline back), then this batch"
         case .notDecidedYet(let id):
             "the change to undo (sent as \(id)) is not decided by the shared log yet: sync, then undo it"
         }

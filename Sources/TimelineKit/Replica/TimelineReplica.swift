@@ -220,6 +220,11 @@ public actor TimelineReplica {
                 defer { mirror.close() }
                 do throws(StoreError) {
                     let compensation = try Compensation.ofBatch(containing: position, in: mirror, last: mirror.position)
+                    // Refused by the rules for a timeline removed since: said as the store says it.
+                    do throws(Rejection) { _ = try engine.check(compensation.commands) } catch {
+                        let later = (try? mirror.records(after: compensation.positions.upperBound)) ?? []
+                        if let refusal = compensation.refusal(for: error, later: later) { return .failed(.undoRefused(refusal)) }
+                    }
                     return .plan(compensation, UndoCondition(after: mirror.position, events: compensation.events,
                                                              timelines: compensation.timelines,
                                                              undoes: compensation.positions.lowerBound))

@@ -114,6 +114,8 @@ extension TimelineStore {
                 // The same undo appended already (by another process): nothing new to redo.
                 return (sent.records, sent.undo ?? Compensation(facts: [], positions: compensation.positions,
                                                                 before: DomainState()))
+            } catch .rejected(let rejection) {
+                throw compensation.refusal(for: rejection, later: later).map { .undoRefused($0) } ?? .rejected(rejection)
             } catch .log(.conflict) where attempts < 3 {
                 continue
             }
