@@ -10,6 +10,92 @@ struct ReplicaUndoStep: Sendable {
 }
 
 extension TimelineReplica {
+    // MARK: Reverting a mirrored batch
+
+    /// Undoes the mirror's batch that holds the record at `position` (section 11): sends the
+    /// commands that bring what it touched back to their state before it, as one submission
+    /// carrying its condition (nothing touched those after the mirror's position), which the
+    /// shared log checks: another device's change since is never overwritten (the submission
+    /// is rejected `changedSince`, a notice).
+    ///
+    /// Refused at once, queueing nothing, as a revert on a plain log is
+    /// (``ReplicaSendError/undoRefused(_:)``: a later mirrored record touched the same, the
+    /// batch was undone already, no such record), or when a submission pending here breaks
+    /// the condition (``ReplicaSendError/changedSince(_:)``).
+    /// - Returns: the submission; `nil` when the batch changed nothing (nothing is queued).
+    /// - Complexity: O(*n*) for the mirror's *n* records.
+    public func revert(batchContaining position: Int64, localID: String? = nil) throws(ReplicaSendError) -> Submission? {
+        let (compensation, condition) = try revertPlan(batchContaining: position)
+        guard !compensation.commands.isEmpty else { return nil }
+        return try send(compensation.commands, condition: condition, localID: localID)
+    }
+
+    /// The undo of the mirror's batch that holds the record at `position`, checked against
+    /// the mirror's later records, and the condition the shared log is to check it by.
+    /// - Complexity: O(*n*) for the mirror's *n* records.
+    package func revertPlan(batchContaining position: Int64) throws(ReplicaSendError)
+        -> (compensation: Compensation, condition: UndoCondition) {
+        let path = self.path
+        enum Outcome {
+            case plan(Compensation, UndoCondition)
+            case failed(StoreError)
+            /// Refused for a later change whose undo is pending here.
+            case undonePending(position: Int64, subject: UndoRefusal.Subject, by: SubmissionID)
+        }
+        let outcome: Outcome
+        do throws(ReplicaError) {
+            // Under the replica's exclusive access: no sync changes the mirror meanwhile.
+            outcome = try exclusively { engine throws(ReplicaError) in
+                let mirror: FileEventLog
+                do throws(EventLogError) { mirror = try FileEventLog(path: path) } catch { return .failed(.log(error)) }
+                defer { mirror.close() }
+                do throws(StoreError) {
+                    let compensation = try Compensation.ofBatch(containing: position, in: mirror, last: mirror.position)
+                    // Refused by the rules for a timeline removed since: said as the store says it.
+                    do throws(Rejection) { _ = try engine.check(compensation.commands) } catch {
+                        let later = (try? mirror.records(after: compensation.positions.upperBound)) ?? []
+                        if let refusal = compensation.refusal(for: error, later: later) { return .failed(.undoRefused(refusal)) }
+                    }
+                    return .plan(compensation, UndoCondition(after: mirror.position, events: compensation.events,
+                                                             timelines: compensation.timelines,
+                                                             undoes: compensation.positions.lowerBound))
+                } catch .undoRefused(.changedLater(let later, let subject)) {
+                    if let undo = Self.pendingUndo(of: later, among: engine.queue.pending, in: mirror) {
+                        return .undonePending(position: later, subject: subject, by: undo)
+                    }
+                    return .failed(.undoRefused(.changedLater(position: later, subject: subject)))
+                } catch {
+                    return .failed(error)
+                }
+            }
+        } catch {
+            throw .replica(error)
+        }
+        switch outcome {
+        case .plan(let compensation, let condition): return (compensation, condition)
+        case .undonePending(let later, let subject, let undo):
+            throw .changedSince("record \(later) changed \(subject) after this batch, and its undo is pending on this "
+                + "device, as \(undo): sync, then revert this batch again")
+        case .failed(.undoRefused(let refusal)): throw .undoRefused(refusal)
+        case .failed(.log(let error)):
+            if case .invalidLine = error { throw .replica(.damaged(path: path, reason: error.description)) }
+            throw .replica(.storage(path: path, reason: error.description))
+        case .failed(let other): throw .replica(.storage(path: path, reason: other.description))
+        }
+    }
+
+    /// The pending undo, if any, of the mirror's batch that holds the record at `position`.
+    private static func pendingUndo(of position: Int64, among pending: [Submission], in mirror: FileEventLog) -> SubmissionID? {
+        for submission in pending {
+            guard let undone = submission.condition?.undoes, undone <= position else { continue }
+            if undone == position { return submission.id }
+            // One batch from `undone` through `position`: every record before it says more follow.
+            guard let records = try? mirror.records(after: undone - 1) else { continue }
+            if records.prefix(Int(position - undone)).allSatisfy({ $0.batchRemainder > 0 }) { return submission.id }
+        }
+        return nil
+    }
+
     // MARK: Undo and redo of this replica's sends
 
     /// Whether ``undo()`` has a send of this replica (made through this instance) to undo.
