@@ -430,6 +430,9 @@ extension Runner {
         let commands = facts.compactMap(Command.init(recording:))
         guard !commands.isEmpty else { return "\(file): nothing to import\n" }
         let digest = ImportDigest.commandID(of: facts)
+        // What the shared log holds now decides whether it was imported there (and undone):
+        // an out-of-date mirror would send facts that were imported and reverted again.
+        if !arguments.flag("--offline") { _ = try? await replica.sync() }
         // Imported into the shared log itself (a plain import there): said as on a plain log.
         if arguments.value("--command-id") == nil, let found = try? await replica.mirroredBatch(commandID: digest) {
             let undone = found.undoneBy.map { ", undone by record \($0)" } ?? ""

@@ -252,6 +252,12 @@ extension Runner {
             throw UsageError(message: "invalid value \(IdentifierText.quoted(id)) for --command-id: the id \(problem)",
                              command: arguments.command.name)
         }
+        // `undo:N` says that a batch undoes record N: only `timeline revert` writes it.
+        if UndoMarker.undonePosition(id) != nil {
+            throw UsageError(message: "invalid value \(IdentifierText.quoted(id)) for --command-id: undo:N marks the undo "
+                             + "of record N, which only 'timeline revert' makes; choose another id",
+                             command: arguments.command.name)
+        }
         return id
     }
 

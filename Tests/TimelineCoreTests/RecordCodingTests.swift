@@ -79,6 +79,10 @@ private func reencoded(_ decoded: DecodedLine, position: Int64) -> [UInt8] {
                                commandID: "d:3", undoes: 4)
         #expect(rejection.undoneBatch == nil)
         #expect(Record(position: 9, fact: .eventRemoved(event: "e1"), commandID: "undo:4").undoneBatch == 4)
+        // A command id naming its own record or a later one was not written by an undo.
+        for own in ["undo:9", "undo:10"] {
+            #expect(Record(position: 9, fact: .eventRemoved(event: "e1"), commandID: own).undoneBatch == nil)
+        }
     }
 
     @Test(arguments: everyFact)

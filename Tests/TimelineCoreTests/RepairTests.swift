@@ -146,6 +146,31 @@ import Testing
         }
     }
 
+    /// A line refused by the rules alone that ends its batch (it read as a record) is not the
+    /// first of the batch after it: that batch stays one atomic batch (it was split, and an
+    /// import could no longer be undone whole).
+    @Test func aBatchAfterALineRefusedByTheRulesStaysWhole() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let date = try DateValue(parsing: "2001")
+            let records = [
+                Record(position: 1, fact: .timelineCreated(timeline: "life", name: "Life")),
+                Record(position: 2, fact: .eventAdded(event: "e1", timeline: "life", title: "X", date: date)),
+                Record(position: 3, fact: .eventRetitled(event: "e1", title: "Y")),
+                Record(position: 4, fact: .timelineCreated(timeline: "work", name: "Work"), commandID: "imp", batchRemainder: 1),
+                Record(position: 5, fact: .eventAdded(event: "w1", timeline: "work", title: "W", date: date), commandID: "imp"),
+            ]
+            var lines = records.map { RecordEncoder().encode($0) }
+            lines[1] = utf8("garbled\n")  // e1 is gone: the retitle after it is refused by the rules
+            try writeFile(path, lines.reduce([], +))
+            let report = try FileEventLog.repair(path: path)
+            #expect(report.moved.map(\.line) == [2, 3])
+            let kept = try FileEventLog.read(path: path).records
+            #expect(kept.map(\.batchRemainder) == [0, 1, 0], "the import is one batch still")
+            #expect(kept.map(\.commandID) == [nil, "imp", "imp"])
+        }
+    }
+
     /// A record whose `undo` names itself or a later record breaks the reading rules: repair
     /// moves it aside, so that the log it writes opens.
     @Test func anUndoNamingALaterRecordIsMovedAside() throws {

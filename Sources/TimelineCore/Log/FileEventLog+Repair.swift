@@ -66,7 +66,7 @@ extension FileEventLog {
         var openBatch: (following: Int, keptBytes: Int, position: Int64, lines: [(line: Int, bytes: Range<Int>)])?
         // The kept facts of the line or batch being read, written when it ends: as one atomic
         // batch again when every record of it was kept, each a batch of its own otherwise.
-        var pending: [(fact: Fact, record: DecodedLine, seq: Int64?)] = []
+        var pending: [(fact: Fact, record: DecodedLine, seq: Int64, first: Bool)] = []
         // Undo links (`undo`, and the `undo:N` command id) name the first position of the
         // batch undone: renumbered with the records. From `firstMoved` on (the first position
         // that changed) the new position of each kept record's original `seq` is kept; a
@@ -96,9 +96,12 @@ extension FileEventLog {
                 defer { start = next }
                 let line = UnsafeRawBufferPointer(rebasing: raw[start..<end])
                 if LogReader.isBlank(line) { continue }
-                func reject(_ reason: String) {
+                /// `ended`: the line read as a record that ends its batch (`more` absent). Outside
+                /// a batch it is a batch boundary: nothing moved before it belongs to the batch
+                /// that follows, which stays whole.
+                func reject(_ reason: String, ended: Bool = false) {
                     moved.append((RepairReport.MovedLine(line: lineNumber, reason: reason), start..<end))
-                    movedSinceLastBatch = true
+                    movedSinceLastBatch = !(ended && openBatch == nil)
                 }
                 if line.count > LogReader.maximumLineLength {
                     reject("line is \(line.count) bytes long; at most \(LogReader.maximumLineLength) are allowed")
@@ -123,11 +126,13 @@ extension FileEventLog {
                                   (start + length)..<end))
                 }
                 if let seq = decoded.seq, seq <= lastSeq {
-                    reject("seq \(seq) is out of order: it comes after seq \(lastSeq) (a repeated or misplaced line)")
+                    reject("seq \(seq) is out of order: it comes after seq \(lastSeq) (a repeated or misplaced line)",
+                           ended: decoded.batchRemainder == 0)
                     continue
                 }
                 if let undone = decoded.undoes, undone >= decoded.seq ?? lastSeq + 1 {
-                    reject(RecordError.Reason.undoNotBefore(undone, position: decoded.seq ?? lastSeq + 1).description)
+                    reject(RecordError.Reason.undoNotBefore(undone, position: decoded.seq ?? lastSeq + 1).description,
+                           ended: decoded.batchRemainder == 0)
                     continue
                 }
                 let facts = decoded.facts
@@ -145,7 +150,7 @@ extension FileEventLog {
                     state.apply(fact)
                 }
                 if let refusal {
-                    reject(refusal)
+                    reject(refusal, ended: decoded.batchRemainder == 0)
                     continue
                 }
                 keptFacts += facts
@@ -157,20 +162,21 @@ extension FileEventLog {
                     openBatch = (decoded.batchRemainder, kept.count, position, [])
                 }
                 openBatch?.lines.append((lineNumber, start..<end))
-                pending += facts.enumerated().map { ($1, decoded, $0 == 0 ? originalSeq : nil) }
+                pending += facts.enumerated().map { ($1, decoded, originalSeq, $0 == 0) }
                 guard decoded.batchRemainder == 0 else { continue }
                 let whole = !movedSinceLastBatch && (openBatch.map { $0.lines.count - 1 == $0.following } ?? true)
                 openBatch = nil
                 movedSinceLastBatch = false
                 for (index, fact) in pending.enumerated() {
                     position += 1
-                    if let seq = fact.seq {
-                        if firstMoved == nil, seq != position { firstMoved = position }
-                        if firstMoved != nil { newPositions[seq] = position }
+                    if fact.first {
+                        if firstMoved == nil, fact.seq != position { firstMoved = position }
+                        if firstMoved != nil { newPositions[fact.seq] = position }
                     }
                     let record = fact.record
                     var commandID = record.commandID
-                    if let undone = UndoMarker.undonePosition(commandID) {
+                    // Only a link to an earlier record is an undo's (``Record/undoneBatch``).
+                    if let undone = UndoMarker.undonePosition(commandID), undone < fact.seq {
                         // A link to a record moved aside names nothing: it stays an id, no marker.
                         commandID = relinked(undone).map(UndoMarker.commandID(undoing:)) ?? "\(commandID!) (moved aside)"
                     }

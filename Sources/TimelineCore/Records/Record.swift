@@ -56,11 +56,13 @@ public struct Record: Hashable, Sendable {
     }
 
     /// The first position of the batch that this record's batch undoes: its `undo`, or the
-    /// position its command id names (``UndoMarker``); `nil` for a batch that is no undo,
-    /// and for a rejection, which changes nothing.
+    /// earlier position its command id names (``UndoMarker``); `nil` for a batch that is no
+    /// undo, and for a rejection, which changes nothing.
     package var undoneBatch: Int64? {
         if case .commandRejected? = facts.first { return nil }
-        return undoes ?? UndoMarker.undonePosition(commandID)
+        if let undoes { return undoes }
+        // A command id naming this record or a later one was not written by an undo.
+        return UndoMarker.undonePosition(commandID).flatMap { $0 < position ? $0 : nil }
     }
 
     /// The fact schema version the store writes (a record's `v`).

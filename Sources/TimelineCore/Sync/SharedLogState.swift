@@ -129,6 +129,12 @@ package struct SharedLogState: Sendable {
         func rejected(_ rule: String, _ message: String) -> SharedDecision {
             .append([.commandRejected(command: command, rule: rule, message: message)], options)
         }
+        // Made beyond the shared log: no device makes one (it mirrors no more than the log
+        // holds); the file was edited or damaged.
+        guard submission.basePosition <= position else {
+            return rejected("invalidSubmission", "the submission says it was made at position \(submission.basePosition), "
+                + "beyond the shared log's \(position): it was damaged; nothing was changed")
+        }
         // An undo's condition first: an id made again since was touched since, and the undo
         // says so (`changedSince`, naming the record), not that the id is unknown.
         if let condition = submission.condition {

@@ -41,6 +41,8 @@ extension TimelineReplica {
             case failed(StoreError)
             /// Refused for a later change whose undo is pending here.
             case undonePending(position: Int64, subject: UndoRefusal.Subject, by: SubmissionID)
+            /// Refused: an undo of the same batch is pending here (`redo`: of the undo that undid it).
+            case alreadyPending(SubmissionID, redo: Int64?)
         }
         let outcome: Outcome
         do throws(ReplicaError) {
@@ -51,6 +53,10 @@ extension TimelineReplica {
                 defer { mirror.close() }
                 do throws(StoreError) {
                     let compensation = try Compensation.ofBatch(containing: position, in: mirror, last: mirror.position)
+                    // Its undo pending already: said before what the replica shows refuses it for that undo.
+                    if let undo = engine.queue.pending.first(where: { $0.condition?.undoes == compensation.positions.lowerBound }) {
+                        return .alreadyPending(undo.id, redo: nil)
+                    }
                     // Refused by the rules for a timeline removed since: said as the store says it.
                     do throws(Rejection) { _ = try engine.check(compensation.commands) } catch {
                         let later = (try? mirror.records(after: compensation.positions.upperBound)) ?? []
@@ -59,6 +65,12 @@ extension TimelineReplica {
                     return .plan(compensation, UndoCondition(after: mirror.position, events: compensation.events,
                                                              timelines: compensation.timelines,
                                                              undoes: compensation.positions.lowerBound))
+                } catch .undoRefused(.alreadyUndone(let undo)) {
+                    // Undone, and the revert of that undo (a redo) pending here.
+                    if let redo = engine.queue.pending.first(where: { $0.condition?.undoes == undo }) {
+                        return .alreadyPending(redo.id, redo: undo)
+                    }
+                    return .failed(.undoRefused(.alreadyUndone(by: undo)))
                 } catch .undoRefused(.changedLater(let later, let subject)) {
                     if let undo = Self.pendingUndo(of: later, among: engine.queue.pending, in: mirror) {
                         return .undonePending(position: later, subject: subject, by: undo)
@@ -73,6 +85,11 @@ extension TimelineReplica {
         }
         switch outcome {
         case .plan(let compensation, let condition): return (compensation, condition)
+        case .alreadyPending(let id, nil):
+            throw .changedSince("this batch's undo is pending on this device already, as \(id): sync to send it")
+        case .alreadyPending(let id, let undo?):
+            throw .changedSince("this batch was undone by record \(undo), and the revert of that undo is pending on this "
+                + "device, as \(id): sync, then revert this batch again")
         case .undonePending(let later, let subject, let undo):
             throw .changedSince("record \(later) changed \(subject) after this batch, and its undo is pending on this "
                 + "device, as \(undo): sync, then revert this batch again")

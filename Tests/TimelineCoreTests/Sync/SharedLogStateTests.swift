@@ -80,7 +80,12 @@ struct SharedLogStateTests {
               case .commandRejected(_, let rule, let message)? = refused.first else { throw Unexpected() }
         #expect(rule == "changedSince")
         #expect(message == "the batch at record 2 was undone already, by record 3 (another undo reached the shared log first): nothing to undo")
-        for damaged in [undo(laptop, after: 2, undoes: 3), undo(laptop, after: 9, base: 9), undo(laptop, after: 3, base: 2)] {
+        let beyond = Submission(id: SubmissionID(device: laptop, number: 1), nonce: "n", commands: [.renameTimeline("trip", name: "X")],
+                                basePosition: 99)
+        guard case .append(let refusedBeyond, _) = state.decide(beyond, recordedAt: nil),
+              case .commandRejected(_, "invalidSubmission", let why)? = refusedBeyond.first else { throw Unexpected() }
+        #expect(why.hasPrefix("the submission says it was made at position 99, beyond the shared log's 3"), "\(why)")
+        for damaged in [undo(laptop, after: 2, undoes: 3), undo(laptop, after: 3, base: 2)] {
             guard case .append(let refused, _) = state.decide(damaged, recordedAt: nil),
                   case .commandRejected(_, let rule, let message)? = refused.first else { throw Unexpected() }
             #expect(rule == "invalidCondition", "\(damaged)")
