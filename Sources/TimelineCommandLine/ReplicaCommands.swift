@@ -403,6 +403,11 @@ extension Runner {
         var report: SyncReport?
         if !decided {
             do { report = try await replica.sync() } catch {
+                if case .sentNotRecorded(_, let sent, _, _) = error, sent.contains(id) {
+                    // The shared log has it: sending it again would record it twice.
+                    context.warn(replicaMessage(error, local: replica.path))
+                    return saved(pending: true, position: await replica.position, "sent; its outcome is not recorded here yet")
+                }
                 context.warn("saved on this replica as \(id), not synced: " + replicaMessage(error, local: replica.path, shared: replica.shared))
                 return saved(pending: true, position: await replica.position, "pending")
             }
@@ -540,6 +545,11 @@ extension Runner {
         case .notSharedFolder(let path):
             "on the device that keeps the shared log: timeline sequence --log SHARED --folder \(shellWord(path))"
         case .damaged(let path, _) where path == local: "to fetch the mirror again: timeline repair --log \(replica)"
+        case .storage(_, let reason) where reason.hasSuffix("(errno \(ENOSPC))"):
+            "make room on the disk, then: timeline sync --log \(replica)"
+        case .sentNotRecorded(_, _, _, let reason) where reason.hasSuffix("(errno \(ENOSPC))"):
+            "make room on the disk, then, to take in the outcome: timeline sync --log \(replica)"
+        case .sentNotRecorded: "to take in the outcome: timeline sync --log \(replica)"
         default: nil
         }
         return error.description + (advice.map { "\n" + $0 } ?? "")

@@ -109,12 +109,8 @@ extension Runner {
             if !records.isEmpty { changes.note() }
         } catch {
             await release(store, creating: creating)
-            var text = message(for: error, path: path, command: arguments.command.name, commandID: commandID)
-            // A failed write is undone: say so, as it is what a person asks next. (When
-            // even undoing it failed, the message says that the record may have landed.)
-            // A log this command was to create is removed again: there was none before.
-            if case .log(.io) = error { text += creating ? "; no log was created" : "; the log is unchanged" }
-            throw CommandFailure(text)
+            throw CommandFailure(message(forWriting: error, path: path, command: arguments.command.name,
+                                         commandID: commandID, creating: creating))
         }
         await finish(store)
         if arguments.flag("--json") { return plainLines(records) }
@@ -231,11 +227,26 @@ extension Runner {
         }
     }
 
+    /// ``message(for:path:command:commandID:)`` of a failed append: a failed write is undone,
+    /// and that is said, as it is what a person asks next. (When even undoing it failed, the
+    /// message says that the record may have landed.) A log the command was to create
+    /// (`creating`) is removed again: there was none before.
+    func message(forWriting error: StoreError, path: String, command: String, commandID: String? = nil,
+                 creating: Bool = false) -> String {
+        let text = message(for: error, path: path, command: command, commandID: commandID)
+        guard case .log(.io) = error else { return text }
+        return text + (creating ? "; no log was created" : "; the log is unchanged")
+    }
+
     /// How to finish a command whose outcome is unknown without appending it twice.
     static func unknownOutcomeAdvice(command: String, commandID: String?) -> String {
         if command == ImportCommand.spec.name, let commandID {
             return "Run the same import again: it carries the command id \(displayText(commandID)), so it appends "
                 + "nothing if this one landed"
+        }
+        if command == RevertCommand.spec.name {
+            return "Run the same revert again: it refuses a batch undone already, so it appends nothing if this one "
+                + "landed"
         }
         if let commandID {
             return "Run \(command) again with --command-id \(shellWord(displayText(commandID))): it appends nothing if "

@@ -17,7 +17,8 @@ enum RevertCommand: ToolCommand {
             event comes back with its dates and title, a removed timeline with its events, \
             a moved event moves back, a closed range reopens, an added event goes). Its \
             command id is undo:N, N the batch's first position, so reverting twice appends \
-            once; reverting a revert redoes. Refused, naming the record, when a later \
+            once: the second revert is refused (exit 1), naming the undo; reverting that \
+            undo redoes. Refused, naming the record, when a later \
             record touched the same events or timelines (revert that one first), and with \
             the rule's message when the rules refuse it (the timeline it needs is gone). \
             A batch that changed nothing (a move to the event's own timeline) has nothing \
@@ -99,7 +100,7 @@ extension Runner {
         let records: [Record]
         do { records = try await store.revert(compensation) } catch {
             await store.release()
-            throw CommandFailure(message(for: error, path: path, command: name))
+            throw CommandFailure(message(forWriting: error, path: path, command: name))
         }
         if !records.isEmpty { changes.note() }
         await finish(store)

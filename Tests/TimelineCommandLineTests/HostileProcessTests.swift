@@ -433,6 +433,35 @@ struct HostileProcessTests {
         #expect(rows.status == 0, "\(rows)")
     }
 
+    /// A replica's send that the shared log took, but whose outcome the replica could not
+    /// mirror (its disk failed), says it was sent, not "pending": sending it again would
+    /// record it twice. The mirror is left as it was (not ending in part of a line), and
+    /// the next sync takes the outcome in without sending it again.
+    @Test func aSendTheReplicaCannotRecordSaysItWasSent() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let shared = directory.path("shared.jsonl"), phone = directory.path("phone.jsonl")
+        _ = try await Self.createdLife(shared)
+        let cloned = try await timeline(["clone", shared, "--log", phone])
+        try #require(cloned.status == 0, "\(cloned)")
+        let mirror = try #require(FileManager.default.contents(atPath: phone))
+        // The mirror's write lands, its fsync fails: the append is taken back.
+        guard let traced = try await Self.traced(["-P", phone, "-e", "trace=fsync", "-e", "inject=fsync:error=EIO"],
+                                                 ["add-event", "--log", phone, "--event", "e1", "--timeline", "life",
+                                                  "--title", "Sent", "--date", "2000"]) else { return }
+        #expect(traced.status == 0, "\(traced)")
+        #expect(traced.output.hasSuffix("(sent; its outcome is not recorded here yet)\n"), "\(traced)")
+        #expect(traced.errors.contains(":1 was sent to \(shared) (do not send it again), but this replica could not "
+                + "record that: cannot use \(phone)"), "\(traced)")
+        #expect(traced.errors.contains("to take in the outcome: timeline sync --log \(phone)"), "\(traced)")
+        #expect(FileManager.default.contents(atPath: phone) == mirror, "the mirror kept a record it did not sync")
+        let sync = try await timeline(["sync", "--log", phone, "--json"])
+        #expect(sync.status == 0 && sync.output.contains("\"accepted\":1,") && sync.output.contains("\"pending\":0"),
+                "\(sync)")
+        let rows = try await timeline(["rows", "--log", shared, "--json"])
+        #expect(rows.output.components(separatedBy: "\"e1\"").count == 2, "\(rows)")
+    }
+
     /// A clone that cannot write the replica's files (the disk is full) leaves nothing
     /// behind: the next clone onto the same path works.
     @Test func aCloneOnAFullDiskLeavesNothingBehind() async throws {
@@ -590,6 +619,11 @@ struct HostileProcessTests {
                                                         "--title", "Full", "--date", "2000"]) else { return }
         #expect(traced.status == 1, "\(traced)")
         #expect(traced.errors.contains("No space left on device (errno 28); the log is unchanged"), "\(traced)")
+        #expect(FileManager.default.contents(atPath: log) == before)
+        // A revert says it as well (it said only "write failed").
+        guard let revert = try await Self.traced(full, ["revert", "1", "--log", log]) else { return }
+        #expect(revert.status == 1, "\(revert)")
+        #expect(revert.errors.contains("No space left on device (errno 28); the log is unchanged"), "\(revert)")
         #expect(FileManager.default.contents(atPath: log) == before)
     }
 

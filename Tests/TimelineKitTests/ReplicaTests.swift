@@ -238,6 +238,28 @@ struct ReplicaTests {
         #expect(await laptop.pending.count == 2)
     }
 
+    /// A revert that a pending change of this device overwrites names that change, even
+    /// when what the replica shows refuses the undo for it (the event is back already):
+    /// it said only "event born already exists".
+    @Test func aRevertOverwritingAPendingChangeNamesIt() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, phone) = try await sharedAndReplica()
+        _ = try await phone.send([.removeEvent("born")])
+        _ = try await phone.sync(with: try FileEventLog(path: shared))
+        let removal = await phone.position
+        let again = try await phone.send([.addEvent("born", timeline: "life", title: "Again",
+                                                    dates: .single(try DateValue(parsing: "1991")))])
+        do {
+            _ = try await phone.revert(batchContaining: removal)
+            Issue.record("the revert was queued")
+        } catch {
+            guard case .changedSince(let message) = error else { throw error }
+            #expect(message.hasPrefix("\(again.id), pending on this device, changes what the undo would restore"),
+                    "\(message)")
+        }
+        #expect(await phone.pending.map(\.id) == [again.id])
+    }
+
     @MainActor
     @Test func theViewModelShowsPendingRowsAndTheirConfirmation() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }

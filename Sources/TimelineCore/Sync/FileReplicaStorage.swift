@@ -248,11 +248,22 @@ package struct FileReplicaStorage: ReplicaStorage {
     }
 
     package func appendToMirror(_ bytes: [UInt8]) throws(ReplicaError) {
+        let file: SystemFile
+        let size: Int
         do {
-            let file = try SystemFile(path: path, flags: O_WRONLY | O_APPEND)
+            file = try SystemFile(path: path, flags: O_WRONLY | O_APPEND)
+            size = try file.size()
+        } catch { throw .storage(path: path, reason: error.description) }
+        do {
             try file.write(bytes, at: nil)
             try file.sync()
-        } catch { throw .storage(path: path, reason: error.description) }
+        } catch {
+            // A write cut short (a full disk) is taken back, so the mirror never ends in part
+            // of a line; the next sync reads the same records again.
+            try? file.truncate(to: size)
+            try? file.sync()
+            throw .storage(path: path, reason: error.description)
+        }
     }
 
     package func replaceMirror(_ bytes: [UInt8]) throws(ReplicaError) {

@@ -10,6 +10,9 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
     case sharedLogChanged(shared: String, position: Int64)
     /// One of the replica's own files could not be read or written.
     case storage(path: String, reason: String)
+    /// Submissions reached the shared log (or the shared folder, for its sequencer), but one
+    /// of the replica's own files could not be written after: they must not be sent again.
+    case sentNotRecorded(shared: String, sent: [SubmissionID], path: String, reason: String)
     /// One of the replica's own files is damaged.
     case damaged(path: String, reason: String)
     /// Another copy of this device used one of its command ids: it pushes nothing more.
@@ -51,6 +54,11 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "still holds: keep this replica's files until the shared log is put right); make a new replica by "
                 + "cloning the shared log (the pending submissions are kept in this one)"
         case .storage(let path, let reason): "cannot use \(path): \(reason); nothing was lost"
+        case .sentNotRecorded(let shared, let sent, let path, let reason):
+            "\(sent.map(\.description).joined(separator: ", ")) " + (sent.count == 1 ? "was" : "were")
+                + " sent to \(shared) (do not send " + (sent.count == 1 ? "it" : "them") + " again), but this "
+                + "replica could not record that: cannot use \(path): \(reason); nothing was lost: once \(path) "
+                + "can be written, the next sync takes in the outcome"
         case .damaged(let path, let reason):
             "the replica's file \(path) is damaged: \(reason); restore it from a backup (moving it aside drops what "
                 + "it holds)"

@@ -17,9 +17,11 @@ extension ReplicaSync {
         try FolderLayout.checkLayout(of: folder, name: sharedName, mustExist: mirrorPosition > 0)
         try pull(read, into: &report, waiting: true)
         folder.removeStaleTemporaries(in: FolderLayout.deviceDirectory(device))
-        try writeSegment(to: folder)
-        try removeDecidedSegments(from: folder)
-        try pull(read, into: &report, waiting: true)
+        let sent = try writeSegment(to: folder)
+        do {
+            try removeDecidedSegments(from: folder)
+            try pull(read, into: &report, waiting: true)
+        } catch { throw failure(error, after: sent) }
         report.position = mirrorPosition
         report.pending = queue.pending.count
         if case .stopped(let conflict) = queue.state { throw .stopped(conflict: conflict) }
@@ -64,9 +66,10 @@ extension ReplicaSync {
 
     /// Writes the pending submissions that no segment of this device holds (from the first
     /// such to the last pending, so that a segment is one copy's chain) as one segment.
-    private mutating func writeSegment(to folder: any FolderFiles) throws(ReplicaError) {
+    /// Returns the submissions the folder holds now (written before, or now).
+    private mutating func writeSegment(to folder: any FolderFiles) throws(ReplicaError) -> [SubmissionID] {
         let pushable = queue.pushable
-        guard !pushable.isEmpty else { return }
+        guard !pushable.isEmpty else { return [] }
         var written = Set<Submission>()
         for submissions in try ownSegments(in: folder).values { written.formUnion(submissions) }
         // A segment holding one of these numbers with another nonce: another copy of this
@@ -77,13 +80,13 @@ extension ReplicaSync {
             nonces[submission.id].map { $0 != submission.nonce } ?? false
         }) {
             try stop(conflict: taken.id)
-            return
+            return []
         }
         guard let start = pushable.firstIndex(where: { submission in
             var sent = submission
             sent.localID = nil
             return !written.contains(sent)
-        }) else { return }
+        }) else { return pushable.map(\.id) }
         let chain = Array(pushable[start...])
         let first = chain[0].id
         let previous: String? = start > 0 && pushable[start - 1].id.number == first.number - 1
@@ -98,6 +101,7 @@ extension ReplicaSync {
             throw .unreachable(shared: sharedName, reason: error.description)
         }
         if fault?(.afterAppend) == true { throw .interrupted(step: Step.afterAppend.rawValue) }
+        return pushable.map(\.id)
     }
 
     /// Removes this device's segments whose every submission has its outcome (with its

@@ -231,12 +231,12 @@ package struct ReplicaSync {
         shown = nil  // a push reads the shared log beyond the mirror
         var report = Report()
         try pull(log, into: &report)
-        if let batching = log as? any BatchAppending {
+        let sent = if let batching = log as? any BatchAppending {
             try push(to: batching, now: now)
         } else {
             try pushOneByOne(to: log, now: now)
         }
-        try pull(log, into: &report)
+        do { try pull(log, into: &report) } catch { throw failure(error, after: sent) }
         report.position = mirrorPosition
         report.pending = queue.pending.count
         if case .stopped(let conflict) = queue.state { throw .stopped(conflict: conflict) }
@@ -244,10 +244,12 @@ package struct ReplicaSync {
     }
 
     /// Pushes every pending submission in one hold of the shared log's lock: each decided
-    /// against the log and the ones before it, all made durable at once.
-    private mutating func push(to log: any BatchAppending, now: () -> DateValue?) throws(ReplicaError) {
+    /// against the log and the ones before it, all made durable at once. Returns those the
+    /// shared log holds now.
+    private mutating func push(to log: any BatchAppending, now: () -> DateValue?) throws(ReplicaError) -> [SubmissionID] {
         let pushable = queue.pushable
-        guard !pushable.isEmpty else { return }
+        guard !pushable.isEmpty else { return [] }
+        var sent: [SubmissionID] = []
         if fault?(.beforeLock) == true { throw .interrupted(step: Step.beforeLock.rawValue) }
         let recordedAt = now()
         var conflict: SubmissionID?
@@ -256,15 +258,19 @@ package struct ReplicaSync {
                 try self.shared.apply(records)
             }, deciding: { (index) throws(FactRefusal) -> PlannedBatch? in
                 let submission = pushable[index]
+                if index == 0 { sent = [] }  // decided again after catching up
                 let options = AppendOptions(commandID: submission.id.description, recordedAt: recordedAt,
                                             submission: submission.nonce)
                 switch self.shared.decide(submission, recordedAt: recordedAt) {
-                case .append(let facts, let options): return PlannedBatch(facts: facts, options: options)
+                case .append(let facts, let options):
+                    sent.append(submission.id)
+                    return PlannedBatch(facts: facts, options: options)
                 case .alreadyDecided(_, let sameSubmission):
                     guard sameSubmission else {
                         conflict = submission.id
                         return nil
                     }
+                    sent.append(submission.id)
                     return PlannedBatch(facts: [], options: options)
                 case .outOfOrder:
                     // An earlier submission of this device has no outcome yet (another
@@ -277,6 +283,15 @@ package struct ReplicaSync {
         }
         if fault?(.afterAppend) == true { throw .interrupted(step: Step.afterAppend.rawValue) }
         if let conflict, queue.stop(conflict: conflict) { try storage.replaceQueue(queue) }
+        return sent
+    }
+
+    /// `error`, thrown after `sent` reached the shared log: the replica's own files failing
+    /// then is said as ``ReplicaError/sentNotRecorded(shared:sent:path:reason:)``, so that
+    /// nobody sends again what the shared log holds.
+    func failure(_ error: ReplicaError, after sent: [SubmissionID]) -> ReplicaError {
+        guard case .storage(let path, let reason) = error, !sent.isEmpty else { return error }
+        return .sentNotRecorded(shared: sharedName, sent: sent, path: path, reason: reason)
     }
 
     /// Why a push failed, as a person reads it: the shared log's error, or a record of it
@@ -294,7 +309,8 @@ package struct ReplicaSync {
     func logFailure(_ error: EventLogError) -> ReplicaError { .sharedLog(sharedName, failed: error) }
 
     /// Pushes every pending submission, one append (one hold of the lock) each.
-    private mutating func pushOneByOne(to log: any EventLog, now: () -> DateValue?) throws(ReplicaError) {
+    private mutating func pushOneByOne(to log: any EventLog, now: () -> DateValue?) throws(ReplicaError) -> [SubmissionID] {
+        var sent: [SubmissionID] = []
         for submission in queue.pushable {
             if fault?(.beforeLock) == true { throw .interrupted(step: Step.beforeLock.rawValue) }
             // One set of options for either outcome: a rejection's `undo` is read as nothing
@@ -329,7 +345,9 @@ package struct ReplicaSync {
             // An earlier submission of this device has no outcome yet (another copy's
             // numbering): nothing after it is decided before it.
             if waits { break }
+            sent.append(submission.id)
         }
+        return sent
     }
 
     /// Reads the shared log's committed records after a position, with their lines.

@@ -160,11 +160,13 @@ public actor TimelineReplica {
                 if let localID, let sent = engine.queue.submission(localID: localID) { return .failure(.alreadySent(sent)) }
                 let bound = engine.shownEventBound
                 let commands = make(NewIdentifiers(replica: engine.shownState(), eventCount: bound, tag: tag))
-                // Against what the replica shows, kept between sends: O(commands) per send.
-                do throws(Rejection) { _ = try engine.check(commands) } catch { return .failure(.rejected(error)) }
+                // An undo that a pending change here overwrites is refused for that change
+                // first: it is why what the replica shows may refuse it ("already exists").
                 if let condition, let change = engine.pendingChange(against: condition) {
                     return .failure(.changedSince(change))
                 }
+                // Against what the replica shows, kept between sends: O(commands) per send.
+                do throws(Rejection) { _ = try engine.check(commands) } catch { return .failure(.rejected(error)) }
                 let actionName = TimelineStore.actionName(for: commands, in: engine.shownState())
                 let submission = try engine.send(commands, madeAt: madeAt, nonce: nonce, condition: condition,
                                                  localID: localID)
