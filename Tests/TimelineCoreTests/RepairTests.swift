@@ -260,6 +260,26 @@ import Testing
         }
     }
 
+    /// A repair killed after moving lines aside, before the log was replaced: the rerun
+    /// does not move them aside a second time, and removes the new log's temporary file
+    /// the killed one left (as large as the log).
+    @Test func aRepairKilledBeforeReplacingTheLogIsFinishedOnce() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/log.jsonl"
+            let side = FileEventLog.sideFilePath(for: path)
+            let good = storeBytes(singles([.timelineCreated(timeline: "t", name: "T")]))
+            try writeFile(path, good + utf8("bad\n"))
+            // What the killed repair left: the side file written, the new log not renamed.
+            try writeFile(side, utf8("bad\n"))
+            let stale = path + ".tmp-4194000-1"
+            try writeFile(stale, good)
+            _ = try FileEventLog.repair(path: path)
+            #expect(fileBytes(side) == utf8("bad\n"))
+            #expect(fileBytes(path) == good)
+            #expect(!SystemFile.exists(stale))
+        }
+    }
+
     @Test func aLineLongerThanTheLimitIsMovedWhole() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/log.jsonl"

@@ -206,13 +206,16 @@ extension FileEventLog {
         let report = RepairReport(kept: Int(position), moved: moved.map(\.line), sideFile: moved.isEmpty ? nil : side,
                                   rewritten: rewrite, dryRun: dryRun)
         guard rewrite, !dryRun else { return report }
+        // The new log's temporary file a killed repair left (`PATH.tmp-PID-N`): as large as the log.
+        DurableFile.removeTemporaries(of: target)
         try moveAside(moved.map { Array(bytes[$0.bytes]) }, besideLogAt: path, like: file)
         try SystemFile.writeAtomically(kept, to: target, like: file)
         return report
     }
 
     /// Appends `lines` to the side file of the log at `path`, byte for byte, each followed
-    /// by a newline, durably; the side file gets the log's mode (and, where allowed, owner).
+    /// by a newline, durably, unless the side file ends with them already; the side file
+    /// gets the log's mode (and, where allowed, owner).
     static func moveAside(_ lines: [[UInt8]], besideLogAt path: String, like log: SystemFile) throws(EventLogError) {
         guard !lines.isEmpty else { return }
         var bytes: [UInt8] = []
@@ -222,7 +225,7 @@ extension FileEventLog {
         }
         let side = sideFilePath(for: path)
         let existed = SystemFile.exists(side)
-        let sideFile = try SystemFile(path: side, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
+        let sideFile = try SystemFile(path: side, flags: O_RDWR | O_CREAT | O_APPEND, mode: 0o600)
         if !existed {
             var info = stat()
             if fstat(log.descriptor, &info) == 0 {
@@ -231,6 +234,12 @@ extension FileEventLog {
             }
         }
         let size = try sideFile.size()
+        // Already its last lines: a repair killed after moving them aside, before replacing
+        // the log (whose rerun moves the same lines again).
+        if existed, size >= bytes.count, try sideFile.read(at: size - bytes.count, count: bytes.count) == bytes {
+            try sideFile.sync()
+            return
+        }
         do {
             try sideFile.write(bytes, at: size)
             try sideFile.sync()
