@@ -73,8 +73,9 @@ extension FileEventLog {
                     if start < state.base { try Self.readPrefix(&state, file: file) }
                     let offset = state.offsets[start - state.base]
                     var bytes = try file.read(at: offset, count: state.size - offset)
+                    let records = try Self.records(in: start..<state.count, file: file, state: state, bytes: bytes)
                     if bytes.last != 0x0A { bytes.append(0x0A) }
-                    return (try Self.records(in: start..<state.count, file: file, state: state), bytes)
+                    return (records, bytes)
                 }
             }
         }
@@ -176,26 +177,51 @@ extension FileEventLog {
         return records
     }
 
-    static func records(in range: Range<Int>, file: SystemFile, state: State) throws(EventLogError) -> [Record] {
+    /// The records at the 0-based indices `range`, read from `file` (or taken from `bytes`:
+    /// the log's bytes from the first one's line to the end of the last one's, read already).
+    /// - Complexity: O(*n*) for the *n* bytes read, on every processor for a long range.
+    static func records(in range: Range<Int>, file: SystemFile, state: State,
+                        bytes given: [UInt8]? = nil) throws(EventLogError) -> [Record] {
         guard !range.isEmpty else { return [] }
         let offsets = state.offsets, base = state.base
         let start = offsets[range.lowerBound - base]
         let end = range.upperBound < state.count ? offsets[range.upperBound - base] : state.size
-        let bytes = try file.read(at: start, count: end - start)
+        let bytes: [UInt8]
+        if let given { bytes = given } else { bytes = try file.read(at: start, count: end - start) }
+        let parts = range.count >= 1 << 16 ? max(1, ProcessInfoCount.active) : 1
+        let path = file.path
+        guard parts > 1 else {
+            return try decode(range, of: bytes, from: start, end: end, offsets: offsets, base: base, path: path).get()
+        }
+        let decoded = concurrentMap(parts) { part in
+            let lower = range.lowerBound + range.count * part / parts
+            let upper = range.lowerBound + range.count * (part + 1) / parts
+            return decode(lower..<upper, of: bytes, from: start, end: end, offsets: offsets, base: base, path: path)
+        }
+        var records: [Record] = []
+        records.reserveCapacity(range.count)
+        for part in decoded { records += try part.get() }
+        return records
+    }
+
+    /// The records at `range` decoded from `bytes`, which hold the log from offset `start`
+    /// to `end` (each record's line found through `offsets`).
+    private static func decode(_ range: Range<Int>, of bytes: [UInt8], from start: Int, end: Int, offsets: RecordOffsets,
+                               base: Int, path: String) -> Result<[Record], EventLogError> {
         var records: [Record] = []
         records.reserveCapacity(range.count)
         let decoder = RecordDecoder()
-        var lineStart = 0
+        var lineStart = offsets[range.lowerBound - base] - start
         for index in range {
-            let lineEnd = (index + 1 < range.upperBound ? offsets[index + 1 - base] : end) - start
+            let lineEnd = (index + 1 < base + offsets.count ? offsets[index + 1 - base] : end) - start
             do {
                 records.append(try decoder.decode(line: bytes[lineStart..<lineEnd], lineNumber: index + 1,
                                                   expectedPosition: Int64(index + 1)))
             } catch {
-                throw .invalidLine(path: file.path, line: error.line, reason: error.reason.description)
+                return .failure(.invalidLine(path: path, line: error.line, reason: error.reason.description))
             }
             lineStart = lineEnd
         }
-        return records
+        return .success(records)
     }
 }
