@@ -159,6 +159,12 @@ extension Runner {
                 + "(its mirror), so --log names a new file on this device", command: arguments.command.name)
         }
         guard !FileManager.default.fileExists(atPath: local) else {
+            // A clone cut short (killed) leaves a replica that has mirrored nothing: a sync finishes it.
+            if TimelineReplica.isReplica(local),
+               (try? FileManager.default.attributesOfItem(atPath: local)[.size] as? Int) == 0 {
+                throw CommandFailure("\(local) exists already: a replica that has mirrored nothing yet (a clone cut "
+                    + "short?); to finish it: timeline sync --log \(shellWord(local)); or clone onto a new path")
+            }
             throw CommandFailure("\(local) exists already: a replica is made on a new path")
         }
         let shared = DatabaseLogs.isURL(given) ? DatabaseLogs.name(for: given)
@@ -402,6 +408,17 @@ extension Runner {
         }
         var report: SyncReport?
         if !decided {
+            // A sync that waits (another process holds the shared log's lock) says, after a
+            // moment, that the change is saved: stopping it then must not make a person send
+            // it again, as a second send is a second change.
+            let context = context, shared = replica.shared, local = replica.path
+            let waiting = Task {
+                try await Task.sleep(for: .seconds(2))
+                context.warn("saved on this replica as \(id); waiting for the shared log \(shared), which another "
+                    + "process holds: if you stop this, the change stays pending and the next sync sends it (do not "
+                    + "run the command again; see: timeline status --log \(shellWord(local)))")
+            }
+            defer { waiting.cancel() }
             do { report = try await replica.sync() } catch {
                 if case .sentNotRecorded(_, let sent, _, _) = error, sent.contains(id) {
                     // The shared log has it: sending it again would record it twice.
@@ -545,8 +562,7 @@ extension Runner {
         case .notSharedFolder(let path):
             "on the device that keeps the shared log: timeline sequence --log SHARED --folder \(shellWord(path))"
         case .damaged(let path, _) where path == local: "to fetch the mirror again: timeline repair --log \(replica)"
-        case .storage(_, let reason) where reason.hasSuffix("(errno \(ENOSPC))"):
-            "make room on the disk, then: timeline sync --log \(replica)"
+        case .storage(_, let reason) where reason.hasSuffix("(errno \(ENOSPC))"): "make room on the disk, then run it again"
         case .sentNotRecorded(_, _, _, let reason) where reason.hasSuffix("(errno \(ENOSPC))"):
             "make room on the disk, then, to take in the outcome: timeline sync --log \(replica)"
         case .sentNotRecorded: "to take in the outcome: timeline sync --log \(replica)"

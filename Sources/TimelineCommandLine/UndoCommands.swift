@@ -196,7 +196,11 @@ extension Runner {
             if pending > 0 {
                 throw CommandFailure("\(path): \(named), which has no record until it is synced\n\(syncLine)")
             }
-            throw CommandFailure("\(path): no record touched event \(quotedDisplayText(event.rawValue))\n"
+            // A replica's mirror may not hold the shared log's newer records yet.
+            let newer = isFile && TimelineReplica.isReplica(path)
+                ? " (this replica's copy of the shared log)\nto fetch newer records: timeline sync --log \(shellWord(path))"
+                : ""
+            throw CommandFailure("\(path): no record touched event \(quotedDisplayText(event.rawValue))\(newer)\n"
                                  + "to list the events: timeline rows --log \(shellWord(path))")
         }
         if pending > 0 { context.warn("\(path): \(named): not in this history until synced; \(syncLine)") }

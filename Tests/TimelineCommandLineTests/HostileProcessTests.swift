@@ -460,6 +460,15 @@ struct HostileProcessTests {
                 "\(sync)")
         let rows = try await timeline(["rows", "--log", shared, "--json"])
         #expect(rows.output.components(separatedBy: "\"e1\"").count == 2, "\(rows)")
+        // A sync whose mirror the full disk refuses: make room, then sync again (the
+        // advice said "sync" to every command, `notices --dismiss-all` too).
+        let added = try await timeline(["add-event", "--log", shared, "--event", "e2", "--timeline", "life",
+                                        "--title", "Later", "--date", "2001"])
+        try #require(added.status == 0, "\(added)")
+        guard let full = try await Self.traced(["-P", phone, "-e", "trace=write", "-e", "inject=write:error=ENOSPC"],
+                                               ["sync", "--log", phone]) else { return }
+        #expect(full.status == 1 && full.errors.hasSuffix("No space left on device (errno 28); nothing was lost\n"
+            + "timeline: make room on the disk, then run it again\n"), "\(full)")
     }
 
     /// A clone that cannot write the replica's files (the disk is full) leaves nothing

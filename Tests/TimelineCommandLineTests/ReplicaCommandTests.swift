@@ -37,6 +37,56 @@ struct ReplicaCommandTests {
         #expect(try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n").count == 3)
     }
 
+    /// A write command on a replica that waits for the shared log (another process holds
+    /// its lock) says, after a moment, that the change is saved and is not to be sent
+    /// again: stopped then, a person sent it again and it was recorded twice. Once the
+    /// lock is let go, the command syncs as usual.
+    @Test func aSendWaitingForTheSharedLogSaysItIsSaved() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        let holder = open(shared, O_RDONLY)
+        try #require(holder >= 0)
+        defer { close(holder) }
+        try #require(flock(holder, LOCK_EX) == 0)
+        let tool = try #require(toolURL, "timeline not built")
+        let child = try SpawnedProcess(tool, ["add-event", "--log", phone, "--timeline", "life", "--event", "dentist",
+                                              "--title", "Dentist", "--date", "2020-01-02"],
+                                       name: "waiting", scratch: directory.url.path)
+        defer { child.send(SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !child.errors.contains("waiting for the shared log"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(child.errors.contains(":1; waiting for the shared log \(shared), which another process holds: if you "
+                + "stop this, the change stays pending and the next sync sends it (do not run the command again"),
+                "\(child.errors)")
+        flock(holder, LOCK_UN)
+        #expect(await child.waitForExit(until: .now + .seconds(30)))
+        #expect(child.exitStatus == 0 && child.output.hasSuffix("(synced: position 3)\n"), "\(child.output)")
+    }
+
+    /// A clone cut short leaves a replica that mirrored nothing: cloning onto it again
+    /// says a sync finishes it (it said only "exists already"); `history` of an event the
+    /// mirror does not hold yet says the mirror may be behind.
+    @Test func aCloneCutShortAndAHistoryBehindSayToSync() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        try Data().write(to: URL(fileURLWithPath: phone))  // as a killed clone leaves it
+        let again = try await timeline(["clone", shared, "--log", phone])
+        #expect(again.status == 1 && again.errors.contains("exists already: a replica that has mirrored nothing yet (a "
+            + "clone cut short?); to finish it: timeline sync --log \(phone)"), "\(again)")
+        let synced = try await timeline(["sync", "--log", phone])
+        #expect(synced.status == 0 && synced.output.contains("pulled 2 records"), "\(synced)")
+        let added = try await timeline(["add-event", "--log", shared, "--timeline", "life", "--event", "later",
+                                        "--title", "Later", "--date", "2001"])
+        try #require(added.status == 0, "\(added)")
+        let history = try await timeline(["history", "--event", "later", "--log", phone])
+        #expect(history.status == 1 && history.errors.contains("no record touched event \"later\" (this replica's copy "
+            + "of the shared log)\ntimeline: to fetch newer records: timeline sync --log \(phone)"), "\(history)")
+    }
+
     /// A record of the shared log that breaks the rules (written by another program) is
     /// named as a person reads it: `record 3`, the rule, and where to look.
     @Test func aSharedRecordBreakingTheRulesIsNamed() async throws {
