@@ -215,12 +215,26 @@ extension Runner {
         let replica = try openReplica(arguments)
         if arguments.flag("--watch") { return try await syncContinuously(replica, json: arguments.flag("--json")) }
         let report: SyncReport
+        let waiting = warnWhileWaiting("waiting for the shared log \(replica.shared), which another process holds "
+            + "(nothing is lost if you stop this)")
+        defer { waiting.cancel() }
         do { report = try await replica.sync(connecting: { () throws(ReplicaError) in try openShared(replica.shared) }) } catch {
             throw CommandFailure(replicaMessage(error, local: replica.path, shared: replica.shared))
         }
         if report.pulled > 0 { changes.note() }
         for notice in report.notices { context.warn(noticeLine(notice)) }
         return Self.describe(report, shared: replica.shared, json: arguments.flag("--json"))
+    }
+
+    /// Warns `message` once a call to the shared log has waited 2 s (its lock is held by
+    /// another process, a connection hangs), until the returned task is cancelled: a
+    /// command never waits without saying why.
+    func warnWhileWaiting(_ message: String) -> Task<Void, any Error> {
+        let context = context
+        return Task {
+            try await Task.sleep(for: .seconds(2))
+            context.warn(message)
+        }
     }
 
     /// A sync's report: one line, or the contract's JSON object.
@@ -262,7 +276,10 @@ extension Runner {
 
     func status(_ arguments: ParsedArguments) async throws -> String {
         let replica = try openReplica(arguments)
+        let waiting = warnWhileWaiting("waiting for the shared log \(replica.shared), which another process holds, "
+            + "to read its head")
         let status = await replica.status(connecting: { () throws(ReplicaError) in try openShared(replica.shared) })
+        waiting.cancel()
         let head = status.head, folder = status.isFolder
         if arguments.flag("--json") {
             return "{\"device\":\(JSONText.string(status.device.rawValue)),"
@@ -411,13 +428,9 @@ extension Runner {
             // A sync that waits (another process holds the shared log's lock) says, after a
             // moment, that the change is saved: stopping it then must not make a person send
             // it again, as a second send is a second change.
-            let context = context, shared = replica.shared, local = replica.path
-            let waiting = Task {
-                try await Task.sleep(for: .seconds(2))
-                context.warn("saved on this replica as \(id); waiting for the shared log \(shared), which another "
-                    + "process holds: if you stop this, the change stays pending and the next sync sends it (do not "
-                    + "run the command again; see: timeline status --log \(shellWord(local)))")
-            }
+            let waiting = warnWhileWaiting("saved on this replica as \(id); waiting for the shared log \(replica.shared), "
+                + "which another process holds: if you stop this, the change stays pending and the next sync sends it "
+                + "(do not run the command again; see: timeline status --log \(shellWord(replica.path)))")
             defer { waiting.cancel() }
             do { report = try await replica.sync() } catch {
                 if case .sentNotRecorded(_, let sent, _, _) = error, sent.contains(id) {

@@ -61,9 +61,19 @@ struct ReplicaCommandTests {
         #expect(child.errors.contains(":1; waiting for the shared log \(shared), which another process holds: if you "
                 + "stop this, the change stays pending and the next sync sends it (do not run the command again"),
                 "\(child.errors)")
+        // `status` and `sync` say why they wait too (status waited in silence).
+        let status = try SpawnedProcess(tool, ["status", "--log", phone], name: "status", scratch: directory.url.path)
+        defer { status.send(SIGKILL) }
+        while !status.errors.contains("waiting for the shared log"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(status.errors.contains("waiting for the shared log \(shared), which another process holds, to read its head"),
+                "\(status.errors)")
         flock(holder, LOCK_UN)
         #expect(await child.waitForExit(until: .now + .seconds(30)))
         #expect(child.exitStatus == 0 && child.output.hasSuffix("(synced: position 3)\n"), "\(child.output)")
+        #expect(await status.waitForExit(until: .now + .seconds(30)))
+        #expect(status.exitStatus == 0 && status.output.contains("position 2 of "), "\(status.output)")
     }
 
     /// A clone cut short leaves a replica that mirrored nothing: cloning onto it again
