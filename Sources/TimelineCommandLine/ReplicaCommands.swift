@@ -226,6 +226,15 @@ extension Runner {
         return Self.describe(report, shared: replica.shared, json: arguments.flag("--json"))
     }
 
+    /// The line named in a shared log's damage (`…: line N: …`), when the mirror at `local`
+    /// holds a line N: the shared log's line as it was synced (a mirror is its copy, byte for byte).
+    static func mirroredLine(named reason: String, in local: String) -> Int? {
+        guard let range = reason.range(of: ": line ") else { return nil }
+        guard let line = Int(reason[range.upperBound...].prefix { $0.isNumber }), line >= 1,
+              let mirror = FileManager.default.contents(atPath: local) else { return nil }
+        return mirror.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } >= line ? line : nil
+    }
+
     /// Warns `message` once a call to the shared log has waited 2 s (its lock is held by
     /// another process, a connection hangs), until the returned task is cancelled: a
     /// command never waits without saying why.
@@ -568,8 +577,13 @@ extension Runner {
         case .unreachable: "to send what is pending once it can be reached: timeline sync --log \(replica)"
         case .sharedLogDamaged(let shared, _) where TimelineReplica.isReplica(shared):
             "a replica's mirror cannot stand in for the shared log: restore the shared log from a backup"
-        case .sharedLogDamaged(let shared, _) where !DatabaseLogs.isURL(shared):
+        case .sharedLogDamaged(let shared, let reason) where !DatabaseLogs.isURL(shared):
             "to see what is wrong with it: timeline verify --log \(shellWord(shared))"
+                + (local.flatMap { Self.mirroredLine(named: reason, in: $0) }.map { line in
+                    "\nthis replica's mirror holds line \(line) as it was synced (line \(line) of \(replica), byte for "
+                        + "byte): put it back in the shared log in place of the damaged one, rather than repair it "
+                        + "(repair moves the damaged line aside, and the record with it)"
+                } ?? "")
         case .sharedLogChanged(let shared, _): "to make a new replica: timeline clone \(shellWord(shared)) --log NEW"
         case .stopped: "to make a new replica: timeline clone \(shared.map(shellWord) ?? "SHARED") --log NEW"
         case .notSharedFolder(let path):

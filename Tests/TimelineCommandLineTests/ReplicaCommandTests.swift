@@ -97,6 +97,28 @@ struct ReplicaCommandTests {
             + "of the shared log)\ntimeline: to fetch newer records: timeline sync --log \(phone)"), "\(history)")
     }
 
+    /// A damaged line of the shared log that the replica mirrored: the advice names the
+    /// mirror's copy of it (repair alone would move the record aside, lost), and putting it
+    /// back, as said, mends the shared log.
+    @Test func aDamagedSharedLineTheMirrorHoldsIsNamedWithItsCopy() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (shared, phone, _) = try await twoDevices(directory)
+        var lines = try String(contentsOfFile: shared, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        lines[1] = Substring(lines[1].replacingOccurrences(of: "\"Born\"", with: "\"Borm\""))
+        try lines.joined(separator: "\n").write(toFile: shared, atomically: true, encoding: .utf8)
+        let sync = try await timeline(["sync", "--log", phone])
+        #expect(sync.status == 1 && sync.errors.contains("line 2: checksum mismatch") && sync.errors.contains(
+            "this replica's mirror holds line 2 as it was synced (line 2 of \(phone), byte for byte): put it back in the "
+            + "shared log in place of the damaged one, rather than repair it"), "\(sync)")
+        let mirrored = try String(contentsOfFile: phone, encoding: .utf8).split(separator: "\n")
+        lines[1] = mirrored[1]
+        try lines.joined(separator: "\n").write(toFile: shared, atomically: true, encoding: .utf8)
+        let again = try await timeline(["sync", "--log", phone])
+        #expect(again.status == 0, "\(again)")
+        #expect(try await timeline(["verify", "--log", shared]).status == 0)
+    }
+
     /// A record of the shared log that breaks the rules (written by another program) is
     /// named as a person reads it: `record 3`, the rule, and where to look.
     @Test func aSharedRecordBreakingTheRulesIsNamed() async throws {
