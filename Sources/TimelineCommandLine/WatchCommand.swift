@@ -39,8 +39,9 @@ enum WatchCommand: ToolCommand {
             old indices, insertions, move destinations and updates new ones, and a change \
             from the clock has "from" equal to "to". A missing log is an error; a log \
             that cannot be read on (a line Timeline did not write, a file cut shorter or \
-            gone) holds the view where it is, with a warning saying why, until the log \
-            can be read on again.
+            gone, a database server that cannot be reached) holds the view where it is, \
+            with a warning saying why, until the log can be read on again, which is \
+            said too.
             """ + "\n\n" + ViewOptions.details(upto: false),
         examples: ["timeline watch --log life.jsonl", "timeline watch --log life.jsonl --timeline work --json"])
 
@@ -97,11 +98,14 @@ extension Runner {
         // file cut shorter): say why, once for each reason, and go on watching.
         let lastWarning = Mutex<String?>(nil)
         let context = context
-        await store.onFollowingFailure { [self] error in
+        await store.onFollowingFailure({ [self] error in
             let text = message(for: error, path: path, command: "watch")
             guard lastWarning.withLock({ last in defer { last = text }; return last != text }) else { return }
             context.warn("the view waits until the log can be read on: \(text)")
-        }
+        }, whenReadingAgain: {
+            lastWarning.withLock { $0 = nil }
+            context.diagnose("the log can be read again: the view follows it")
+        })
         // Ctrl-\ (SIGQUIT), or SIGABRT or SIGSEGV sent by another process, ends the watch
         // as the signal's default does: the runtime's crash handler would print a crash
         // report for what is no crash, and leave the watch running.

@@ -8,9 +8,11 @@ import TimelineCore
 /// A follower of one PostgreSQL log: a thread of its own with a connection of its own that
 /// `LISTEN`s to the log's channel and waits on the connection's socket with `poll()`.
 ///
-/// It calls `changed` for each wake-up that brought notifications, and after it has
-/// connected again following a lost connection (with backoff: 50 ms doubling to 5 s), so
-/// that its store catches up from its position. Cancelling wakes the thread through a pipe.
+/// It calls `changed` for each wake-up that brought notifications, once when it loses its
+/// connection (so that its store reads, and a front end hears that the server cannot be
+/// reached while it is down, rather than nothing), and after it has connected again (with
+/// backoff: 50 ms doubling to 5 s), so that its store catches up from its position.
+/// Cancelling wakes the thread through a pipe.
 enum PostgresFollower {
     /// What the thread and ``LogWatch/cancel()`` share.
     private struct Gate {
@@ -82,7 +84,9 @@ enum PostgresFollower {
                 case .cancelled: return
                 case .notified: if !notify() { return }
                 case .nothing: break
-                case .lost: connection = nil
+                case .lost:
+                    connection = nil
+                    if !notify() { return }
                 }
                 continue
             }

@@ -123,4 +123,34 @@ struct FollowingFailureTests {
         await store.catchUpWithLog()
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
     }
+
+    /// A catch-up that succeeds after one failed says so once (`timeline watch` tells a
+    /// person the view follows the log again); one that never failed says nothing.
+    @Test func aCatchUpAfterAFailureSaysTheStoreReadsAgainOnce() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/log.jsonl"
+        let store = try TimelineStore(path: path, clock: ManualClock(fixedNow))
+        try await store.send(.createTimeline("life", name: "Life"))
+        let events = Mutex<[String]>([])
+        await store.onFollowingFailure({ _ in events.withLock { $0.append("failed") } },
+                                       whenReadingAgain: { events.withLock { $0.append("again") } })
+        await store.catchUpWithLog()
+        #expect(events.withLock { $0 }.isEmpty)
+        let good = try Data(contentsOf: URL(fileURLWithPath: path))
+        try (good + Data("not a record\n".utf8)).write(to: URL(fileURLWithPath: path))
+        await store.catchUpWithLog()
+        await store.catchUpWithLog()
+        #expect(events.withLock { $0 } == ["failed", "failed"])
+        // The line mended: another writer's record follows what was read.
+        try good.write(to: URL(fileURLWithPath: path))
+        let other = try FileEventLog(path: path)
+        _ = try other.append([.eventAdded(event: "e1", timeline: "life", title: "A", date: date("2001"))],
+                             options: AppendOptions())
+        other.close()
+        await store.catchUpWithLog()
+        await store.catchUpWithLog()
+        #expect(events.withLock { $0 } == ["failed", "failed", "again"])
+        #expect(Array(await store.rows()).map(\.title) == ["A"])
+        await store.release()
+    }
 }

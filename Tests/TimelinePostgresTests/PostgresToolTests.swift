@@ -179,6 +179,54 @@ struct PostgresToolTests {
         #expect(watcher.isRunning)
     }
 
+    /// While the server cannot be reached, watch says the view waits and why (it said
+    /// nothing: the follower reconnected in silence); once it can, that the view follows
+    /// the log again, and the rows committed meanwhile arrive. The outage is a database of
+    /// the test's own refusing connections, so that other tests are not cut off.
+    @Test func watchSaysWhileTheServerCannotBeReachedAndWhenItCanAgain() async throws {
+        let database = "outage_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try adminConnection()
+        _ = try admin.run("CREATE DATABASE \(database)")
+        defer { _ = try? admin.run("DROP DATABASE IF EXISTS \(database) WITH (FORCE)") }
+        var components = try #require(URLComponents(string: TestServer.url(log: "outage")))
+        components.path = "/" + database
+        let url = try #require(components.string)
+        #expect(try runTool(["create-timeline", "--log", url, "--timeline", "life", "--name", "Life"]).status == 0)
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let tool = try #require(builtExecutable(named: "timeline", packageRoot: packageRoot))
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-outage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["TIMELINE_LOG"] = nil
+        environment["XDG_CACHE_HOME"] = scratch.path
+        let watcher = try SpawnedProcess(tool, ["watch", "--log", url, "--json", "--now", "2026-01-01"],
+                                         environment: environment, outputPath: scratch.path + "/watch.out",
+                                         errorPath: scratch.path + "/watch.err")
+        defer { watcher.killNow() }
+        func eventually(_ condition: () -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !condition() {
+                guard ContinuousClock.now < deadline else { return false }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return true
+        }
+        #expect(await eventually { !watcher.outputLines.isEmpty }, "\(watcher.errors)")
+        _ = try admin.run("ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
+        _ = try admin.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
+        #expect(await eventually { watcher.errors.contains("the view waits until the log can be read on") },
+                "\(watcher.errors)")
+        #expect(!watcher.errors.contains("can be read again"), "\(watcher.errors)")
+        _ = try admin.run("ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
+        #expect(try runTool(["add-event", "--log", url, "--timeline", "life", "--title", "Back", "--date", "2003"]).status == 0)
+        #expect(await eventually { watcher.output.contains(#""title":"Back""#) }, "\(watcher.output) \(watcher.errors)")
+        #expect(await eventually { watcher.errors.contains("the log can be read again: the view follows it") },
+                "\(watcher.errors)")
+        #expect(watcher.isRunning)
+    }
+
     /// libpq's and the server's messages read as messages: no `\t`, no SQL of the tool's;
     /// a cache directory that cannot be made is said, not silently done without.
     @Test func databaseMessagesReadAsMessages() throws {

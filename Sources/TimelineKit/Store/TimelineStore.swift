@@ -40,8 +40,12 @@ public actor TimelineStore {
     /// The log's notifications, while someone subscribes: other processes' appends are
     /// read and published as they come.
     private var logWatch: LogWatch?
-    /// Told of each failure to catch up with the log (``onFollowingFailure(_:)``).
+    /// Told of each failure to catch up with the log (``onFollowingFailure(_:whenReadingAgain:)``).
     private var followingFailure: (@Sendable (StoreError) -> Void)?
+    /// Told when a catch-up succeeds after one failed.
+    private var followingResumed: (@Sendable () -> Void)?
+    /// Whether the last catch-up with the log failed.
+    private var followingFailed = false
     /// Set by ``release()``: the log is closed, and other processes' appends are not read.
     private var isReleased = false
     /// Whether a catch-up with the log is already on its way (notifications coalesce).
@@ -352,7 +356,12 @@ public actor TimelineStore {
             } catch .log(.replaced) {
                 try rebuildFromLog()
             }
+            if followingFailed {
+                followingFailed = false
+                followingResumed?()
+            }
         } catch {
+            followingFailed = true
             followingFailure?(error)
         }
     }
@@ -361,9 +370,12 @@ public actor TimelineStore {
     /// processes committed: a line the rules or the format refuse, a log shorter than what
     /// was read, a read that failed. The views stay as they were, and the store tries again
     /// at the next change of the log; a front end that follows the log says why it stopped
-    /// moving (`timeline watch` warns).
-    package func onFollowingFailure(_ handler: @escaping @Sendable (StoreError) -> Void) {
+    /// moving (`timeline watch` warns). `resumed` is called when a catch-up succeeds
+    /// after one failed (the server is back, the line was mended), once per recovery.
+    package func onFollowingFailure(_ handler: @escaping @Sendable (StoreError) -> Void,
+                                    whenReadingAgain resumed: (@Sendable () -> Void)? = nil) {
         followingFailure = handler
+        followingResumed = resumed
     }
 
     // MARK: The clock
