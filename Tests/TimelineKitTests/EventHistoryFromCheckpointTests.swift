@@ -61,6 +61,11 @@ struct EventHistoryFromCheckpointTests {
             let found = try #require(try TimelineStore.eventHistory(of: event, logPath: path)?.records,
                                      "the checkpoint covers the log: the search answers")
             #expect(found == (try Self.folded(event, path)), "event \(event.rawValue)")
+            // Searched in parts (a big log's search is split at lines), the same records.
+            for parts in [2, 7] {
+                #expect(try TimelineStore.eventHistory(of: event, logPath: path, parts: parts)?.records == found,
+                        "event \(event.rawValue) in \(parts) parts")
+            }
         }
         #expect(try TimelineStore.eventHistory(of: "e1", logPath: path)?.records.prefix(3).map(\.position) == [3, 7, 8])
         #expect(try TimelineStore.eventHistory(of: "a/b", logPath: path)?.records.map(\.position).prefix(2) == [4, 6])

@@ -34,8 +34,11 @@ extension FileEventLog {
     /// point does not read (the whole read names it).
     ///
     /// - Complexity: O(*b*) for the *b* bytes of the log up to the point, searched a chunk
-    ///   at a time, plus the decoding of the candidate lines and of the records after it.
-    package static func history(of event: EventID, path: String, resumingAt point: LogResumePoint)
+    ///   at a time in parts on every processor, plus the decoding of the candidate lines and of the records after it.
+    ///
+    /// `parts` sets how many parts the search is made in (tests); by default one per
+    /// processor, each of at least 16 MB.
+    package static func history(of event: EventID, path: String, resumingAt point: LogResumePoint, parts: Int? = nil)
         throws(EventLogError) -> EventHistoryRead? {
         guard event.rawValue.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
         // Read-only: the readers' shared lock (no append is half written while it is held),
@@ -45,6 +48,59 @@ extension FileEventLog {
         defer { file.unlock() }
         guard case (let resume?, nil) = try usable(point, file: file) else { return nil }
 
+        // Searched in parts at the same time, each from a line's start (a log of a million
+        // records is 157 MB: the search, not the decoding, is what a history waits for).
+        let parts = parts ?? max(1, min(ProcessInfoCount.active, resume.offset / partBytes))
+        var bounds = [0]
+        for part in 1..<max(parts, 1) where resume.offset > 0 {
+            let guess = resume.offset * part / parts
+            guard guess > bounds.last!, let next = try lineStart(atOrAfter: guess, in: file, before: resume.offset) else {
+                continue
+            }
+            if next > bounds.last! { bounds.append(next) }
+        }
+        bounds.append(resume.offset)
+        let ranges = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
+        let found = concurrentMap(ranges.count) { index in
+            Result { () throws(EventLogError) in try searchPart(for: event, in: ranges[index], of: file) }
+        }
+        var candidates: [Record] = []
+        for part in found {
+            guard let records = try part.get() else { return nil }
+            candidates += records
+        }
+        candidates.sort { $0.position < $1.position }
+        // The records after the point, in order after the candidates before it.
+        var tail = try LogChunkReader(file, from: LogReader.Start(position: resume.position, line: resume.lineCount,
+                                                                  offset: resume.offset))
+        do {
+            while let contents = try tail.next() { candidates += contents.records }
+        } catch {
+            return nil
+        }
+        var history = EventHistory(event: event)
+        history.add(contentsOf: candidates)
+        return EventHistoryRead(records: history.records, tornTail: tail.tornTail)
+    }
+
+    /// The least a part of a history's search covers: below it, one part.
+    private static let partBytes = 16 << 20
+
+    /// The offset of the first line that starts at or after `offset` (`nil` when none does
+    /// before `limit`): the byte after the first newline at or after `offset - 1`.
+    private static func lineStart(atOrAfter offset: Int, in file: SystemFile, before limit: Int)
+        throws(EventLogError) -> Int? {
+        let window = try file.read(at: offset - 1, count: min(LogReader.maximumLineLength + 1, limit - offset + 1))
+        guard let newline = window.firstIndex(of: 0x0A) else { return nil }
+        let start = offset - 1 + newline + 1
+        return start < limit ? start : nil
+    }
+
+    /// The records of the lines in `range` of `file` (whole lines, from a line's start to
+    /// one's end) that may touch `event`, decoded; `nil` when one cannot be (see
+    /// ``history(of:path:resumingAt:)``).
+    private static func searchPart(for event: EventID, in range: Range<Int>, of file: SystemFile)
+        throws(EventLogError) -> [Record]? {
         let backslash = [UInt8(ascii: "\\")]
         var needles = [Array("timelineRemoved".utf8), backslash]
         // An id without a quote or backslash is found as itself; one with them only spelt
@@ -54,14 +110,14 @@ extension FileEventLog {
         if plainID { needles.append(idString) }
         var candidates: [Record] = []
         var chunk: [UInt8] = []
-        var start = 0  // the file offset of `chunk[0]`, always a line's start
+        var start = range.lowerBound  // the file offset of `chunk[0]`, always a line's start
         // Small enough that the three searches of a chunk find it in the cache, and longer
         // than any line a log may hold (so every chunk holds a whole line).
         let chunkBytes = 2 * LogReader.maximumLineLength
-        while start < resume.offset {
-            try file.read(at: start, count: min(chunkBytes, resume.offset - start), into: &chunk)
+        while start < range.upperBound {
+            try file.read(at: start, count: min(chunkBytes, range.upperBound - start), into: &chunk)
             guard !chunk.isEmpty else { return nil }
-            // Whole lines only: up to the chunk's last newline (the prefix ends with one).
+            // Whole lines only: up to the chunk's last newline (the range ends with one).
             guard let end = chunk.lastIndex(of: 0x0A).map({ $0 + 1 }) else { return nil }
             var lines: [Range<Int>] = []
             chunk.withUnsafeBytes { bytes in
@@ -101,18 +157,7 @@ extension FileEventLog {
             }
             start += end
         }
-        candidates.sort { $0.position < $1.position }
-        // The records after the point, in order after the candidates before it.
-        var tail = try LogChunkReader(file, from: LogReader.Start(position: resume.position, line: resume.lineCount,
-                                                                  offset: resume.offset))
-        do {
-            while let contents = try tail.next() { candidates += contents.records }
-        } catch {
-            return nil
-        }
-        var history = EventHistory(event: event)
-        history.add(contentsOf: candidates)
-        return EventHistoryRead(records: history.records, tornTail: tail.tornTail)
+        return candidates
     }
 
     /// Whether the JSON string at `at` is the value of an `"event"` member: the key, then a

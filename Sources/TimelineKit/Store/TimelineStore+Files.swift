@@ -167,7 +167,7 @@ extension TimelineStore {
     /// then fold the log through an ``EventHistory``.
     /// - Complexity: O(*b*) for the log's *b* bytes up to the checkpoint, searched, not
     ///   decoded, plus the records after it.
-    package static func eventHistory(of event: EventID, logPath path: String)
+    package static func eventHistory(of event: EventID, logPath path: String, parts: Int? = nil)
         throws(EventLogError) -> FileEventLog.EventHistoryRead? {
         guard let handle = FileHandle(forReadingAtPath: checkpointPath(forLog: path)) else { return nil }
         defer { try? handle.close() }
@@ -178,7 +178,7 @@ extension TimelineStore {
             return Array(data)
         }
         guard let point else { return nil }
-        return try FileEventLog.history(of: event, path: path, resumingAt: point)
+        return try FileEventLog.history(of: event, path: path, resumingAt: point, parts: parts)
     }
 
     /// The checkpoint at `file` if it can be read and says where the log was, with the rows
