@@ -71,12 +71,30 @@ package struct ReplicaQueue: Hashable, Sendable {
     package mutating func submit(_ commands: [Command], basePosition: Int64, nonce: String,
                                  madeAt: DateValue?, condition: UndoCondition? = nil,
                                  localID: String? = nil) -> Submission {
-        let submission = Submission(id: SubmissionID(device: device, number: nextNumber), nonce: nonce,
-                                    commands: commands, basePosition: basePosition, madeAt: madeAt, condition: condition,
-                                    localID: localID)
+        let submission = nextSubmission(commands, basePosition: basePosition, nonce: nonce, madeAt: madeAt,
+                                        condition: condition, localID: localID)
+        add(submission)
+        return submission
+    }
+
+    /// The submission ``submit(_:basePosition:nonce:madeAt:condition:localID:)`` would
+    /// record, not recorded: a replica saves it first, then ``add(_:)``s it.
+    /// - Complexity: O(1).
+    package func nextSubmission(_ commands: [Command], basePosition: Int64, nonce: String,
+                                madeAt: DateValue?, condition: UndoCondition? = nil,
+                                localID: String? = nil) -> Submission {
+        Submission(id: SubmissionID(device: device, number: nextNumber), nonce: nonce, commands: commands,
+                   basePosition: basePosition, madeAt: madeAt, condition: condition, localID: localID)
+    }
+
+    /// Records `submission`, made by ``nextSubmission(_:basePosition:nonce:madeAt:condition:localID:)``
+    /// on this queue as it is.
+    /// - Complexity: O(1) amortised.
+    package mutating func add(_ submission: Submission) {
+        precondition(submission.id == SubmissionID(device: device, number: nextNumber),
+                     "a submission added out of turn: \(submission.id), expected \(device):\(nextNumber)")
         nextNumber += 1
         pending.append(submission)
-        return submission
     }
 
     /// What mirroring some records taught this replica about its own submissions.

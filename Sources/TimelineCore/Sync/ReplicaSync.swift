@@ -122,19 +122,18 @@ package struct ReplicaSync {
     /// touches no network.
     package mutating func send(_ commands: [Command], madeAt: DateValue?, nonce: String,
                                condition: UndoCondition? = nil, localID: String? = nil) throws(ReplicaError) -> Submission {
-        var next = queue
-        let submission = next.submit(commands, basePosition: mirrorPosition, nonce: nonce, madeAt: madeAt,
-                                     condition: condition, localID: localID)
+        // Saved, then recorded: the queue is not copied (a copy costs O(pending) a send).
+        let submission = queue.nextSubmission(commands, basePosition: mirrorPosition, nonce: nonce, madeAt: madeAt,
+                                              condition: condition, localID: localID)
         try storage.appendPending(submission)
         let before = shownKey
-        queue = next
+        queue.add(submission)
         // The shown state after it: its facts on top when they pass there, as
         // `ReplicaQueue.tentative` would decide it; else made again when next needed.
-        if var kept = shown, kept.key == before, let facts = try? Decider.decide(commands, kept.state) {
+        // Taken out of `shown` first, so that applying them does not copy its tables.
+        if var kept = shown.take(), kept.key == before, let facts = try? Decider.decide(commands, kept.state) {
             for fact in facts { kept.state.apply(fact) }
             shown = (shownKey, kept.state)
-        } else {
-            shown = nil
         }
         return submission
     }

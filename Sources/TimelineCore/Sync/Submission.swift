@@ -32,9 +32,17 @@ public struct Submission: Hashable, Sendable {
     }
 
     /// A new random nonce: 128 bits in lowercase hexadecimal.
+    /// Two draws of 64 bits (the system's generator makes a system call for each draw).
     package static func makeNonce(using random: inout some RandomNumberGenerator) -> String {
-        let digits = Array("0123456789abcdef")
-        return String((0..<32).map { _ in digits[Int.random(in: 0..<16, using: &random)] })
+        let digits = Array("0123456789abcdef".utf8)
+        let halves = [random.next(), random.next()]
+        return String(unsafeUninitializedCapacity: 32) { text in
+            for index in 0..<32 {
+                let half = halves[index / 16]
+                text[index] = digits[Int(truncatingIfNeeded: half >> UInt64(60 - 4 * (index % 16))) & 15]
+            }
+            return 32
+        }
     }
 }
 
