@@ -203,12 +203,13 @@ struct BenchmarkRun {
 
         // 8. The timeline tool's commands as whole processes.
         let noTool = "there is no `timeline` executable beside this program; build it first (swift build -c release)."
-        var tool: ReportTable?
+        var tool: ReportTable?, toolRuns: ToolBenchmark.Measured?
         if options.sections.contains(.tool) {
             _ = generateHistory()
             if let executable = ToolBenchmark.builtTool() {
-                tool = try ToolBenchmark(tool: executable, storePath: storeLog, handWrittenPath: handLog,
-                                         directory: directory, records: options.records, runs: 3, log: progress).run()
+                toolRuns = try ToolBenchmark(tool: executable, storePath: storeLog, handWrittenPath: handLog,
+                                             directory: directory, records: options.records, runs: 3, log: progress).run()
+                tool = toolRuns?.table
             } else {
                 tool = ToolBenchmark.notMeasured(records: options.records)
                 notes.append("The timeline tool was not measured: " + noTool)
@@ -303,6 +304,10 @@ struct BenchmarkRun {
         if let undo { targets.append(UndoBenchmark.targets(undo)) }
         if let folder { targets.append(FolderBenchmark.targets(folder)) }
         if options.sections.contains(.sqlite) { targets.append(SQLiteBenchmark.targets(sqlite)) }
+        targets.append(InPlaceGoals.targets(InPlaceGoals.Inputs(
+            commandAtMillion: repetitions.best(of: 1_000_000), residentPerEvent: memory?.storeResident.median,
+            openToFirstRows: sqlite.map { Figure(.duration, $0.openTimeline).median }, tool: toolRuns,
+            records: options.records, events: options.events)))
 
         print(comparison.rendered)
         if !stages.rows.isEmpty { print(stages.rendered) }

@@ -77,14 +77,22 @@ struct ToolBenchmark {
         return table
     }
 
-    func run() throws -> ReportTable {
+    /// The table, and the runs the in-place goals are judged on.
+    struct Measured {
+        var table: ReportTable
+        var addEvent: Runs
+        var rows: Runs
+        var imports: Runs
+    }
+
+    func run() throws -> Measured {
         let names = Self.commandNames(records: records)
         let at = records >= 1_000_000 ? "" : " (at \(Formatting.size(records)) records)"
         var table = ReportTable(title: Self.title, header: Self.header)
         let copy = try LogCopy(of: storePath, at: directory.file("tool-store.jsonl"), tool: tool, log: log, section: "tool")
 
         // Each pair of runs: without the checkpoint (the full replay writes a new one), then from it.
-        func pair(_ index: Int, _ name: String, _ arguments: (Int) -> [String]) throws {
+        func pair(_ index: Int, _ name: String, _ arguments: (Int) -> [String]) throws -> Runs {
             var fromCheckpoint = Runs(), full = Runs()
             for run in 0..<runs {
                 log("tool: \(name), run \(run + 1) of \(runs), without and with the checkpoint")
@@ -96,11 +104,12 @@ struct ToolBenchmark {
             let met = fromCheckpoint.figure.median <= 500e6 && fromCheckpoint.peakBytes <= 300_000_000
             table.add(Self.row(names[index], fromCheckpoint, baseline: "same, no checkpoint", full,
                                bar: "≤ 500 ms, ≤ 300 MB: " + (met ? "PASS" : "MISS") + at))
+            return fromCheckpoint
         }
-        try pair(0, "add-event") { number in
+        let addEvent = try pair(0, "add-event") { number in
             ["add-event", "--log", copy.path, "--timeline", "life", "--title", "Measured \(number)", "--date", "2001-02-03"]
         }
-        try pair(1, "rows") { _ in copy.rowsArguments }
+        let rows = try pair(1, "rows") { _ in copy.rowsArguments }
 
         // Import into a new log each time, replay, and parse only, alternating so that a
         // noisy spell weighs on all three.
@@ -142,7 +151,7 @@ struct ToolBenchmark {
         }
         table.add([names[4], replays.figure.medianText, "JSONSerialization, parse only: " + serialization.figure.medianText,
                    replays.figure.comparison(with: serialization.figure), "—", "—"])
-        return table
+        return Measured(table: table, addEvent: addEvent, rows: rows, imports: imports)
     }
 
     private static func row(_ name: String, _ runs: Runs, baseline: String, _ other: Runs?, bar: String) -> [String] {

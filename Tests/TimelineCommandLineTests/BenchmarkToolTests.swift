@@ -212,6 +212,16 @@ struct BenchmarkToolTests {
             let cells = try #require(Self.row(target, of: "Targets", in: run.output), "\(run)")
             #expect(["PASS", "MISS"].contains(cells[2]), "\(target): \(cells)")
         }
+        // The goals of a checkpoint read in place: the opening measured here, said at 20k
+        // records and not judged (its bound is for a million); those of sections not run, not run.
+        let opening = try #require(Self.row("in place: opening a 1M-record store to the first rows of a view ≤ 10 ms",
+                                            of: "Targets", in: run.output), "\(run)")
+        #expect(opening[1].hasSuffix(" (at 20k records)") && nanoseconds(opening[1].split(separator: " (")[0]) != nil,
+                "\(opening)")
+        #expect(opening[2] == "not judged", "\(opening)")
+        let addEvent = try #require(Self.row("in place: add-event on a 1M-record store, the whole process ≤ 30 ms",
+                                             of: "Targets", in: run.output), "\(run)")
+        #expect(addEvent[1] == "—" && addEvent[2] == "not run", "\(addEvent)")
     }
 
     @Test("Without sqlite3 on the PATH, measurement 12 says so and judges nothing")
