@@ -639,6 +639,33 @@ extension ReplicaCommandTests {
         #expect(notices.output.contains(#""rule":"unknownEvent""#) && notices.output.contains(#""rule":"unknownTimeline""#))
     }
 
+    /// A timeline removed offline on one device, while another device put an event in it:
+    /// the removal is rejected (`changedSince`) and told, rather than removing that event
+    /// unseen (it was accepted on the other device, and nobody was told). An event only
+    /// edited there since goes with the timeline (a removal beats an edit).
+    @Test func aTimelineRemovedOfflineNeverTakesAnEventPutThereSince() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, phone, laptop) = try await twoDevices(directory)
+        #expect(try await timeline(["remove-timeline", "--log", phone, "--timeline", "life", "--offline"]).status == 0)
+        #expect(try await timeline(["add-event", "--log", laptop, "--timeline", "life", "--event", "paris",
+                                    "--title", "Paris", "--date", "2024"]).status == 0)
+        let sync = try await timeline(["sync", "--log", phone, "--json"])
+        #expect(sync.output.hasPrefix(#"{"pushed":1,"accepted":0,"rejected":1,"#), "\(sync)")
+        let notices = try await timeline(["notices", "--log", phone])
+        #expect(notices.output.contains(#"(changedSince): event "paris" was put in timeline "life" by record 3, "#
+            + "after position 2 where the removal was made: it would be removed unseen; remove the timeline again to "
+            + "remove it too"), "\(notices)")
+        _ = try await timeline(["sync", "--log", laptop])
+        #expect(try await timeline(["rows", "--log", laptop, "--json", "--now", "2026-12-01"]).output.contains(#""title":"Paris""#))
+        // Removed again, having seen it: it goes, with an event edited meanwhile elsewhere.
+        #expect(try await timeline(["retitle-event", "--log", laptop, "--event", "born", "--title", "Born here"]).status == 0)
+        let again = try await timeline(["remove-timeline", "--log", phone, "--timeline", "life"])
+        #expect(again.status == 0 && !again.output.contains("pending"), "\(again)")
+        _ = try await timeline(["sync", "--log", laptop])
+        #expect(try await timeline(["rows", "--log", laptop]).output == "(no rows)\n")
+    }
+
     @Test func aSendCutShortNeverSpoilsTheNext() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

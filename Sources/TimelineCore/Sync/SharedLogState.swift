@@ -25,10 +25,12 @@ package struct SharedLogState: Sendable {
     }
 
     /// What the log says of one id: where its current life began (none for an id that
-    /// was named but never made), and the position of the last record that touched it.
+    /// was named but never made), the position of the last record that touched it, and,
+    /// for an event, the record that put it in its timeline now (its addition or its last move).
     struct Marks: Sendable {
         var birth: Birth?
         var touched: Int64
+        var entered: Birth? = nil
     }
 
     /// The position of the last record folded.
@@ -95,7 +97,11 @@ package struct SharedLogState: Sendable {
         let position = record.position
         switch fact {
         case .eventAdded(let id, _, _, _):
-            events[id] = Marks(birth: Birth(position: position, command: record.commandID), touched: position)
+            let birth = Birth(position: position, command: record.commandID)
+            events[id] = Marks(birth: birth, touched: position, entered: birth)
+        case .eventMoved(let id, _):
+            events[id, default: Marks(touched: position)].touched = position
+            events[id]!.entered = Birth(position: position, command: record.commandID)
         case .timelineCreated(let id, _):
             timelines[id] = Marks(birth: Birth(position: position, command: record.commandID), touched: position)
         default:
@@ -156,6 +162,7 @@ package struct SharedLogState: Sendable {
             }
         }
         if let stale = staleReference(in: submission) { return rejected(stale.rule, stale.description) }
+        if submission.condition == nil, let entered = enteredUnseen(submission) { return rejected("changedSince", entered) }
         guard !submission.commands.isEmpty else { return rejected("emptySubmission", "the submission holds no command") }
         do {
             return .append(try Decider.decide(submission.commands, domain), accepted)
@@ -196,19 +203,45 @@ package struct SharedLogState: Sendable {
         return nil
     }
 
+    /// Why removing a timeline would remove an event its device never saw there: the first
+    /// event (by position, then id) that a record after the submission's position put in a
+    /// timeline it removes, by adding it or moving it there (another device's work, or
+    /// another copy's), which would go with the timeline unseen; `nil` when none did. An
+    /// event edited there since is not named: the device saw it there, and a removal
+    /// beats an edit.
+    func enteredUnseen(_ submission: Submission) -> String? {
+        var found: (event: EventID, position: Int64, timeline: TimelineID)?
+        for timeline in submission.commands.compactMap(\.removedTimeline) {
+            for event in domain.eventIDs(in: timeline) {
+                guard let entry = events[event]?.entered, !Self.deviceSaw(entry, submission),
+                      found.map({ (entry.position, event.rawValue) < ($0.position, $0.event.rawValue) }) ?? true else {
+                    continue
+                }
+                found = (event, entry.position, timeline)
+            }
+        }
+        return found.map { found in
+            "event \(IdentifierText.quoted(found.event.rawValue)) was put in timeline "
+                + "\(IdentifierText.quoted(found.timeline.rawValue)) by record \(found.position), after position "
+                + "\(submission.basePosition) where the removal was made: it would be removed unseen; remove the "
+                + "timeline again to remove it too"
+        }
+    }
+
+    /// Whether `submission`'s device saw the record `mark` names: one at or before the
+    /// position the submission was made at, or one of the device's earlier submissions.
+    private static func deviceSaw(_ mark: Birth, _ submission: Submission) -> Bool {
+        guard mark.position > submission.basePosition else { return true }
+        guard let command = mark.command, let maker = SubmissionID(commandID: command) else { return false }
+        return maker.device == submission.id.device && maker.number < submission.id.number
+    }
+
     /// The first id the submission names that was removed and made again after the
     /// submission was made (by another device, or another copy of this one): the device
     /// meant the entity it saw, which no longer exists.
     func staleReference(in submission: Submission) -> Rejection? {
         var madeHere = Set<String>()
-        func isStale(_ birth: Birth?) -> Bool {
-            guard let birth, birth.position > submission.basePosition else { return false }
-            if let command = birth.command, let maker = SubmissionID(commandID: command),
-               maker.device == submission.id.device, maker.number < submission.id.number {
-                return false
-            }
-            return true
-        }
+        func isStale(_ birth: Birth?) -> Bool { birth.map { !Self.deviceSaw($0, submission) } ?? false }
         for command in submission.commands {
             let names = command.names
             for timeline in names.timelines where !madeHere.contains("t" + timeline.rawValue) {

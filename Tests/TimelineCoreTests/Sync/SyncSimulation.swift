@@ -454,10 +454,14 @@ struct SyncSimulation {
     /// renaming or removal touches the timeline, and a removal also every event in it then.
     /// An undo that removes a timeline is refused too when an event in it now was touched
     /// after its position (put there since: it would go with the timeline).
+    /// A plain removal of a timeline is refused (`changedSince`) when an event in it now was
+    /// put there (added or moved in) after its position by another device: it would go unseen.
     func checkOutcomes(_ records: [Record], _ submissions: [String: Submission]) throws {
         var state = DomainState()
         var touched: [String: Int64] = [:]
         var births: [String: (position: Int64, command: String?)] = [:]
+        /// Where each event was put in its timeline now: its addition or its last move.
+        var entries: [String: (position: Int64, command: String?)] = [:]
         var remaining = 0
         for record in records {
             // Checked at a batch's first record, against the state before the batch.
@@ -494,6 +498,9 @@ struct SyncSimulation {
                 } else if let stale {
                     #expect(rule == "unknownEvent" || rule == "unknownTimeline",
                             "\(command) names \(stale), yet its outcome is \(rule ?? "accepted")")
+                } else if submission.condition == nil, let unseen = enteredUnseen(submission, state, entries) {
+                    #expect(rule == "changedSince",
+                            "\(command) removes a timeline with \(unseen), yet its outcome is \(rule ?? "accepted")")
                 } else {
                     #expect(rule != "changedSince", "\(command) was refused as an undo though nothing touched what it names")
                 }
@@ -508,12 +515,33 @@ struct SyncSimulation {
                 for id in ids { touched[id] = record.position }
                 switch fact {
                 case .timelineCreated(let id, _): births["timeline " + id.rawValue] = (record.position, record.commandID)
-                case .eventAdded(let id, _, _, _): births["event " + id.rawValue] = (record.position, record.commandID)
+                case .eventAdded(let id, _, _, _):
+                    births["event " + id.rawValue] = (record.position, record.commandID)
+                    entries["event " + id.rawValue] = (record.position, record.commandID)
+                case .eventMoved(let id, _): entries["event " + id.rawValue] = (record.position, record.commandID)
                 default: break
                 }
                 state.apply(fact)
             }
         }
+    }
+
+    /// An event in a timeline that a plain submission removes, put there (added or moved
+    /// in) after the submission was made by anything but the device's earlier submissions:
+    /// the removal is refused (`changedSince`) rather than removing it unseen.
+    func enteredUnseen(_ submission: Submission, _ state: DomainState,
+                       _ entries: [String: (position: Int64, command: String?)]) -> String? {
+        for command in submission.commands {
+            guard case .removeTimeline(let timeline) = command else { continue }
+            for event in state.eventIDs(in: timeline) {
+                guard let entry = entries["event " + event.rawValue], entry.position > submission.basePosition else { continue }
+                let own = entry.command.flatMap(SubmissionID.init(commandID:)).map {
+                    $0.device == submission.id.device && $0.number < submission.id.number
+                } ?? false
+                if !own { return "event \(event.rawValue), put there at \(entry.position) after \(submission.basePosition)" }
+            }
+        }
+        return nil
     }
 
     /// An event, in a timeline that `commands` remove, touched after `after`.
@@ -567,13 +595,14 @@ extension SyncSimulationTests {
     /// The simulation exercises what it claims: submissions accepted and rejected (among
     /// them stale references and conflicts between devices), kills and lost replies.
     @Test func theRunsCoverConflictsAndFaults() throws {
-        var accepted = 0, rejected = 0, rules: Set<String> = [], kills = 0, failures = 0, stopped = 0
+        var accepted = 0, rejected = 0, rules: Set<String> = [], kills = 0, failures = 0, stopped = 0, unseen = 0
         for seed in 0..<UInt64(40) {
             let simulation = try Self.run(seed: seed)
             for record in simulation.sharedRecords where record.commandID != nil && record.batchRemainder == 0 {
-                if case .commandRejected(_, let rule, _) = record.facts[0] {
+                if case .commandRejected(_, let rule, let message) = record.facts[0] {
                     rejected += 1
                     rules.insert(rule)
+                    if message.contains("would be removed unseen") { unseen += 1 }
                 } else {
                     accepted += 1
                 }
@@ -588,6 +617,7 @@ extension SyncSimulationTests {
         #expect(kills > 20)
         #expect(failures > 20)
         #expect(stopped > 0, "no run found a restored copy of a device")
+        #expect(unseen > 0, "no run removed a timeline that another device had put an event in meanwhile")
     }
 }
 
