@@ -48,7 +48,7 @@ extension ToolCommand {
     static var commandID: OptionSpec {
         OptionSpec(
             name: "--command-id", value: "ID",
-            help: "the command's id: run again with the same ID, it appends nothing (on a replica: queues nothing) (an id's rules: as an event's)")
+            help: "the command's id: run again with the same ID, it appends nothing (on a replica: queues nothing); another command given an ID in use is refused (an id's rules: as an event's)")
     }
 
     static var offline: OptionSpec {
@@ -80,7 +80,8 @@ extension ToolCommand {
         --json, the records appended, as JSON Lines. With --command-id ID the records \
         carry ID: the same command run again with the same ID appends nothing and says \
         where its records are, so a command whose outcome is unknown (the log's \
-        database lost during the commit, a failed undo) can be run again safely.
+        database lost during the commit, a failed undo) can be run again safely; \
+        another command given an ID in use is refused (exit 1), nothing appended.
         """
     }
 }

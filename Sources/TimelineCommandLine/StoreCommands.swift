@@ -224,6 +224,7 @@ extension Runner {
             RepairHint.added(to: "\(path): record \(position): \(reason)", for: path, when: true)
         case .importRefused, .linesDoNotMatchFacts: "\(path): \(error)"
         case .undoRefused(let refusal): "\(command) refused: \(refusal)"
+        case .commandIDInUse: "\(command) refused in \(path): \(error)"
         }
     }
 

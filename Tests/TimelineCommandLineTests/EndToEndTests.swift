@@ -396,6 +396,27 @@ struct EndToEndTests {
         #expect(try await timeline(["verify", "--log", copy]).output.contains("ok: 21 records"))
     }
 
+    /// A command id names one command: the same command run again with it appends nothing
+    /// ("already done"); another command given it is refused (exit 1) and nothing is
+    /// appended (it said "already done", exit 0, and the removal asked for was not done).
+    @Test func aCommandIDGivenToAnotherCommandIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let log = directory.path("x.jsonl")
+        #expect(try await timeline(["create-timeline", "--log", log, "--timeline", "t", "--name", "T"]).status == 0)
+        let add = ["add-event", "--log", log, "--timeline", "t", "--title", "first", "--date", "2000", "--command-id", "k1"]
+        #expect(try await timeline(add).status == 0)
+        let again = try await timeline(add)
+        #expect(again.status == 0 && again.output == "already done: the command id k1 is in \(log) (record 2); nothing appended\n",
+                "\(again)")
+        let other = try await timeline(["remove-event", "--log", log, "--event", "e1", "--command-id", "k1"])
+        #expect(other.status == 1, "\(other)")
+        #expect(other.errors == "timeline: remove-event refused in \(log): the command id \"k1\" was sent with another "
+            + "command (record 2: eventAdded); a command id names one command: give this one another id; nothing appended\n",
+                "\(other)")
+        #expect(try await timeline(["verify", "--log", log]).output.contains("ok: 2 records"))
+    }
+
     /// A long name (names may have 1000 characters, ids 255 bytes) makes a short id, cut
     /// after a whole word; a name of one long word is cut anywhere.
     @Test func aLongNameMakesAnIdThatFits() async throws {

@@ -21,6 +21,11 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An undo, redo or revert is refused (a later change touched the same things, or there
     /// is nothing to undo); nothing was appended.
     case undoRefused(UndoRefusal)
+    /// A command id already in the log was given to other commands than the ones it was
+    /// sent with (its records are at `positions`, of these types); nothing was appended.
+    /// The same commands sent again with it append nothing (a retry); others need an id of
+    /// their own.
+    case commandIDInUse(commandID: String, positions: ClosedRange<Int64>, types: [FactType])
 
     /// The same error with the line of `file` that holds its record, for a refused record.
     func naming(lineIn file: FileEventLog) -> StoreError {
@@ -41,6 +46,11 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .undoRefused(let refusal): refusal.description
         case .linesDoNotMatchFacts(let lines, let facts):
             "import given \(lines) lines for \(facts) facts; give one line per fact; nothing imported"
+        case .commandIDInUse(let id, let positions, let types):
+            "the command id \(IdentifierText.quoted(id)) was sent with another command "
+                + "(\(positions.count == 1 ? "record \(positions.lowerBound)" : "records \(positions.lowerBound)–\(positions.upperBound)"): "
+                + "\(types.map(\.rawValue).joined(separator: ", "))); a command id names one command: give this one "
+                + "another id; nothing appended"
         }
     }
 }

@@ -81,6 +81,8 @@ extension TimelineStore {
             do throws(Rejection) { return try Decider.decide([command], projection) } catch { throw .rejected(error) }
         }
         // A duplicate command id is found before deciding: the command is made here.
-        return (made ?? make(NewIdentifiers(projection: projection)), result)
+        let command = made ?? make(NewIdentifiers(projection: projection))
+        if result.wasDuplicate { try Self.refuseOtherCommands([command], commandID: commandID, recorded: result) }
+        return (command, result)
     }
 }

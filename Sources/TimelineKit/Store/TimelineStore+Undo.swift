@@ -146,6 +146,7 @@ extension TimelineStore {
             actionName = Self.actionName(for: commands, in: projection)
             return facts
         }
+        if result.wasDuplicate { try Self.refuseOtherCommands(make(projection), commandID: commandID, recorded: result) }
         guard !result.wasDuplicate, var undo, let positions = result.positions else { return (result.records, nil, actionName) }
         undo.positions = positions
         return (result.records, undo, actionName)

@@ -188,9 +188,22 @@ public actor TimelineStore {
     /// `commandID` was already in the log (``AppendResult/wasDuplicate``: nothing appended,
     /// the records are the first time's).
     package func sendReporting(_ commands: [Command], commandID: String?) throws(StoreError) -> AppendResult {
-        try append(AppendOptions(commandID: commandID, recordedAt: DateValue(utc: clock.now()))) { () throws(StoreError) in
+        let result = try append(AppendOptions(commandID: commandID, recordedAt: DateValue(utc: clock.now()))) {
+            () throws(StoreError) in
             do throws(Rejection) { return try Decider.decide(commands, projection) } catch { throw .rejected(error) }
         }
+        if result.wasDuplicate { try Self.refuseOtherCommands(commands, commandID: commandID, recorded: result) }
+        return result
+    }
+
+    /// Throws ``StoreError/commandIDInUse(commandID:positions:types:)`` when the records a
+    /// command id's first send appended (`recorded`, a duplicate) are not what `commands`
+    /// record (``Decider/recordsSameCommands(_:as:)``): a used id given to another command.
+    static func refuseOtherCommands(_ commands: [Command], commandID: String?, recorded: AppendResult) throws(StoreError) {
+        let facts = recorded.records.flatMap(\.facts)
+        guard let commandID, let positions = recorded.positions,
+              !Decider.recordsSameCommands(commands, as: facts) else { return }
+        throw .commandIDInUse(commandID: commandID, positions: positions, types: facts.map(\.type))
     }
 
     /// Validates a batch of commands (each against the state after the ones before it),
