@@ -107,7 +107,9 @@ enum NoticesCommand: ToolCommand {
         details: """
             A notice is a submission of this device that the shared log rejected: its \
             command id, the commands as sent, the rule and its message, and the position \
-            of the rejection. Notices stay until dismissed. With --json, each is
+            of the rejection, each command on a line of its own as the command that sends \
+            it again ("  sent: timeline retitle-event …"). Notices stay until dismissed. \
+            With --json, each is
               {"command":"D:n","rule":"R","message":"…","position":P,"commands":[{"command":"retitleEvent","data":{…}},…]}
             """,
         examples: ["timeline notices --log life.jsonl", "timeline notices --dismiss-all"])
@@ -294,8 +296,9 @@ extension Runner {
         // What each pending submission holds, as the commands that send it (on a stopped
         // replica, what to send again from a new one).
         for submission in await replica.pending {
+            let undo = submission.condition?.undoes.map { " (the undo of record \($0))" } ?? ""
             for command in submission.commands {
-                text += "  \(submission.id): " + Self.commandLine(command, log: replica.path) + "\n"
+                text += "  \(submission.id): " + Self.commandLine(command, log: replica.path) + undo + "\n"
             }
         }
         text += "notices \(status.notices)\n"
@@ -338,7 +341,13 @@ extension Runner {
         let notices = await replica.notices
         if arguments.flag("--json") { return notices.map { SyncCoding.json($0) + "\n" }.joined() }
         guard !notices.isEmpty else { return "(no notices)\n" }
-        return notices.map { displayText(noticeLine($0)) + "\n" }.joined()
+        // Each with what was sent, as the commands that send it again: a person knows
+        // which change it was, and how to make it once it can pass.
+        return notices.map { notice in
+            displayText(noticeLine(notice)) + "\n" + notice.commands.map {
+                "  sent: " + displayText(Self.commandLine($0, log: replica.path)) + "\n"
+            }.joined()
+        }.joined()
     }
 
     // MARK: Write commands on a replica

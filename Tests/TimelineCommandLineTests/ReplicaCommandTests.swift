@@ -655,7 +655,7 @@ extension ReplicaCommandTests {
         let notices = try await timeline(["notices", "--log", phone])
         #expect(notices.output.contains(#"(changedSince): event "paris" was put in timeline "life" by record 3, "#
             + "after position 2 where the removal was made: it would be removed unseen; remove the timeline again to "
-            + "remove it too"), "\(notices)")
+            + "remove it too\n  sent: timeline remove-timeline --timeline life --log \(phone)\n"), "\(notices)")
         _ = try await timeline(["sync", "--log", laptop])
         #expect(try await timeline(["rows", "--log", laptop, "--json", "--now", "2026-12-01"]).output.contains(#""title":"Paris""#))
         // Removed again, having seen it: it goes, with an event edited meanwhile elsewhere.
@@ -740,6 +740,10 @@ extension ReplicaCommandTests {
         #expect(try await timeline(["sync", "--log", laptop]).status == 0)
         #expect(try await timeline(["retitle-event", "--log", laptop, "--event", "born", "--title", "C"]).status == 0)
         #expect(try await timeline(["revert", "5", "--log", phone, "--offline"]).status == 0)
+        // Pending, it is listed as the undo it is.
+        let pending = try await timeline(["status", "--log", phone])
+        #expect(pending.output.contains(":4: timeline retitle-event --event born --title Born --log \(phone) (the undo of record 5)\n"),
+                "\(pending)")
         let sync = try await timeline(["sync", "--log", phone, "--json"])
         #expect(sync.output.hasPrefix(#"{"pushed":1,"accepted":0,"rejected":1,"#), "\(sync)")
         let notices = try await timeline(["notices", "--log", phone, "--json"])
