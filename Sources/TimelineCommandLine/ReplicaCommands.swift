@@ -108,7 +108,7 @@ enum NoticesCommand: ToolCommand {
             A notice is a submission of this device that the shared log rejected: its \
             command id, the commands as sent, the rule and its message, and the position \
             of the rejection, each command on a line of its own as the command that sends \
-            it again ("  sent: timeline retitle-event …"). Notices stay until dismissed. \
+            it again, after "sent:". Notices stay until dismissed. \
             With --json, each is
               {"command":"D:n","rule":"R","message":"…","position":P,"commands":[{"command":"retitleEvent","data":{…}},…]}
             """,
