@@ -206,9 +206,13 @@ extension Runner {
 
     /// A failed clone's message: nothing was made, so nothing is pending to sync.
     func cloneMessage(_ error: any Error) -> String {
-        guard case .unreachable(let shared, let reason)? = error as? ReplicaError else { return replicaMessage(error) }
-        return "the shared log \(shared) cannot be reached: \(reason); nothing was cloned: run timeline clone again "
-            + "once it can be reached"
+        switch error as? ReplicaError {
+        case .unreachable(let shared, let reason)?:
+            "the shared log \(shared) cannot be reached: \(reason); nothing was cloned: run timeline clone again "
+                + "once it can be reached"
+        case .noSharedLog(let shared)?: "there is no shared log at \(shared): clone never creates one"
+        default: replicaMessage(error)
+        }
     }
 
     // MARK: sync

@@ -10,6 +10,7 @@ extension Runner {
         let replica = local.map(shellWord) ?? "LOCAL"
         let advice: String? = switch error {
         case .unreachable: "to send what is pending once it can be reached: timeline sync --log \(replica)"
+        case .noSharedLog: "once the shared log is back where the replica names it: timeline sync --log \(replica)"
         case .sharedLogDamaged(let shared, _) where TimelineReplica.isReplica(shared):
             "a replica's mirror cannot stand in for the shared log: restore the shared log from a backup"
         case .sharedLogDamaged(let shared, let reason) where !DatabaseLogs.isURL(shared):

@@ -49,13 +49,9 @@ extension Runner {
         }
         let folder = URL(fileURLWithPath: folderGiven).standardizedFileURL.path
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw CommandFailure("\(folderGiven) is not a directory: give a shared folder") }
-        } else {
-            // Only the folder itself is made: a missing parent is a mistyped path.
-            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) } catch {
-                throw CommandFailure("cannot make the shared folder \(folderGiven): \(error.localizedDescription)")
-            }
+        let folderExists = FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory)
+        if folderExists, !isDirectory.boolValue {
+            throw CommandFailure("\(folderGiven) is not a directory: give a shared folder")
         }
         let logName = DatabaseLogs.isURL(given) ? DatabaseLogs.name(for: given) : given
         if !DatabaseLogs.isURL(given) {
@@ -68,8 +64,19 @@ extension Runner {
             }
         }
         let log: any EventLog
-        do { log = try openShared(DatabaseLogs.isURL(given) ? DatabaseLogs.name(for: given) : given) } catch {
+        do { log = try openShared(DatabaseLogs.isURL(given) ? DatabaseLogs.name(for: given) : given) } catch .noSharedLog {
+            throw CommandFailure("there is no log at \(logName): the sequencer never creates its shared log"
+                + (DatabaseLogs.isURL(given) ? "; give the URL of your log" : ""))
+        } catch {
             throw CommandFailure(error.description)
+        }
+        // Made once the log is known (a refused run leaves no folder behind, in a synced
+        // folder above all); only the folder itself: a missing parent is a mistyped path.
+        if !folderExists {
+            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) } catch {
+                log.close()
+                throw CommandFailure("cannot make the shared folder \(folderGiven): \(error.localizedDescription)")
+            }
         }
         let sequencer: TimelineSequencer
         do {

@@ -298,6 +298,12 @@ struct ReplicaCommandTests {
             }
             #expect(try String(contentsOfFile: pending, encoding: .utf8) == text, "\(name): written over")
         }
+        // A line that is no send (added by another program): deleting it is the advice, and works.
+        try (original + "garbage\n").write(toFile: pending, atomically: false, encoding: .utf8)
+        let garbage = try await timeline(["rows", "--log", phone])
+        #expect(garbage.status == 1 && garbage.errors.contains("line 5: not a submission (P…); if that line is none of "
+            + "this replica's sends (added by hand or by another program: a send begins P{\"command\":…), delete it; "
+            + "otherwise restore the file from a backup"), "\(garbage)")
         try original.write(toFile: pending, atomically: false, encoding: .utf8)
         #expect(try await timeline(["verify", "--log", phone]).output.hasSuffix(", 3 pending\n"))
 
@@ -476,7 +482,8 @@ struct ReplicaCommandTests {
         let send = try await timeline(["retitle-event", "--log", phone, "--event", "born", "--title", "Away"])
         #expect(send.status == 0, "\(send)")
         #expect(send.errors.contains("not synced"))
-        #expect(send.errors.contains("there is no log there"))
+        #expect(send.errors.contains("there is no shared log at \(shared): clone, sync and the sequencer never create one"),
+                "\(send)")
         let sync = try await timeline(["sync", "--log", phone])
         #expect(sync.status == 1)
         #expect(sync.errors.contains("nothing is lost"))
@@ -701,7 +708,9 @@ extension ReplicaCommandTests {
         mirror[40] ^= 0x01
         try mirror.write(to: URL(fileURLWithPath: phone))
         let rows = try await timeline(["rows", "--log", phone])
-        #expect(rows.status == 1 && rows.errors.contains("the mirror does not read"), "\(rows)")
+        #expect(rows.status == 1 && rows.errors.contains("the replica's mirror \(phone) is damaged: it does not read ("), "\(rows)")
+        // The advice is a sync or a repair, not a backup (which contradicted it).
+        #expect(rows.errors.contains("a sync or a repair fetches it again") && !rows.errors.contains("backup"), "\(rows)")
         #expect(try await timeline(["sync", "--log", phone]).status == 0)
         #expect(try await timeline(["rows", "--log", phone, "--now", "2026-12-01"]).output.contains("Born"))
         // A replica's files left on a new path: clone refuses to take them over.

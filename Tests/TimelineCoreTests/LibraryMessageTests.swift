@@ -6,11 +6,13 @@ import Testing
 @Suite("Library messages name no tool command")
 struct LibraryMessageTests {
     static let replicaErrors: [ReplicaError] = [
-        .unreachable(shared: "shared.jsonl", reason: "there is no log there"),
+        .unreachable(shared: "shared.jsonl", reason: "connection refused"),
+        .noSharedLog(shared: "shared.jsonl"),
+        .damaged(path: "local.jsonl.pending", reason: "line 4: not a submission (P…)"),
         .sharedLogDamaged(shared: "shared.jsonl", reason: "line 3: not valid JSON"),
         .sharedLogChanged(shared: "shared.jsonl", position: 7),
         .storage(path: "local.jsonl.queue", reason: "No space left on device"),
-        .damaged(path: "local.jsonl", reason: "the mirror does not read"),
+        .damaged(path: "local.jsonl", reason: "it does not read"),
         .stopped(conflict: SubmissionID(commandID: "0190f2a4-5b6c-7d8e-9f01-23456789abcd:3")!),
         .interrupted(step: "push"),
         .notSharedFolder(path: "Shared"),

@@ -108,7 +108,7 @@ struct LogLocationTests {
     @Test func aReplicasSharedLogMustBeThereAndBeAShared() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let shared = directory + "/shared.jsonl"
-        #expect(throws: ReplicaError.unreachable(shared: shared, reason: "there is no log there")) {
+        #expect(throws: ReplicaError.noSharedLog(shared: shared)) {
             try TimelineReplica.openSharedLog(LogLocation(shared))
         }
         #expect(!FileManager.default.fileExists(atPath: shared))
@@ -134,6 +134,6 @@ struct LogLocationTests {
         #expect(status.shared == shared && !status.isFolder && status.device == device)
         try FileManager.default.removeItem(atPath: shared)
         let away = await replica.status()
-        #expect(away.head == nil && away.sharedProblem == ReplicaError.unreachable(shared: shared, reason: "there is no log there"))
+        #expect(away.head == nil && away.sharedProblem == ReplicaError.noSharedLog(shared: shared))
     }
 }

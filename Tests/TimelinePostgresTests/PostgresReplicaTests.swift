@@ -22,7 +22,9 @@ struct PostgresReplicaTests {
                              "--date", "1990"]).status == 0)
         let missing = try runTool(["clone", TestServer.url(log: TestServer.newLogName("nosuch")), "--log",
                                    directory.appendingPathComponent("x.jsonl").path])
-        #expect(missing.status == 1, "\(missing)")
+        // Said as for a file: no log there, not a server that cannot be reached.
+        #expect(missing.status == 1 && missing.errors.contains(": clone never creates one\n"), "\(missing)")
+        #expect(!missing.errors.contains("cannot be reached"), "\(missing)")
         for replica in [phone, laptop] { #expect(try runTool(["clone", url, "--log", replica]).status == 0) }
 
         #expect(try runTool(["retitle-event", "--log", phone, "--event", "born", "--title", "X", "--offline"]).status == 0)
@@ -66,7 +68,10 @@ struct PostgresReplicaTests {
                              "--date", "1990"]).status == 0)
         let missing = try runTool(["sequence", "--log", TestServer.url(log: TestServer.newLogName("nosuch")),
                                    "--folder", folder])
-        #expect(missing.status == 1, "\(missing)")
+        #expect(missing.status == 1 && missing.errors.contains(": the sequencer never creates its shared log"), "\(missing)")
+        #expect(!missing.errors.contains("pending"), "\(missing)")
+        // A refused run leaves no folder behind (in a synced folder, a stray one syncs everywhere).
+        #expect(!FileManager.default.fileExists(atPath: folder))
         let first = try runTool(["sequence", "--log", url, "--folder", folder, "--json"])
         #expect(first.output.contains(#""published":2"#), "\(first)")
         for replica in [phone, laptop] { #expect(try runTool(["clone", folder, "--log", replica]).status == 0) }

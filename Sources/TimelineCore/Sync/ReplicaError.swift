@@ -2,6 +2,9 @@
 public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The shared log could not be read or appended to (unreachable, locked out, gone).
     case unreachable(shared: String, reason: String)
+    /// There is no shared log at `shared` (a file that is not there, a database log never
+    /// made or dropped): clone, sync and the sequencer never create one.
+    case noSharedLog(shared: String)
     /// The shared log was reached but is not one a replica can sync with: a line that is
     /// not a record, a record the rules refuse, or a replica's mirror where it should be.
     /// Syncing again does not help; the shared log must be repaired or restored.
@@ -33,10 +36,18 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
         return .unreachable(shared: shared, reason: error.description)
     }
 
-    /// Whether the shared log could not be reached (the next sync may reach it).
+    /// Whether the shared log could not be reached (the next sync may reach it, or, for
+    /// one that is not there, a sync once it is put back).
     package var isUnreachable: Bool {
-        if case .unreachable = self { return true }
-        return false
+        switch self {
+        case .unreachable, .noSharedLog: true
+        default: false
+        }
+    }
+
+    /// Whether `path` names a replica's mirror, not one of the files beside it (`LOCAL.*`).
+    private static func isMirror(_ path: String) -> Bool {
+        ![".replica", ".queue", ".pending"].contains { path.hasSuffix($0) }
     }
 
     /// A message a person can act on.
@@ -45,6 +56,9 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unreachable(let shared, let reason):
             "the shared log \(shared) cannot be reached: \(reason); nothing is lost: what was sent stays pending "
                 + "and the next sync sends it"
+        case .noSharedLog(let shared):
+            "there is no shared log at \(shared): clone, sync and the sequencer never create one (was it moved, "
+                + "renamed or removed?); nothing is lost: what was sent stays pending"
         case .sharedLogDamaged(let shared, let reason):
             "the shared log \(shared) cannot be synced with: \(reason); repair or restore it on the device that "
                 + "keeps it (nothing on this device is lost)"
@@ -59,6 +73,13 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
                 + " sent to \(shared) (do not send " + (sent.count == 1 ? "it" : "them") + " again), but this "
                 + "replica could not record that: cannot use \(path): \(reason); nothing was lost: once \(path) "
                 + "can be written, the next sync takes in the outcome"
+        case .damaged(let path, let reason) where Self.isMirror(path):
+            "the replica's mirror \(path) is damaged: \(reason); a sync or a repair fetches it again from the shared "
+                + "log, keeping what is pending"
+        case .damaged(let path, let reason) where reason.contains(": not a submission (P…)"):
+            "the replica's file \(path) is damaged: \(reason); if that line is none of this replica's sends (added "
+                + "by hand or by another program: a send begins P{\"command\":…), delete it; otherwise restore the "
+                + "file from a backup (moving it aside drops what it holds)"
         case .damaged(let path, let reason):
             "the replica's file \(path) is damaged: \(reason); restore it from a backup (moving it aside drops what "
                 + "it holds)"

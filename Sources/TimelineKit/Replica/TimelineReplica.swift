@@ -232,16 +232,14 @@ public actor TimelineReplica {
     public static func openSharedLog(_ location: LogLocation) throws(ReplicaError) -> any EventLog {
         let name = location.description
         if !location.isDatabase {
-            guard FileManager.default.fileExists(atPath: location.given) else {
-                throw .unreachable(shared: name, reason: "there is no log there")
-            }
+            guard FileManager.default.fileExists(atPath: location.given) else { throw .noSharedLog(shared: name) }
             guard !isReplica(location.given) else {
                 throw .sharedLogDamaged(shared: name, reason: "it is a replica's mirror, not a shared log (was the "
                     + "shared log replaced by a replica?)")
             }
         }
         do { return try location.open(creating: false) } catch .missing {
-            throw .unreachable(shared: name, reason: "there is no log there: a shared log is never created by clone or sync")
+            throw .noSharedLog(shared: name)
         } catch .log(let error) {
             throw .sharedLog(name, failed: error)
         } catch {
@@ -325,7 +323,7 @@ public actor TimelineReplica {
                 delay = .seconds(1)
             } catch {
                 result = .failure(error)
-                if case .unreachable = error {
+                if error.isUnreachable {
                     connection?.watch?.cancel()
                     connection = nil
                     let wait = delay
@@ -385,8 +383,7 @@ public actor TimelineReplica {
         -> (projection: TimelineProjection, pending: Set<EventID>) {
         try refresh()
         if let problem = engine.mirrorProblem {
-            throw .damaged(path: path, reason: "the mirror does not read (\(problem)); a sync or a repair "
-                + "fetches it again from the shared log, keeping what is pending")
+            throw .damaged(path: path, reason: "it does not read (\(problem))")
         }
         let contents = try engine.storage.load()
         var projection = TimelineProjection(records: contents.mirror, views: views, now: now)
