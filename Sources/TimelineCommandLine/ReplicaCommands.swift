@@ -132,9 +132,22 @@ extension Runner {
             throw CommandFailure("\(path) is not a replica: \(arguments.command.name) works on a replica, made by "
                 + "clone\nto make a replica of this log: timeline clone \(shellWord(path)) --log LOCAL")
         }
-        do { return try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
+        let replica: TimelineReplica
+        do { replica = try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
             throw CommandFailure(replicaMessage(error, local: path))
         }
+        warnIfMirroredNothing(path, command: arguments.command.name)
+        return replica
+    }
+
+    /// Warns that the replica at `path` has mirrored nothing (a clone killed before its
+    /// first sync leaves one): what it shows is empty, not the shared log's rows. The sync
+    /// that finishes it, status and repair say it their own way.
+    func warnIfMirroredNothing(_ path: String, command: String) {
+        guard ![SyncCommand.spec.name, StatusCommand.spec.name, RepairCommand.spec.name].contains(command),
+              (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0 else { return }
+        context.warn("the replica \(path) has mirrored nothing of its shared log yet (a clone cut short?): what it "
+            + "shows is not the shared log's; to finish it: timeline sync --log \(shellWord(path))")
     }
 
     /// Opens the shared log a replica names (``TimelineReplica/openSharedLog(_:)``), with
@@ -179,6 +192,11 @@ extension Runner {
                 replica = try await TimelineReplica.clone(folder: shared, to: local, clock: ContextClock(read: context.clock))
             } catch { throw CommandFailure(cloneMessage(error)) }
             changes.note()
+            if await replica.position == 0 {
+                context.warn("the folder \(displayText(shared)) holds no published records yet (its segments may be "
+                    + "still on their way to this device): a sync fetches them once they arrive: timeline sync --log "
+                    + shellWord(local))
+            }
             return "cloned the shared folder \(displayText(shared)) into \(displayText(local)): device \(await replica.device), "
                 + "\(count(Int(await replica.position), "record"))\n"
         }
@@ -364,6 +382,7 @@ extension Runner {
         do { replica = try TimelineReplica(path: path, clock: ContextClock(read: context.clock)) } catch {
             throw CommandFailure(replicaMessage(error, local: path))
         }
+        warnIfMirroredNothing(path, command: arguments.command.name)
         // Ids the user left out are made as the submission is saved, under the replica's lock.
         return try await submit(on: replica, arguments, making: { ids in
             switch request {

@@ -28,6 +28,26 @@ struct FolderCommandTests {
         return (shared, folder, phone, laptop)
     }
 
+    /// A folder whose published segments have not arrived (only its layout file has):
+    /// the clone says so, rather than "0 records" alone, and a sync once they are there
+    /// fetches them.
+    @Test func aCloneOfAFolderWithoutItsSegmentsSaysSo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (_, folder, _, _) = try await twoDevices(directory)
+        let away = directory.path("away")
+        try FileManager.default.moveItem(atPath: folder + "/log", toPath: away)
+        let clone = try await timeline(["clone", folder, "--log", directory.path("tablet.jsonl")])
+        #expect(clone.status == 0 && clone.output.contains(", 0 records"), "\(clone)")
+        #expect(clone.errors.contains("holds no published records yet (its segments may be still on their way to this "
+            + "device): a sync fetches them once they arrive"), "\(clone)")
+        try FileManager.default.moveItem(atPath: away, toPath: folder + "/log")
+        let sync = try await timeline(["sync", "--log", directory.path("tablet.jsonl"), "--json"])
+        #expect(sync.output.contains(#""pulled":2"#), "\(sync)")
+        let full = try await timeline(["clone", folder, "--log", directory.path("desk.jsonl")])
+        #expect(full.status == 0 && full.errors.isEmpty, "\(full)")
+    }
+
     @Test func submissionsWaitForTheSequencerAndARejectionBecomesANotice() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

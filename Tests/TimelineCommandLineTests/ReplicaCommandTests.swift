@@ -87,7 +87,17 @@ struct ReplicaCommandTests {
         let again = try await timeline(["clone", shared, "--log", phone])
         #expect(again.status == 1 && again.errors.contains("exists already: a replica that has mirrored nothing yet (a "
             + "clone cut short?); to finish it: timeline sync --log \(phone)"), "\(again)")
+        // Its rows and its writes say so too (it printed "(no rows)", and an add said the
+        // timeline was unknown, with no word of why).
+        let warning = "warning: the replica \(phone) has mirrored nothing of its shared log yet (a clone cut short?): "
+            + "what it shows is not the shared log's; to finish it: timeline sync --log \(phone)"
+        let rows = try await timeline(["rows", "--log", phone])
+        #expect(rows.status == 0 && rows.errors.contains(warning), "\(rows)")
+        let add = try await timeline(["add-event", "--log", phone, "--timeline", "life", "--title", "X", "--date", "2001",
+                                      "--offline"])
+        #expect(add.status == 1 && add.errors.contains(warning), "\(add)")
         let synced = try await timeline(["sync", "--log", phone])
+        #expect(!synced.errors.contains("mirrored nothing"), "\(synced)")
         #expect(synced.status == 0 && synced.output.contains("pulled 2 records"), "\(synced)")
         let added = try await timeline(["add-event", "--log", shared, "--timeline", "life", "--event", "later",
                                         "--title", "Later", "--date", "2001"])
