@@ -14,6 +14,24 @@ enum DatabaseLogs {
     /// Whether `text` names a database log rather than a file (``LogLocation/isDatabaseURL(_:)``).
     static func isURL(_ text: String) -> Bool { LogLocation.isDatabaseURL(text) }
 
+    /// Why `text`, given as a log (`what` names where: `--log`, `$TIMELINE_LOG`), reads as
+    /// a mistyped URL rather than a path: another scheme's `SCHEME://…` (only PostgreSQL
+    /// logs are named by URL), or `postgresql:`/`postgres:` without `//` (which would name
+    /// a file of that name); `nil` for a path or a PostgreSQL URL.
+    static func mistypedURL(_ text: String, as what: String) -> String? {
+        guard !isURL(text) else { return nil }
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("postgresql:") || lowered.hasPrefix("postgres:") {
+            return "\(what) \(displayText(redacted(text).shown)) is not a PostgreSQL URL: one begins postgresql:// "
+                + "(for a log file of that name, give it as ./\(displayText(text)))"
+        }
+        guard let schemeEnd = text.firstRange(of: "://"), !text[..<schemeEnd.lowerBound].isEmpty,
+              text[..<schemeEnd.lowerBound].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
+        else { return nil }
+        return "\(what) \(displayText(redacted(text).shown)) is a URL of another kind: only postgresql:// URLs name "
+            + "database logs; a log file is named by its path"
+    }
+
     /// `url` without its password: the userinfo's (`USER:PASSWORD@`) and any `password=`
     /// query parameter taken out, whatever else the URL holds (an invalid log name
     /// included). The one redaction of a database URL that every message uses, with the

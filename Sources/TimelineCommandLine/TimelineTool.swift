@@ -175,9 +175,15 @@ struct Runner {
     func logPath(_ arguments: ParsedArguments) throws(UsageError) -> String {
         if let path = arguments.value("--log") {
             guard !path.isEmpty else { throw UsageError(message: "invalid value '' for --log: expected a path", command: arguments.command.name) }
+            if let mistyped = DatabaseLogs.mistypedURL(path, as: "--log") {
+                throw UsageError(message: mistyped, command: arguments.command.name)
+            }
             return DatabaseLogs.isURL(path) ? DatabaseLogs.name(for: path) : path
         }
         if let path = context.environment["TIMELINE_LOG"], !path.isEmpty {
+            if let mistyped = DatabaseLogs.mistypedURL(path, as: "$TIMELINE_LOG") {
+                throw UsageError(message: mistyped, command: arguments.command.name)
+            }
             return DatabaseLogs.isURL(path) ? DatabaseLogs.name(for: path) : path
         }
         return "timeline.jsonl"

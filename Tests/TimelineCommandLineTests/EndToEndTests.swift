@@ -396,6 +396,23 @@ struct EndToEndTests {
         #expect(try await timeline(["verify", "--log", copy]).output.contains("ok: 21 records"))
     }
 
+    /// A URL mistyped as a log is a usage error (exit 2) saying what a PostgreSQL URL looks
+    /// like, and makes no file (`postgresql:x` made a file of that name).
+    @Test func aMistypedURLIsAUsageError() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let made = try await shell("\"$TIMELINE\" create-timeline --name X --log 'postgresql:x'", in: directory.url)
+        #expect(made.status == 2 && made.errors.contains("--log postgresql:x is not a PostgreSQL URL: one begins "
+            + "postgresql:// (for a log file of that name, give it as ./postgresql:x)"), "\(made)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+        let other = try await timeline(["rows", "--log", "mysql://user:secret@x/y"])
+        #expect(other.status == 2 && other.errors.contains("--log mysql://user@x/y is a URL of another kind: only "
+            + "postgresql:// URLs name database logs"), "\(other)")
+        #expect(!other.errors.contains("secret"))
+        let plain = try await shell("\"$TIMELINE\" create-timeline --name X --log ./postgresql:x", in: directory.url)
+        #expect(plain.status == 0, "\(plain)")
+    }
+
     /// A command id names one command: the same command run again with it appends nothing
     /// ("already done"); another command given it is refused (exit 1) and nothing is
     /// appended (it said "already done", exit 0, and the removal asked for was not done).
