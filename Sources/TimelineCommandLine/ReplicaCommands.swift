@@ -425,6 +425,10 @@ extension Runner {
             case .changedSince(let change): throw CommandFailure("\(name) refused: \(change)")
             case .undoRefused(let refusal): throw CommandFailure("\(name) refused: \(refusal)")
             case .replica(let failure): throw CommandFailure(failure.description + "; nothing was queued")
+            case .localIDInUse(_, let sent):
+                throw CommandFailure("\(name) refused: " + (given.map { "--command-id \(displayText($0))" } ?? "the import's id")
+                    + " was given to another command on this replica, sent as \(sent): a command id names one command: "
+                    + "give this one another id; nothing was queued")
             case .alreadySent(let sent):
                 // A resend with the app's own id: the first send's submission, reported as a send would be.
                 let undoneBy = (try? await replica.mirroredBatch(commandID: sent.description))??.undoneBy

@@ -853,6 +853,10 @@ extension ReplicaCommandTests {
         let again = try await timeline(retitle + ["--offline"])
         #expect(again.status == 0, "\(again)")
         #expect(again.errors.contains("--command-id app-1 was sent on this replica already, as "), "\(again)")
+        // Another command given the same id is refused, not answered "saved before".
+        let other = try await timeline(["remove-event", "--log", phone, "--event", "born", "--command-id", "app-1", "--offline"])
+        #expect(other.status == 1 && other.errors.contains("remove-event refused: --command-id app-1 was given to another "
+            + "command on this replica, sent as "), "\(other)")
         #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""pending":1,"#))
         #expect(try await timeline(["sync", "--log", phone]).status == 0)
         // Decided: sent again (online), still nothing new; the shared log has one outcome.
@@ -871,6 +875,10 @@ extension ReplicaCommandTests {
         let resent = try await timeline(Array(doomed.dropLast()))
         #expect(resent.status == 1, "\(resent)")
         #expect(resent.errors.contains("rejected by the shared log (unknownEvent)"), "\(resent)")
+        // Its commands kept by its notice: another command with its id is refused too.
+        let notDoomed = try await timeline(["rename-timeline", "--log", phone, "--timeline", "life", "--name", "L",
+                                            "--command-id", "app-2"])
+        #expect(notDoomed.status == 1 && notDoomed.errors.contains("was given to another command"), "\(notDoomed)")
         #expect(try await timeline(["status", "--log", phone, "--json"]).output.contains(#""pending":0,"#))
     }
 

@@ -26,6 +26,13 @@ extension Decider {
         return true
     }
 
+    /// Whether `commands` are `earlier` sent again, up to the ids they make
+    /// (``recordsSameCommands(_:as:)`` of the facts `earlier` propose).
+    /// - Complexity: O(*k*) for the *k* facts.
+    package static func sameCommands(_ commands: [Command], as earlier: [Command]) -> Bool {
+        recordsSameCommands(commands, as: earlier.flatMap(proposedFacts(for:)))
+    }
+
     /// `fact` with the event and timeline ids of `events` and `timelines` put for their keys.
     private static func mapped(_ fact: Fact, events: [EventID: EventID], timelines: [TimelineID: TimelineID]) -> Fact {
         func e(_ id: EventID) -> EventID { events[id] ?? id }

@@ -157,7 +157,18 @@ public actor TimelineReplica {
         let outcome: Result<(commands: [Command], submission: Submission, actionName: String), ReplicaSendError>
         do {
             outcome = try exclusively { engine throws(ReplicaError) in
-                if let localID, let sent = engine.queue.submission(localID: localID) { return .failure(.alreadySent(sent)) }
+                if let localID, let sent = engine.queue.submission(localID: localID) {
+                    // The same commands are a resend; others given a local id in use are refused
+                    // (compared while the first send's commands are kept: pending, or a notice).
+                    let earlier = engine.queue.pending.first { $0.id == sent }?.commands
+                        ?? engine.queue.notices.first { $0.id == sent }?.commands
+                    let commands = make(NewIdentifiers(replica: engine.shownState(), eventCount: engine.shownEventBound,
+                                                       tag: tag))
+                    if let earlier, !Decider.sameCommands(commands, as: earlier) {
+                        return .failure(.localIDInUse(localID: localID, sent: sent))
+                    }
+                    return .failure(.alreadySent(sent))
+                }
                 let bound = engine.shownEventBound
                 let commands = make(NewIdentifiers(replica: engine.shownState(), eventCount: bound, tag: tag))
                 // An undo that a pending change here overwrites is refused for that change
@@ -505,6 +516,9 @@ public enum ReplicaSendError: Error, Hashable, Sendable, CustomStringConvertible
     case replica(ReplicaError)
     /// A submission with the same local id was sent before, as this one: nothing was queued.
     case alreadySent(SubmissionID)
+    /// The local id was given before to other commands, sent as `sent`: nothing was queued.
+    /// A local id names one send; these commands need one of their own.
+    case localIDInUse(localID: String, sent: SubmissionID)
     /// An undo whose condition a submission pending on this device already breaks (the
     /// shared log would reject it `changedSince`): nothing was queued.
     case changedSince(String)
@@ -518,6 +532,9 @@ public enum ReplicaSendError: Error, Hashable, Sendable, CustomStringConvertible
         case .rejected(let rejection): rejection.description
         case .replica(let error): error.description
         case .alreadySent(let id): "already sent as \(id): nothing was queued again"
+        case .localIDInUse(let localID, let sent):
+            "the local id \(IdentifierText.quoted(localID)) was given to another send, \(sent): a local id names one "
+                + "send: give this one another id; nothing was queued"
         case .changedSince(let change): change
         case .undoRefused(let refusal): refusal.description
         }
