@@ -59,12 +59,17 @@ final class PostgresConnection: @unchecked Sendable {
         return text.isEmpty ? "no reason given" : text
     }
 
-    /// libpq's text as a message line: its tabs (which indent a hint) as spaces, not shown
-    /// as `\t`, and no whitespace at the end.
+    /// libpq's text as one message line: its lines (a hint on a line of its own, indented
+    /// by a tab) joined by spaces, so that a message built around it does not read as
+    /// two, and no whitespace at either end.
     static func readable(_ text: String) -> String {
-        var text = text.replacing("\t", with: " ")
-        while text.last?.isWhitespace == true { text.removeLast() }
-        return text
+        var lines: [Substring] = []
+        for line in text.replacing("\t", with: " ").split(whereSeparator: \.isNewline) {
+            var line = line.drop(while: \.isWhitespace)
+            while line.last?.isWhitespace == true { line = line.dropLast() }
+            if !line.isEmpty { lines.append(line) }
+        }
+        return lines.joined(separator: " ")
     }
 
     /// Frees the notifications libpq has queued (a connection that does not listen gets

@@ -108,10 +108,13 @@ struct OpeningFromCheckpointTests {
         let all = try FileEventLog.read(path: path).records
         for i in [0, 3, 6, 21, 24] {
             let id = "c-\(i)"
-            // The same id with another command returns what the first one recorded.
-            let again = try await store.send(.createTimeline("other", name: "Other"), commandID: id)
-            #expect(again == all.filter { $0.commandID == id }, "\(id)")
-            #expect(!again.isEmpty)
+            // The id is known: another command given it is refused, naming what it recorded.
+            let first = all.filter { $0.commandID == id }
+            #expect(!first.isEmpty)
+            await #expect(throws: StoreError.commandIDInUse(commandID: id, positions: first[0].position...first.last!.position,
+                                                            types: first.flatMap(\.facts).map(\.type))) {
+                try await store.send(.createTimeline("other", name: "Other"), commandID: id)
+            }
         }
         #expect(await store.position == before)
         // After a later checkpoint (the table carried over) the ids still answer.
@@ -120,9 +123,11 @@ struct OpeningFromCheckpointTests {
         let reopened = try Self.open(path)
         defer { (reopened.log as? FileEventLog)?.close() }
         #expect(reopened.openingReport.replayedRecords == 0)
-        for id in ["c-0", "c-24", "late"] {
-            #expect(try await reopened.send(.createTimeline("x", name: "X"), commandID: id).first?.commandID == id)
+        for id in ["c-0", "c-24"] {
+            await #expect(throws: StoreError.self) { try await reopened.send(.createTimeline("x", name: "X"), commandID: id) }
         }
+        // The same command again answers what it recorded.
+        #expect(try await reopened.send(.createTimeline("later", name: "Later"), commandID: "late").first?.commandID == "late")
         #expect(await reopened.position == before + 1)
     }
 

@@ -232,6 +232,12 @@ struct PostgresToolTests {
     @Test func databaseMessagesReadAsMessages() throws {
         let refused = try runTool(["rows", "--log", "postgresql://u@127.0.0.1:1/db?log=x"])
         #expect(refused.status == 1 && !refused.errors.contains("\\t"), "\(refused.errors)")
+        // libpq's hint on a line of its own is joined to its message: one line, no line of
+        // the tool's own that begins with a blank ("timeline:  Is the server running …").
+        #expect(refused.errors.split(separator: "\n").count == 1 && !refused.errors.contains("timeline:  "),
+                "\(refused.errors)")
+        #expect(PostgresConnection.readable("connection failed: refused\n\tIs the server running?\n") ==
+                "connection failed: refused Is the server running?")
         let name = TestServer.newLogName("path")
         let url = TestServer.url(log: name)
         let base = try #require(TestServer.url)
