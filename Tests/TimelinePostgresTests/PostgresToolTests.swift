@@ -137,37 +137,50 @@ struct PostgresToolTests {
         #expect(try runTool(["rows", "--log", url]).status == 0)
     }
 
+    /// A directory of the test's own, for a watch's output and cache.
+    static func scratchDirectory() throws -> URL {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        return scratch
+    }
+
+    /// `timeline watch --log URL --json` running, its output and errors in `scratch`.
+    static func watch(_ url: String, in scratch: URL) throws -> SpawnedProcess {
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let tool = try #require(builtExecutable(named: "timeline", packageRoot: packageRoot))
+        var environment = ProcessInfo.processInfo.environment
+        environment["TIMELINE_LOG"] = nil
+        environment["XDG_CACHE_HOME"] = scratch.path
+        return try SpawnedProcess(tool, ["watch", "--log", url, "--json", "--now", "2026-01-01"],
+                                  environment: environment, outputPath: scratch.path + "/watch.out",
+                                  errorPath: scratch.path + "/watch.err")
+    }
+
+    /// Whether `condition` comes to hold within 30 s.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
     /// watch follows a PostgreSQL log: each commit arrives through NOTIFY, and after the
     /// server drops its connections, watch connects again and catches up.
     @Test func watchFollowsADatabaseLogThroughALostConnection() async throws {
         let name = TestServer.newLogName("watch")
         let url = TestServer.url(log: name)
         #expect(try runTool(["create-timeline", "--log", url, "--timeline", "life", "--name", "Life"]).status == 0)
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let tool = try #require(builtExecutable(named: "timeline", packageRoot: packageRoot))
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-watch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let scratch = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["TIMELINE_LOG"] = nil
-        environment["XDG_CACHE_HOME"] = scratch.path
-        let watcher = try SpawnedProcess(tool, ["watch", "--log", url, "--json", "--now", "2026-01-01"],
-                                         environment: environment, outputPath: scratch.path + "/watch.out",
-                                         errorPath: scratch.path + "/watch.err")
+        let watcher = try Self.watch(url, in: scratch)
         defer { watcher.killNow() }
-        func eventually(_ condition: () -> Bool) async -> Bool {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !condition() {
-                guard ContinuousClock.now < deadline else { return false }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return true
-        }
-        #expect(await eventually { !watcher.outputLines.isEmpty }, "\(watcher.errors)")
+        #expect(await Self.eventually { !watcher.outputLines.isEmpty }, "\(watcher.errors)")
         #expect(watcher.outputLines.first?.hasPrefix(#"{"type":"reset","from":1,"to":1"#) == true, "\(watcher.output)")
         #expect(try runTool(["add-event", "--log", url, "--timeline", "life", "--title", "One", "--date", "2001"]).status == 0)
-        #expect(await eventually { watcher.output.contains(#""title":"One""#) }, "\(watcher.output) \(watcher.errors)")
+        #expect(await Self.eventually { watcher.output.contains(#""title":"One""#) }, "\(watcher.output) \(watcher.errors)")
         // The server drops the watcher's connections: those whose last statement names its
         // log (its follower's LISTEN), and only those: other tests run beside this one.
         let admin = try PostgresConnection(PostgresLocation(url: url))
@@ -175,7 +188,7 @@ struct PostgresToolTests {
             + "WHERE pid <> pg_backend_pid() AND datname = current_database() AND query LIKE '%\(name)%'")
         #expect(dropped.last?.text(row: 0, column: 0) != "0", "no connection of the watcher was dropped")
         #expect(try runTool(["add-event", "--log", url, "--timeline", "life", "--title", "Two", "--date", "2002"]).status == 0)
-        #expect(await eventually { watcher.output.contains(#""title":"Two""#) }, "\(watcher.output) \(watcher.errors)")
+        #expect(await Self.eventually { watcher.output.contains(#""title":"Two""#) }, "\(watcher.output) \(watcher.errors)")
         #expect(watcher.isRunning)
     }
 
@@ -192,37 +205,20 @@ struct PostgresToolTests {
         components.path = "/" + database
         let url = try #require(components.string)
         #expect(try runTool(["create-timeline", "--log", url, "--timeline", "life", "--name", "Life"]).status == 0)
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let tool = try #require(builtExecutable(named: "timeline", packageRoot: packageRoot))
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-pg-outage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let scratch = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["TIMELINE_LOG"] = nil
-        environment["XDG_CACHE_HOME"] = scratch.path
-        let watcher = try SpawnedProcess(tool, ["watch", "--log", url, "--json", "--now", "2026-01-01"],
-                                         environment: environment, outputPath: scratch.path + "/watch.out",
-                                         errorPath: scratch.path + "/watch.err")
+        let watcher = try Self.watch(url, in: scratch)
         defer { watcher.killNow() }
-        func eventually(_ condition: () -> Bool) async -> Bool {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !condition() {
-                guard ContinuousClock.now < deadline else { return false }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return true
-        }
-        #expect(await eventually { !watcher.outputLines.isEmpty }, "\(watcher.errors)")
+        #expect(await Self.eventually { !watcher.outputLines.isEmpty }, "\(watcher.errors)")
         _ = try admin.run("ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
         _ = try admin.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
-        #expect(await eventually { watcher.errors.contains("the view waits until the log can be read on") },
+        #expect(await Self.eventually { watcher.errors.contains("the view waits until the log can be read on") },
                 "\(watcher.errors)")
         #expect(!watcher.errors.contains("can be read again"), "\(watcher.errors)")
         _ = try admin.run("ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
         #expect(try runTool(["add-event", "--log", url, "--timeline", "life", "--title", "Back", "--date", "2003"]).status == 0)
-        #expect(await eventually { watcher.output.contains(#""title":"Back""#) }, "\(watcher.output) \(watcher.errors)")
-        #expect(await eventually { watcher.errors.contains("the log can be read again: the view follows it") },
+        #expect(await Self.eventually { watcher.output.contains(#""title":"Back""#) }, "\(watcher.output) \(watcher.errors)")
+        #expect(await Self.eventually { watcher.errors.contains("the log can be read again: the view follows it") },
                 "\(watcher.errors)")
         #expect(watcher.isRunning)
     }

@@ -31,6 +31,12 @@ package struct SharedLogState: Sendable {
         var birth: Birth?
         var touched: Int64
         var entered: Birth? = nil
+
+        /// The record `birth` names put the event in a timeline (a move): it touched it too.
+        mutating func enter(_ birth: Birth) {
+            touched = birth.position
+            entered = birth
+        }
     }
 
     /// The position of the last record folded.
@@ -100,8 +106,7 @@ package struct SharedLogState: Sendable {
             let birth = Birth(position: position, command: record.commandID)
             events[id] = Marks(birth: birth, touched: position, entered: birth)
         case .eventMoved(let id, _):
-            events[id, default: Marks(touched: position)].touched = position
-            events[id]!.entered = Birth(position: position, command: record.commandID)
+            events[id, default: Marks(touched: position)].enter(Birth(position: position, command: record.commandID))
         case .timelineCreated(let id, _):
             timelines[id] = Marks(birth: Birth(position: position, command: record.commandID), touched: position)
         default:
