@@ -31,7 +31,7 @@ let package = Package(
         // The platform's C library behind one import (Glibc, Musl or Darwin); not a product.
         .target(name: "SystemShim", path: "Sources/SystemShim", swiftSettings: shared),
         .target(
-            name: "TimelineCore", dependencies: ["SystemShim", "CStringSearch"], path: "Sources/TimelineCore",
+            name: "TimelineCore", dependencies: ["SystemShim", "CStringSearch", "CChecksum"], path: "Sources/TimelineCore",
             swiftSettings: shared),
         .target(name: "TimelineProjections", dependencies: ["TimelineCore"], path: "Projections", swiftSettings: shared),
         .target(
@@ -56,6 +56,8 @@ let package = Package(
         // built and linked only with the trait `PostgreSQL`.
         // The C library's `memmem`, declared for every platform (no code of its own).
         .systemLibrary(name: "CStringSearch", path: "Sources/CStringSearch"),
+        // CRC-32C with the processor's instruction (SSE 4.2, ARM's CRC extension), inline C.
+        .systemLibrary(name: "CChecksum", path: "Sources/CChecksum"),
         .systemLibrary(
             name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),

@@ -153,13 +153,11 @@ extension Runner {
     /// Opens the shared log a replica names (``TimelineReplica/openSharedLog(_:)``), with
     /// the URL as given on this command line when it was (its password included).
     func openShared(_ shared: String) throws(ReplicaError) -> any EventLog {
-        let log = try TimelineReplica.openSharedLog(DatabaseLogs.location(shared))
+        let opened = try TimelineReplica.openSharedLogReporting(DatabaseLogs.location(shared))
         // Opening a log file cuts a torn tail off, for a sync or a status as for a store:
-        // said as a store's opening says it (a database log has none).
-        if let file = log as? FileEventLog, let torn = file.tornTail {
-            context.warn(tornTailWarning(torn, path: shared, outcome: file.tornTailOutcome))
-        }
-        return log
+        // said as a store's opening says it.
+        if let torn = opened.tornTail { context.warn(tornTailWarning(torn.tail, path: shared, outcome: torn.outcome)) }
+        return opened.log
     }
 
     // MARK: clone

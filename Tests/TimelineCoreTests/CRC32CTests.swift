@@ -34,15 +34,38 @@ private func referenceCRC32C(_ bytes: [UInt8]) -> UInt32 {
         #expect(CRC32C.checksum(long) == 0x2CDF_6E8F)
     }
 
-    @Test func agreesWithTheBitwiseDefinitionAtEveryLengthAndAlignment() {
+    /// The tables, and the checksum as computed here (by the processor's instruction
+    /// where there is one).
+    @Test(arguments: [false, CRC32C.hasInstruction])
+    func agreesWithTheBitwiseDefinitionAtEveryLengthAndAlignment(instruction: Bool) {
         var rng = SplitMix64(seed: 0xC0FFEE)
         let pool = (0..<300).map { _ in UInt8.random(in: 0...255, using: &rng) }
         for start in 0..<9 {
             for length in 0...(pool.count - start - 9) where length < 80 || length % 37 == 0 {
                 let slice = pool[start..<(start + length)]
-                #expect(CRC32C.checksum(slice) == referenceCRC32C(Array(slice)), "start \(start), length \(length)")
+                let crc = slice.withUnsafeBytes { CRC32C.update(0, with: $0, instruction: instruction) }
+                #expect(crc == referenceCRC32C(Array(slice)), "start \(start), length \(length)")
             }
         }
+    }
+
+    /// Where the processor has the instruction, it and the tables agree on every length
+    /// and alignment, and on a checksum continued from any cut.
+    @Test(.enabled(if: CRC32C.hasInstruction, "the processor has no CRC-32C instruction"))
+    func theInstructionAgreesWithTheTables() {
+        var rng = SplitMix64(seed: 0x5EED_C3C)
+        let pool = (0..<4_200).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        pool.withUnsafeBytes { all in
+            for _ in 0..<2_000 {
+                let start = Int.random(in: 0..<64, using: &rng)
+                let length = Int.random(in: 0...(all.count - start), using: &rng)
+                let bytes = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
+                let seed = UInt32.random(in: 0...UInt32.max, using: &rng)
+                let byTables = CRC32C.update(seed, with: bytes, instruction: false)
+                #expect(CRC32C.update(seed, with: bytes, instruction: true) == byTables, "start \(start), length \(length)")
+            }
+        }
+        #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.update(0, with: $0, instruction: true) } == 0xE306_9283)
     }
 
     @Test func updateContinuesAChecksum() {

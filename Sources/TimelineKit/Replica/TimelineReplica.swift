@@ -241,6 +241,20 @@ public actor TimelineReplica {
     /// for a log no sync can use). Syncing never creates a shared log: one that is not there
     /// is unreachable; a replica's mirror is not a shared log.
     public static func openSharedLog(_ location: LogLocation) throws(ReplicaError) -> any EventLog {
+        try openSharedLogReporting(location).log
+    }
+
+    /// ``openSharedLog(_:)``, with the torn tail opening a shared log file found (its last
+    /// write interrupted) and what opening did with it, for a caller to say: a database
+    /// log has none.
+    package static func openSharedLogReporting(_ location: LogLocation) throws(ReplicaError)
+        -> (log: any EventLog, tornTail: (tail: LogReader.TornTail, outcome: FileEventLog.TornTailOutcome)?) {
+        let log = try openSharedLogUnreported(location)
+        guard let file = log as? FileEventLog, let torn = file.tornTail else { return (log, nil) }
+        return (log, (torn, file.tornTailOutcome))
+    }
+
+    private static func openSharedLogUnreported(_ location: LogLocation) throws(ReplicaError) -> any EventLog {
         let name = location.description
         if !location.isDatabase {
             guard FileManager.default.fileExists(atPath: location.given) else { throw .noSharedLog(shared: name) }
