@@ -22,6 +22,8 @@ extension TimelineProjection {
             rowSets[set].addView(definition, position: position, now: now.microsecondsSinceEpoch)
             viewIndex[definition] = ViewLocation(rowSet: set, view: rowSets[set].views.count - 1)
         } else {
+            // A view's rows hold every event they show: a checkpoint's pending ones load now.
+            events.loadAll()
             var set = RowSet(filter: definition.filter, placement: definition.placement)
             set.addView(definition, position: position, now: now.microsecondsSinceEpoch)
             set.rebuild(events: events, now: now.microsecondsSinceEpoch, position: position)

@@ -10,11 +10,26 @@ extension Checkpoint {
     /// decoded: opening a store that keeps no view costs the events, not rows it would drop.
     /// - Complexity: O(*n*) in the number of events and restored rows.
     package static func load(_ bytes: [UInt8], keeping views: Set<ViewDefinition>? = nil) throws(Failure) -> Checkpoint {
-        try bytes.withUnsafeBytes { raw in Result { () throws(Failure) in try load(raw, keeping: views) } }.get()
+        try load(CheckpointBytes.array(bytes), keeping: views)
     }
 
-    private static func load(_ bytes: UnsafeRawBufferPointer, keeping views: Set<ViewDefinition>?) throws(Failure)
+    /// ``load(_:keeping:)-([UInt8],_)`` of a checkpoint file mapped into memory: a store that
+    /// keeps no view reads its events where they lie in the file.
+    package static func load(_ file: MappedFile, keeping views: Set<ViewDefinition>? = nil) throws(Failure)
         -> Checkpoint {
+        try load(CheckpointBytes.mapped(file), keeping: views)
+    }
+
+    private static func load(_ source: CheckpointBytes, keeping views: Set<ViewDefinition>?) throws(Failure)
+        -> Checkpoint {
+        try source.withUnsafeBytes { raw in
+            Result { () throws(Failure) in try load(raw, owner: source, keeping: views) }
+        }.get()
+    }
+
+    /// `bytes` are `owner`'s: a store that reads only some events keeps them.
+    private static func load(_ bytes: UnsafeRawBufferPointer, owner: CheckpointBytes, keeping views: Set<ViewDefinition>?)
+        throws(Failure) -> Checkpoint {
         guard bytes.count >= magic.count + 8, magic.elementsEqual(bytes.prefix(magic.count)) else {
             throw .damaged("not a checkpoint file")
         }
@@ -31,7 +46,7 @@ extension Checkpoint {
             guard version == TimelineProjection.schemaVersion else {
                 throw Failure.otherSchemaVersion(found: version, expected: TimelineProjection.schemaVersion)
             }
-            return try decodeBody(&reader, checksum: stored, keeping: views)
+            return try decodeBody(&reader, owner: owner, checksum: stored, keeping: views)
         } catch Failure.damaged("checksum mismatch") {
             throw .damaged("checksum mismatch")
         } catch {
@@ -77,12 +92,6 @@ extension Checkpoint {
         return LogResumePoint(position: position, bytes: bytes)
     }
 
-    /// Where a block of events lies in the checkpoint's body.
-    private struct EventBlock: Sendable {
-        var range: Range<Int>
-        var count: Int
-    }
-
     /// A saved set of rows: its views, and where its rows lie in the checkpoint's body.
     private struct SavedRowSet: Sendable {
         var filter: RowFilter
@@ -100,26 +109,13 @@ extension Checkpoint {
 
     private static let noTimeline = UInt32.max
 
-    /// A block of events as decoded: each event's snapshot, timeline index, id's hash
-    /// (``EventTable/hash(of:)``, which chooses its shard and its slot) and date indices.
-    private struct DecodedEvents: Sendable {
-        var snapshots: [EventSnapshot] = []
-        var timelines: [UInt32] = []
-        var hashes: [UInt64] = []
-        /// Two per event: its first date's index, and its end's (or ``noDate``).
-        var dates: [UInt32] = []
-        /// Whether each event is a range without an end (read here, not from the snapshots,
-        /// which the summaries need not touch).
-        var isOpenRange: [Bool] = []
-    }
-
-    private static let noDate = UInt32.max
-
-    /// Reads the header and tables, finds the blocks of events and the views' rows, then
-    /// decodes the blocks at the same time on every processor, and then the views, the
-    /// events' table and the summaries at the same time.
-    private static func decodeBody(_ reader: inout ByteReader, checksum: UInt32, keeping wanted: Set<ViewDefinition>?)
-        throws -> Checkpoint {
+    /// Reads the header and tables, finds the partitions of events and the views' rows,
+    /// and reads the summaries; then decodes the partitions at the same time on every
+    /// processor, and then the views and the events' table at the same time. With no
+    /// view to restore, the partitions are only checked, and left to be decoded when
+    /// needed (``PendingPartitions``).
+    private static func decodeBody(_ reader: inout ByteReader, owner: CheckpointBytes, checksum: UInt32,
+                                   keeping wanted: Set<ViewDefinition>?) throws -> Checkpoint {
         let position = try reader.read(Int64.self)
         let nowMicroseconds = try reader.read(Int64.self)
         let nowNanoseconds = try reader.read(UInt16.self)
@@ -156,22 +152,25 @@ extension Checkpoint {
         }
 
         let eventCount = try reader.readCount(minimumSize: 17)
-        var blocks: [EventBlock] = []
-        var counted = 0
-        for _ in 0..<(try reader.readCount(minimumSize: 8)) {
+        guard try reader.read(UInt32.self) == UInt32(EventTable.partitionCount) else {
+            throw Failure.damaged("events in other than \(EventTable.partitionCount) partitions")
+        }
+        var counts: [Int] = [], lengths: [Int] = []
+        for _ in 0..<EventTable.partitionCount {
             let count = Int(try reader.read(UInt32.self))
             let length = try reader.readCount(minimumSize: 1)
-            // The writer never writes an empty block: one would only make damage cost a task.
-            guard count >= 1, count <= length / 17 else {
-                throw Failure.damaged("a block of \(count) events in \(length) bytes")
-            }
-            blocks.append(EventBlock(range: reader.offset..<(reader.offset + length), count: count))
-            reader.offset += length
-            counted += count
+            // An event takes at least 17 bytes: a damaged count cannot reserve room for more.
+            guard count <= length / 17 else { throw Failure.damaged("a partition of \(count) events in \(length) bytes") }
+            counts.append(count)
+            lengths.append(length)
         }
-        guard counted == eventCount else {
-            throw Failure.damaged("blocks of \(counted) events where \(eventCount) were listed")
+        guard counts.reduce(0, +) == eventCount else {
+            throw Failure.damaged("partitions of \(counts.reduce(0, +)) events where \(eventCount) were listed")
         }
+        let partitions = PartitionSource(lengths: lengths, counts: counts, from: reader.offset, timelines: timelineIDs,
+                                         dates: dates)
+        guard partitions.end <= reader.bytes.count else { throw Failure.damaged("partitions past the end") }
+        reader.offset = partitions.end
 
         var savedRowSets: [SavedRowSet] = [], derivedRowSets: [SavedRowSet] = []
         var savedDefinitions = Set<ViewDefinition>()
@@ -218,112 +217,108 @@ extension Checkpoint {
             savedRowSets.removeAll { saved in !wanted.contains { saved.serves($0) } }
         }
         savedRowSets += derivedRowSets
-        let summariesPosition = try reader.read(Int64.self)
-        guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the row sets") }
+        var summaries = SummaryState(loaded: try decodeSummaries(&reader, timelines: timelineIDs, names: names,
+                                                                  dates: dates))
+        summaries.restorePosition(try reader.read(Int64.self))
+        guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after the summaries") }
 
         let shared = SharedBytes(bytes: reader.bytes)
         let shardCount = EventTable.defaultShardCount
-        // The checksum first, as the longest task, then the blocks.
-        var decoded = inParallel(blocks.count + 1) { [blocks, timelineIDs, dates] index -> DecodedPart in
-            if index == 0 { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
-            return .events(try decodeEvents(blocks[index - 1], in: shared.bytes, timelines: timelineIDs, dates: dates))
+        let partitionCount = EventTable.partitionCount
+        // Every partition checked, or decoded for the rows; the checksum beside them.
+        let mode: PartitionSource.Mode = savedRowSets.isEmpty ? .check : .events
+        var decoded = inParallel(partitionCount + 1) { index -> DecodedPart in
+            if index == partitionCount { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
+            // A partition that is not well formed is decoded, to say why.
+            if mode == .check, partitions.isWellFormed(index, in: shared.bytes) { return .events(PartitionEvents()) }
+            return .events(try partitions.decode(index, in: shared.bytes, mode: mode))
         }
-        guard case .success(.checksumMatches(true)) = decoded.removeFirst() else {
+        guard case .success(.checksumMatches(true)) = decoded.removeLast() else {
             throw Failure.damaged("checksum mismatch")
         }
         let parts = try decoded.map { result in
-            guard case .events(let events) = try result.get() else { preconditionFailure("a block gives events") }
+            guard case .events(let events) = try result.get() else { preconditionFailure("a partition gives events") }
             return events
         }
-        // Every event by its index, for the rows; unretained, as `parts` holds each
+        var projection = TimelineProjection(views: [], now: now)
+        guard mode == .events else {
+            let pending = PendingPartitions(bytes: owner, source: partitions)
+            projection.restore(position: position, events: EventTable(pending: pending, shardCount: shardCount),
+                               summaries: summaries, rowSets: [])
+            return Checkpoint(projection: projection, resumePoint: resumePoint)
+        }
+        // Every event by its number, for the rows; unretained, as `parts` holds each
         // snapshot until the tasks below are done (a counted reference to each would retain
-        // and release every event, each a cold object), and none at all for
-        // a store that keeps no view.
-        let snapshots = savedRowSets.isEmpty ? [] : parts.flatMap { $0.snapshots.map(Unmanaged.passUnretained) }
+        // and release every event, each a cold object).
+        let snapshots = parts.flatMap { $0.snapshots.map(Unmanaged.passUnretained) }
         let eventTimelines = derivedRowSets.isEmpty ? [] : parts.flatMap(\.timelines)
 
-        // Each shard of the events' table, each set of rows, and the summaries, at the same time.
+        // Each shard of the events' table and each set of rows at the same time.
         let nowValue = now.microsecondsSinceEpoch
-        let built = try withExtendedLifetime(parts) { try inParallel(shardCount + savedRowSets.count + 1) { [savedRowSets, eventTimelines, timelineIDs, names, dates] task -> RestoredPart in
-            if task < shardCount {
-                return .shard(task, try restoredShard(task, of: shardCount, parts: parts, timelines: timelineIDs))
-            } else if task == shardCount {
-                var summaries = restoredSummaries(parts, timelines: timelineIDs, names: names, dates: dates)
-                summaries.restorePosition(summariesPosition)
-                return .summaries(summaries)
-            } else {
-                let saved = savedRowSets[task - shardCount - 1]
-                return .rowSet(try restoredRowSet(saved, in: shared.bytes, snapshots: snapshots,
-                                                   timelines: eventTimelines, now: nowValue))
-            }
+        let built = try withExtendedLifetime(parts) { try inParallel(shardCount + savedRowSets.count) { [savedRowSets, eventTimelines] task -> RestoredPart in
+            if task < shardCount { return .shard(task, try restoredShard(task, of: shardCount, parts: parts)) }
+            let saved = savedRowSets[task - shardCount]
+            return .rowSet(try restoredRowSet(saved, in: shared.bytes, snapshots: snapshots,
+                                               timelines: eventTimelines, now: nowValue))
         }.map { try $0.get() } }
         var shards = [EventTable.Shard](repeating: EventTable.Shard(), count: shardCount)
-        var summaries = SummaryState()
         var rowSets: [RowSet] = []
         for part in built {
             switch part {
             case .shard(let index, let shard): shards[index] = shard
             case .rowSet(let rowSet): rowSets.append(rowSet)
-            case .summaries(let state): summaries = state
             }
         }
-        var projection = TimelineProjection(views: [], now: now)
         projection.restore(position: position, events: EventTable(shards: shards), summaries: summaries,
                            rowSets: rowSets)
         return Checkpoint(projection: projection, resumePoint: resumePoint)
     }
 
+    /// The summaries of the named timelines, as saved (``SavedSummary``), in the order of
+    /// the timelines' table.
+    private static func decodeSummaries(_ reader: inout ByteReader, timelines: [TimelineID], names: [String?],
+                                        dates: [DateValue]) throws -> [SummaryState.LoadedTimeline] {
+        var loaded: [SummaryState.LoadedTimeline] = []
+        for (id, name) in zip(timelines, names) {
+            guard let name else { continue }
+            var timeline = SummaryState.LoadedTimeline(id: id, name: name)
+            timeline.eventCount = Int(try reader.read(UInt32.self))
+            timeline.ongoingCount = Int(try reader.read(UInt32.self))
+            guard timeline.ongoingCount <= timeline.eventCount else {
+                throw Failure.damaged("\(timeline.ongoingCount) open ranges among \(timeline.eventCount) events")
+            }
+            let count = try reader.readCount(minimumSize: 8)
+            var counted: [CountedDate] = []
+            counted.reserveCapacity(count)
+            var last = -1
+            for _ in 0..<count {
+                let date = try reader.readIndex(below: dates.count, of: "date")
+                let times = Int(try reader.read(UInt32.self))
+                guard date > last, times > 0 else { throw Failure.damaged("a summary's dates out of order") }
+                last = date
+                counted.append(CountedDate(entry: DatedEntry(dates[date]), count: times))
+            }
+            timeline.dates = OrderedIndex(counted)
+            loaded.append(timeline)
+        }
+        return loaded
+    }
+
     /// What one of the tasks that decode the blocks found.
     private enum DecodedPart: Sendable {
         case checksumMatches(Bool)
-        case events(DecodedEvents)
+        case events(PartitionEvents)
     }
 
     /// What one of the tasks that restore a projection built.
     private enum RestoredPart: Sendable {
         case shard(Int, EventTable.Shard)
         case rowSet(RowSet)
-        case summaries(SummaryState)
     }
 
     /// The results of `count` tasks run at the same time on every processor, in order.
     static func inParallel<T: Sendable>(_ count: Int, _ task: @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
         concurrentMap(count) { index in Result { try task(index) } }
-    }
-
-    /// The events of one block.
-    private static func decodeEvents(_ block: EventBlock, in bytes: UnsafeRawBufferPointer,
-                                     timelines: [TimelineID], dates: [DateValue]) throws -> DecodedEvents {
-        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<block.range.upperBound]))
-        reader.offset = block.range.lowerBound
-        var decoded = DecodedEvents()
-        decoded.snapshots.reserveCapacity(block.count)
-        decoded.timelines.reserveCapacity(block.count)
-        decoded.hashes.reserveCapacity(block.count)
-        decoded.dates.reserveCapacity(2 * block.count)
-        decoded.isOpenRange.reserveCapacity(block.count)
-        for _ in 0..<block.count {
-            let id = EventID(try reader.readString())
-            let timelineIndex = try reader.readIndex(below: timelines.count, of: "timeline")
-            // Copied from the checkpoint into the snapshot, with no `String` between (an
-            // allocation per title longer than 15 bytes).
-            let title = try reader.readUTF8()
-            let kind = try reader.read(UInt8.self)
-            guard kind <= 2 else { throw Failure.damaged("unknown dates kind \(kind)") }
-            let start = try reader.readIndex(below: dates.count, of: "date")
-            let end = kind == 2 ? try reader.readIndex(below: dates.count, of: "date") : nil
-            let eventDates: EventDates = kind == 0
-                ? .single(dates[start]) : .range(start: dates[start], end: end.map { dates[$0] })
-            decoded.snapshots.append(EventSnapshot.make(id: id, timeline: timelines[timelineIndex], title: title,
-                                                   dates: eventDates))
-            decoded.timelines.append(UInt32(timelineIndex))
-            decoded.hashes.append(EventTable.hash(of: id))
-            decoded.dates.append(UInt32(start))
-            decoded.dates.append(end.map(UInt32.init) ?? noDate)
-            decoded.isOpenRange.append(kind == 1)
-        }
-        guard reader.isAtEnd else { throw Failure.damaged("unexpected bytes after a block of events") }
-        return decoded
     }
 
     /// A set of rows and its views from the saved rows; for a set of one timeline's rows
@@ -365,82 +360,24 @@ extension Checkpoint {
     }
 
     /// Shard `index` of the events' table: its events, and the ids of those each
-    /// timeline holds, grouped from the blocks.
-    private static func restoredShard(_ index: Int, of shardCount: Int, parts: [DecodedEvents],
-                                      timelines: [TimelineID]) throws
+    /// timeline holds, from its partitions (partition `p` is in shard `p % shardCount`).
+    private static func restoredShard(_ index: Int, of shardCount: Int, parts: [PartitionEvents]) throws
     -> EventTable.Shard {
-        func isMine(_ hash: UInt64) -> Bool { EventTable.shard(ofHash: hash, count: shardCount) == index }
-        var count = 0
-        for part in parts { for hash in part.hashes where isMine(hash) { count += 1 } }
+        let mine = stride(from: index, to: parts.count, by: shardCount).map { parts[$0] }
+        let count = mine.reduce(0) { $0 + $1.snapshots.count }
         var shard = EventTable.Shard()
         shard.events = SnapshotTable(minimumCapacity: count)
-        var lists = [[UInt32]](repeating: [], count: timelines.count)
-        for part in parts {
-            // By offset: a snapshot of another shard is not touched (nor retained).
-            for offset in part.hashes.indices where isMine(part.hashes[offset]) {
+        var lists: [TimelineID: [UInt32]] = [:]
+        for part in mine {
+            for (offset, snapshot) in part.snapshots.enumerated() {
                 let hash = part.hashes[offset]
-                shard.events.update(part.snapshots[offset], hash: hash)
-                lists[Int(part.timelines[offset])].append(SnapshotTable.key(for: hash))
+                shard.events.update(snapshot, hash: hash)
+                lists[snapshot.timeline, default: []].append(SnapshotTable.key(for: hash))
             }
         }
         guard shard.events.count == count else { throw Failure.damaged("an event listed twice") }
-        var members: [TimelineID: [UInt32]] = [:]
-        for (timeline, list) in zip(timelines, lists) where !list.isEmpty { members[timeline] = list }
-        shard.members = TimelineMembers(lists: members)
+        shard.members = TimelineMembers(lists: lists)
         return shard
-    }
-
-    /// The summaries of the named timelines.
-    ///
-    /// The dates' table is in order, so each timeline's dates are put in order by
-    /// counting their indices: O(*n* + *d*) for *n* dates of *d* distinct ones, not the
-    /// O(*n* log *n*) of sorting each timeline's dates.
-    private static func restoredSummaries(
-        _ parts: [DecodedEvents], timelines: [TimelineID], names: [String?], dates: [DateValue]
-    ) -> SummaryState {
-        var loaded = zip(timelines, names).map { SummaryState.LoadedTimeline(id: $0, name: $1 ?? "") }
-        // bucketStarts[d] is where date d's occurrences start in date order.
-        var bucketStarts = [Int](repeating: 0, count: dates.count + 1)
-        for part in parts {
-            for (offset, timeline) in part.timelines.enumerated() {
-                let timeline = Int(timeline)
-                guard names[timeline] != nil else { continue }
-                loaded[timeline].eventCount += 1
-                if part.isOpenRange[offset] { loaded[timeline].ongoingCount += 1 }
-                for date in part.dates[(2 * offset)..<(2 * offset + 2)] where date != noDate {
-                    bucketStarts[Int(date) + 1] += 1
-                }
-            }
-        }
-        for date in dates.indices { bucketStarts[date + 1] += bucketStarts[date] }
-        var timelineByOccurrence = [UInt32](repeating: 0, count: bucketStarts[dates.count])
-        var next = bucketStarts
-        for part in parts {
-            for (offset, timeline) in part.timelines.enumerated() where names[Int(timeline)] != nil {
-                for date in part.dates[(2 * offset)..<(2 * offset + 2)] where date != noDate {
-                    timelineByOccurrence[next[Int(date)]] = timeline
-                    next[Int(date)] += 1
-                }
-            }
-        }
-        // Each timeline's distinct dates in order, with their counts: the occurrences of
-        // one date come together, so a timeline's count for it is its last run's.
-        var sortedDates = [[CountedDate]](repeating: [], count: timelines.count)
-        var lastDate = [Int](repeating: -1, count: timelines.count)
-        for (date, value) in dates.enumerated() {
-            let entry = DatedEntry(value)  // one box for all the occurrences of a timestamp
-            for occurrence in bucketStarts[date]..<bucketStarts[date + 1] {
-                let timeline = Int(timelineByOccurrence[occurrence])
-                if lastDate[timeline] == date {
-                    sortedDates[timeline][sortedDates[timeline].count - 1].count += 1
-                } else {
-                    sortedDates[timeline].append(CountedDate(entry: entry, count: 1))
-                    lastDate[timeline] = date
-                }
-            }
-        }
-        for timeline in loaded.indices { loaded[timeline].dates = OrderedIndex(sortedDates[timeline]) }
-        return SummaryState(loaded: zip(loaded, names).compactMap { $1 == nil ? nil : $0 })
     }
 
     /// The value of `type` that `code` stands for (``CheckpointCoded``); a code no value has

@@ -3,11 +3,7 @@ import TimelineCore
 extension Checkpoint {
     /// The checkpoint's bytes, ending with their CRC-32C.
     /// - Complexity: O(*n*) in the number of events and rows.
-    package func encoded() -> [UInt8] { encoded(eventsPerBlock: Self.eventsPerBlock) }
-
-    /// The checkpoint's bytes, with its events in blocks of `eventsPerBlock`.
-    func encoded(eventsPerBlock: Int) -> [UInt8] {
-        precondition(eventsPerBlock > 0, "a block holds at least one event")
+    package func encoded() -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes.append(contentsOf: Self.magic)
         writer.write(TimelineProjection.schemaVersion)
@@ -24,16 +20,15 @@ extension Checkpoint {
             .sorted { $0.id.rawValue.utf8.lexicographicallyPrecedes($1.id.rawValue.utf8) }
         var timelineIndices: [TimelineID: UInt32] = [:]
         for (index, timeline) in timelines.enumerated() { timelineIndices[timeline.id] = UInt32(index) }
-        // Events: in blocks, each with its count and byte length, decoded at the same time
-        // and encoded at the same time, in two passes: the first reads each event once and
-        // leaves room for the indices of its dates (and of a timeline without a name),
-        // which the second fills in from the complete tables.
-        let snapshots = Self.eventsInRowOrder(projection)
-        let blockStarts = Array(stride(from: 0, to: snapshots.count, by: eventsPerBlock))
-        var blocks = concurrentMap(blockStarts.count) { [timelineIndices] number in
-            let start = blockStarts[number]
-            return EncodedBlock(snapshots[start..<min(start + eventsPerBlock, snapshots.count)],
-                                timelines: timelineIndices)
+        // Events: in partitions by their ids' hashes (``EventTable/partition(ofHash:)``),
+        // each in the order of the rows and with its count and byte length, decoded
+        // when needed, at the same time, and encoded at the same time in two passes: the
+        // first reads each event once and leaves room for the indices of its dates (and of
+        // a timeline without a name), which the second fills in from the complete tables.
+        let partitioned = Self.partitioned(Self.eventsInRowOrder(projection))
+        let snapshots = partitioned.flatMap { $0 }
+        var blocks = concurrentMap(partitioned.count) { [timelineIndices] number in
+            EncodedBlock(partitioned[number][...], timelines: timelineIndices)
         }
         // Dates: each distinct text once, in the order of dates (by instant, then text),
         // so that loading puts a timeline's dates in order by their indices alone. Values
@@ -79,11 +74,20 @@ extension Checkpoint {
         for date in dates { writer.write(date.text) }
         // The blocks straight after the tables (complete before the blocks were encoded).
         writer.write(UInt32(snapshots.count))
-        writer.write(UInt32(blockStarts.count))
+        writer.write(UInt32(blocks.count))
         for (number, block) in blocks.enumerated() {
-            writer.write(UInt32(min(eventsPerBlock, snapshots.count - blockStarts[number])))
+            writer.write(UInt32(partitioned[number].count))
             writer.write(UInt32(block.writer.bytes.count))
-            writer.bytes.append(contentsOf: block.writer.bytes)
+        }
+        let partitionsStart = writer.bytes.count
+        for block in blocks { writer.bytes.append(contentsOf: block.writer.bytes) }
+        // Each partition's index, so that an event is found without decoding its partition.
+        let indices = concurrentMap(blocks.count) { [blocks] number in blocks[number].sortedIndex }
+        for index in indices {
+            for entry in index {
+                writer.write(entry.key)
+                writer.write(entry.offset)
+            }
         }
 
         writer.write(UInt32(projection.rowSets.count))
@@ -104,7 +108,7 @@ extension Checkpoint {
             writer.write(UInt32(rowSet.index.count))
             // Each row's event number and kind, in parts written at the same time.
             let index = rowSet.index
-            let partCount = (index.count + Self.eventsPerBlock - 1) / Self.eventsPerBlock
+            let partCount = (index.count + Self.rowsPerPart - 1) / Self.rowsPerPart
             let parts = concurrentMap(partCount) { [eventNumbers] part in
                 let range = (part * index.count / partCount)..<((part + 1) * index.count / partCount)
                 var rows = ByteWriter()
@@ -119,9 +123,53 @@ extension Checkpoint {
             }
             for part in parts { writer.bytes.append(contentsOf: part) }
         }
+        // The summaries of the named timelines, counted from the events as written: a
+        // store that reads only some events restores them whole.
+        let counts = writer.bytes.withUnsafeBytes { raw in
+            let body = SharedBytes(bytes: raw)
+            let source = PartitionSource(lengths: blocks.map(\.writer.bytes.count), counts: partitioned.map(\.count),
+                                         from: partitionsStart, timelines: timelines.map(\.id), dates: dates)
+            let parts = concurrentMap(blocks.count) { number in
+                // Just encoded: it reads back.
+                (try? source.decode(number, in: body.bytes, mode: .indices)) ?? PartitionEvents()
+            }
+            return Self.summaryCounts(parts, named: timelines.map { $0.name != nil }, dateCount: dates.count)
+        }
+        for (timeline, count) in zip(timelines, counts) where timeline.name != nil {
+            writer.write(UInt32(count.events))
+            writer.write(UInt32(count.ongoing))
+            writer.write(UInt32(count.dates.count))
+            for (date, times) in count.dates {
+                writer.write(date)
+                writer.write(times)
+            }
+        }
         writer.write(projection.summaries.position)
         writer.write(CRC32C.checksum(writer.bytes))
         return writer.bytes
+    }
+
+    /// How many rows of a set are written by one task.
+    static let rowsPerPart = 16_384
+
+    /// The ranges of consecutive parts of these lengths, the first at `start`.
+    static func ranges(of lengths: [Int], from start: Int) -> [Range<Int>] {
+        var ranges: [Range<Int>] = [], at = start
+        for length in lengths {
+            ranges.append(at..<(at + length))
+            at += length
+        }
+        return ranges
+    }
+
+    /// The snapshots in ``EventTable/partitionCount`` partitions by their ids' hashes,
+    /// each in the order given.
+    private static func partitioned(_ snapshots: [EventSnapshot]) -> [[EventSnapshot]] {
+        var partitions = [[EventSnapshot]](repeating: [], count: EventTable.partitionCount)
+        for snapshot in snapshots {
+            partitions[EventTable.partition(ofHash: EventTable.hash(of: snapshot.id))].append(snapshot)
+        }
+        return partitions
     }
 
     private static func encode(_ point: LogResumePoint?, into writer: inout ByteWriter) {
@@ -176,12 +224,18 @@ private struct EncodedBlock: Sendable {
     /// The block's dates, each once.
     private(set) var distinctDates = Set<DateValue>()
 
+    /// The block's index: each event's key (``SnapshotTable/key(for:)`` of its id's hash)
+    /// and where it starts in the block, in the order of keys, then of places.
+    private(set) var index: [(key: UInt32, offset: UInt32)] = []
+
     init(_ events: ArraySlice<EventSnapshot>, timelines: [TimelineID: UInt32]) {
         // Room for events of a typical size, and for two dates each: growing by doubling
         // would copy the bytes again and again. (Not the set of dates: most are shared.)
         writer.bytes.reserveCapacity(64 * events.count)
         datePlaces.reserveCapacity(2 * events.count)
+        index.reserveCapacity(events.count)
         for event in events {
+            index.append((SnapshotTable.key(for: EventTable.hash(of: event.id)), UInt32(writer.bytes.count)))
             writer.write(event.id.rawValue)
             if let index = timelines[event.timeline] {
                 writer.write(index)
@@ -206,6 +260,11 @@ private struct EncodedBlock: Sendable {
                 place(end)
             }
         }
+    }
+
+    /// The index in the order of keys.
+    var sortedIndex: [(key: UInt32, offset: UInt32)] {
+        index.sorted { $0.key != $1.key ? $0.key < $1.key : $0.offset < $1.offset }
     }
 
     private mutating func place(_ date: DateValue) {

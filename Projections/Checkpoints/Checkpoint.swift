@@ -5,14 +5,22 @@ import TimelineCore
 /// Opening a store loads its checkpoint and replays only the records after ``position``.
 /// The file holds a format tag, the projection's ``TimelineProjection/schemaVersion``,
 /// the position, where the log was at that position (``resumePoint``, the log's own
-/// opaque description, so that the log is reopened reading only what follows), the timelines, the distinct date texts in the order of dates, the
-/// events in blocks of ``eventsPerBlock`` (their timeline and dates as indices into those
-/// tables), the views (each view's definition and position, with the row order once
-/// for all views of one filter and placement), and ends with a CRC-32C of everything
-/// before it. Loading decodes the blocks on every processor, beside the checksum, then
-/// builds the event table's shards, each set of rows and the summaries at the same time. A checkpoint of
-/// another schema version, or a damaged one, is refused by ``load(_:)``; the caller
-/// rebuilds from the log instead.
+/// opaque description, so that the log is reopened reading only what follows), the
+/// timelines, the distinct date texts in the order of dates, the events in
+/// ``EventTable/partitionCount`` partitions by their ids' hashes (each event's timeline
+/// and dates as indices into those tables; each partition's count and length first), the
+/// views (each view's definition and position, with the row order once for all views of
+/// one filter and placement), each named timeline's summary (its counts, and its distinct
+/// dates as indices with how many times its events have each), and ends with a CRC-32C of
+/// everything before it.
+///
+/// Loading checks the checksum and every partition on every processor. For a store that
+/// restores views it decodes the partitions at the same time, then builds the event
+/// table's shards and each set of rows at the same time; for one that keeps no view
+/// (a command that prints no rows) it leaves the events in their partitions, each
+/// decoded the first time a command needs one of its events (``PendingPartitions``). A
+/// checkpoint of another schema version, or a damaged one, is refused by ``load(_:keeping:)``;
+/// the caller rebuilds from the log instead.
 package struct Checkpoint: Sendable {
     /// Why a checkpoint cannot be used.
     package enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
@@ -32,9 +40,6 @@ package struct Checkpoint: Sendable {
     }
 
     static let magic: [UInt8] = Array("TLCHKPT1".utf8)
-
-    /// How many events a block of the checkpoint holds: blocks are decoded at the same time.
-    static let eventsPerBlock = 16_384
 
     /// The log position the state reflects.
     package let position: Int64
@@ -59,8 +64,9 @@ extension TimelineProjection {
     /// bytes are, and keeps now's nanoseconds; version 6 keeps any kind of log's resume
     /// point, opaque, and no file identity of its own; version 7 writes each placement,
     /// order, sectioning and kind of row as its stated code (``CheckpointCoded``), not its
-    /// place among the enum's cases.
-    package static let schemaVersion: UInt32 = 7
+    /// place among the enum's cases; version 8 keeps the events in partitions by their ids'
+    /// hashes, so that one is decoded without the others, and saves the summaries.
+    package static let schemaVersion: UInt32 = 8
 
     /// The projection's state as a checkpoint, with where the log was at its position.
     ///

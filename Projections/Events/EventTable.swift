@@ -9,6 +9,15 @@ import TimelineCore
 /// its own, so the shards of a log are folded at the same time, one per processor (see
 /// ``applyInParallel(_:alongside:)``), and a checkpoint's table is built the same way: the
 /// events are the largest part of the work of a rebuild and of opening a checkpoint.
+///
+/// A table restored from a checkpoint for a store that keeps no view may leave the
+/// checkpoint's events where they are (``PendingPartitions``): the events fall into
+/// ``partitionCount`` partitions by the same hash, partition `p` in shard `p % shards`.
+/// While partition `p` is pending, its events are those it holds, but for those the
+/// shards took over (``Partly/takenOver``: the event as it is now is in its shard, or it
+/// was removed), and those its shard holds: a lookup reads the partition's index, a change
+/// takes the event over first. Anything that goes through every event joins every
+/// partition to its shard first (``loadAll()``).
 struct EventTable: Sendable {
     /// A shard: some of the events, and the keys of those each timeline holds.
     struct Shard: Sendable {
@@ -18,8 +27,34 @@ struct EventTable: Sendable {
 
     private(set) var shards: [Shard]
 
-    /// As many shards as processors, from two to eight.
-    static let defaultShardCount = min(8, max(2, ProcessInfoCount.active))
+    /// Where the events are: all in the shards, or partly still in a checkpoint's partitions.
+    private enum Residence: Sendable {
+        case inShards
+        case partly(Partly)
+    }
+
+    /// The state of a table whose events are partly still in a checkpoint's partitions.
+    /// Invariant: the shard count divides ``partitionCount``.
+    private struct Partly: Sendable {
+        let pending: PendingPartitions
+        /// Bit `p` set: partition `p` joined its shard.
+        var joined: UInt64 = 0
+        /// The events of pending partitions that the shards took over: changed (their
+        /// state is in their shard) or removed.
+        var takenOver: Set<EventID> = []
+
+        func isPending(_ partition: Int) -> Bool { joined & (1 << UInt64(partition)) == 0 }
+        var isComplete: Bool { joined == UInt64.max }
+    }
+
+    private var residence = Residence.inShards
+
+    /// As many shards as processors, from two to eight, a power of two (it divides
+    /// ``partitionCount``).
+    static let defaultShardCount = ProcessInfoCount.active >= 8 ? 8 : ProcessInfoCount.active >= 4 ? 4 : 2
+
+    /// How many partitions a checkpoint divides the events into (``partition(ofHash:)``).
+    static let partitionCount = 64
 
     init(shardCount: Int = EventTable.defaultShardCount) {
         precondition(shardCount > 0, "a table has at least one shard")
@@ -31,6 +66,89 @@ struct EventTable: Sendable {
     init(shards: [Shard]) {
         precondition(!shards.isEmpty, "a table has at least one shard")
         self.shards = shards
+    }
+
+    /// A table whose events are all still in a checkpoint's partitions.
+    init(pending: PendingPartitions, shardCount: Int = EventTable.defaultShardCount) {
+        precondition(shardCount > 0 && Self.partitionCount % shardCount == 0, "the shard count divides the partitions'")
+        precondition(Self.partitionCount == UInt64.bitWidth, "a partition's bit in a word says whether it joined")
+        shards = Array(repeating: Shard(), count: shardCount)
+        residence = .partly(Partly(pending: pending))
+    }
+
+    /// The partition of an id with this hash: the shard it has among ``partitionCount``.
+    static func partition(ofHash hash: UInt64) -> Int { shard(ofHash: hash, count: partitionCount) }
+
+    /// Whether some events are still in a checkpoint's partitions.
+    var hasPendingEvents: Bool {
+        if case .partly = residence { return true }
+        return false
+    }
+
+    /// How many of the checkpoint's partitions were decoded (0 when there were none).
+    var decodedPartitions: Int {
+        if case .partly(let partly) = residence { return partly.pending.decodedCount }
+        return 0
+    }
+
+    /// Changes the state of a table whose events are partly in partitions (`nil` for
+    /// one whose events are all in its shards), held once while `body` runs, so that the
+    /// set of events taken over is changed in place, not copied.
+    private mutating func changePartly<R>(_ body: (inout Partly, inout [Shard]) -> R) -> R? {
+        guard case .partly(var partly) = residence else { return nil }
+        residence = .inShards
+        defer { if !partly.isComplete { residence = .partly(partly) } }
+        return body(&partly, &shards)
+    }
+
+    /// Moves partition `partition` into its shard, if it is still pending: its events but
+    /// those the shard took over.
+    /// - Complexity: O(*n*) for its *n* events the first time, O(1) after.
+    private mutating func join(_ partition: Int) {
+        changePartly { partly, shards in
+            guard partly.isPending(partition) else { return }
+            let events = partly.pending.events(of: partition)
+            let shard = partition % shards.count
+            for (offset, snapshot) in events.snapshots.enumerated() where !partly.takenOver.contains(snapshot.id) {
+                let hash = events.hashes[offset]
+                // A forged checkpoint may list an id twice: the later one stands, as in a fold.
+                if let old = shards[shard].events.update(snapshot, hash: hash), old.timeline == snapshot.timeline { continue }
+                shards[shard].members.add(SnapshotTable.key(for: hash), to: snapshot.timeline)
+            }
+            partly.takenOver = partly.takenOver.filter { Self.partition(ofHash: Self.hash(of: $0)) != partition }
+            partly.joined |= 1 << UInt64(partition)
+        }
+    }
+
+    /// Before a change to the event with this id and hash: puts it in its shard as the
+    /// pending partition holds it, if it is pending there and not taken over yet.
+    /// - Complexity: O(log *n*) for the partition's *n* events.
+    private mutating func takeOver(_ id: EventID, hash: UInt64) {
+        changePartly { partly, shards in
+            let partition = Self.partition(ofHash: hash)
+            guard partly.isPending(partition), !partly.takenOver.contains(id) else { return }
+            let shard = Self.shard(ofHash: hash, count: shards.count)
+            guard shards[shard].events.snapshot(id, hash: hash) == nil,
+                  let base = partly.pending.snapshot(id, hash: hash, partition: partition) else { return }
+            shards[shard].events.update(base, hash: hash)
+            shards[shard].members.add(SnapshotTable.key(for: hash), to: base.timeline)
+            partly.takenOver.insert(id)
+        }
+    }
+
+    /// Moves every pending partition into the shards.
+    /// - Complexity: O(*n*) for the *n* events still pending.
+    mutating func loadAll() {
+        guard hasPendingEvents else { return }
+        for partition in 0..<Self.partitionCount { join(partition) }
+    }
+
+    /// The table with every event in its shards: itself, or a copy that loaded them.
+    var loaded: EventTable {
+        guard hasPendingEvents else { return self }
+        var all = self
+        all.loadAll()
+        return all
     }
 
     /// The hash of an id: FNV-1a over its UTF-8 bytes, the same in every process, so an
@@ -53,12 +171,21 @@ struct EventTable: Sendable {
     static func shard(of id: EventID, count: Int) -> Int { shard(ofHash: hash(of: id), count: count) }
 
     /// How many events there are.
-    /// - Complexity: O(*s*) for *s* shards.
-    var count: Int { shards.reduce(0) { $0 + $1.events.count } }
+    /// - Complexity: O(*s*) for *s* shards, plus O(*p*) for *p* partitions while some are pending.
+    var count: Int {
+        var count = shards.reduce(0) { $0 + $1.events.count }
+        if case .partly(let partly) = residence {
+            for partition in 0..<Self.partitionCount where partly.isPending(partition) {
+                count += partly.pending.count(of: partition)
+            }
+            count -= partly.takenOver.count
+        }
+        return count
+    }
 
     /// Every event's snapshot, shard after shard.
     var snapshots: some Sequence<EventSnapshot> {
-        shards.lazy.flatMap(\.events.snapshots)
+        loaded.shards.lazy.flatMap(\.events.snapshots)
     }
 
     /// Calls `body` with each snapshot and a number for its place in the table, which
@@ -68,6 +195,9 @@ struct EventTable: Sendable {
     /// below 2³¹ (a view's build keeps it in 31 bits).
     /// - Complexity: O(*c*) for the shards' *c* slots.
     func forEachSnapshot(_ body: (UInt32, EventSnapshot) -> Void) {
+        // The numbers are places in a table that holds every event: while some are
+        // pending, in a copy that loaded them (``subscript(slot:)`` reads a loaded table).
+        guard !hasPendingEvents else { return loaded.forEachSnapshot(body) }
         let count = shards.count
         precondition((shards.map(\.events.slotCount).max() ?? 0) * count <= 1 << 31,
                      "a table's slots are numbered in 31 bits")
@@ -79,6 +209,7 @@ struct EventTable: Sendable {
     /// The snapshot at a place ``forEachSnapshot(_:)`` gave.
     /// - Complexity: O(1).
     subscript(slot slot: UInt32) -> EventSnapshot {
+        precondition(!hasPendingEvents, "a place is read in a table with every event loaded (``loaded``)")
         let count = UInt32(shards.count)
         return shards[Int(slot % count)].events[slot: Int(slot / count)]
     }
@@ -87,7 +218,11 @@ struct EventTable: Sendable {
     /// - Complexity: O(1) on average.
     subscript(id: EventID) -> EventSnapshot? {
         let hash = Self.hash(of: id)
-        return shards[Self.shard(ofHash: hash, count: shards.count)].events.snapshot(id, hash: hash)
+        let inShard = shards[Self.shard(ofHash: hash, count: shards.count)].events.snapshot(id, hash: hash)
+        let partition = Self.partition(ofHash: hash)
+        guard inShard == nil, case .partly(let partly) = residence, partly.isPending(partition),
+              !partly.takenOver.contains(id) else { return inShard }
+        return partly.pending.snapshot(id, hash: hash, partition: partition)
     }
 
     /// Applies a fact about an event to its shard; returns the event's snapshot before and
@@ -95,6 +230,7 @@ struct EventTable: Sendable {
     mutating func apply(_ fact: Fact) -> (old: EventSnapshot?, new: EventSnapshot?)? {
         guard let id = fact.event else { return nil }
         let hash = Self.hash(of: id)
+        if hasPendingEvents { takeOver(id, hash: hash) }
         return shards[Self.shard(ofHash: hash, count: shards.count)].apply(fact, hash: hash)
     }
 
@@ -103,16 +239,20 @@ struct EventTable: Sendable {
     mutating func fold(_ fact: Fact) {
         if let id = fact.event {
             let hash = Self.hash(of: id)
+            if hasPendingEvents { takeOver(id, hash: hash) }
             shards[Self.shard(ofHash: hash, count: shards.count)].fold(fact, hash: hash)
         } else {
+            loadAll()
             for index in shards.indices { shards[index].fold(fact, hash: 0) }
         }
     }
 
     /// Removes a timeline's events from every shard; returns their snapshots.
-    /// - Complexity: O(*k*) for the *k* keys the timeline's lists hold.
+    /// - Complexity: O(*k*) for the *k* keys the timeline's lists hold (after loading
+    ///   every pending event).
     mutating func removeEvents(of timeline: TimelineID) -> [EventSnapshot] {
-        shards.indices.flatMap { shards[$0].removeEvents(of: timeline) }
+        loadAll()
+        return shards.indices.flatMap { shards[$0].removeEvents(of: timeline) }
     }
 
     /// Applies the facts of `records` (in log order) to the events, each shard on a
@@ -123,6 +263,7 @@ struct EventTable: Sendable {
     mutating func applyInParallel<T: Sendable>(
         _ records: UnsafeBufferPointer<Record>, alongside: @Sendable (UnsafeBufferPointer<Record>) -> T
     ) -> T {
+        loadAll()
         let count = shards.count
         let state = Mutex<(shards: [Shard], alongside: T?)>((shards, nil))
         shards = []

@@ -58,7 +58,9 @@ struct RowOrder: Sendable {
     /// The keys' array is reserved for two rows per event; pages that no row reaches are
     /// never written, so they take no memory.
     /// - Complexity: O(*n* log *n*) for *n* rows, plus O(*c*) for the table's *c* slots.
-    func sortedIndex(of events: EventTable, includes: (EventSnapshot) -> Bool) -> OrderedIndex<RowEntry> {
+    func sortedIndex(of table: EventTable, includes: (EventSnapshot) -> Bool) -> OrderedIndex<RowEntry> {
+        // Rows are found again by their events' places, read in a table holding them all.
+        let events = table.loaded
         struct Key {
             /// The group above the instant's key, offset to be unsigned (both within 63 bits).
             var first: UInt64

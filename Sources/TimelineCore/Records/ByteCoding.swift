@@ -82,6 +82,22 @@ package struct ByteReader {
         return index
     }
 
+    /// Whether every byte is below 0x80, read eight at a time.
+    /// - Complexity: O(*n*) for *n* bytes.
+    @inline(__always)
+    @inlinable package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0, high: UInt64 = 0
+        while offset + 8 <= bytes.count {
+            high |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            high |= UInt64(bytes[offset])
+            offset += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+
     package mutating func readString() throws(Failure) -> String {
         String(decoding: try readUTF8(), as: UTF8.self)
     }
@@ -96,7 +112,7 @@ package struct ByteReader {
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]).assumingMemoryBound(to: UInt8.self)
         // ASCII (most ids, titles and dates) is valid UTF-8 as it is, and needs none of
         // `String(validating:)`'s generic metadata lookup per string.
-        if utf8.allSatisfy({ $0 < 0x80 }) { return utf8 }
+        if Self.isASCII(UnsafeRawBufferPointer(utf8)) { return utf8 }
         guard String(validating: utf8, as: UTF8.self) != nil else {
             throw Failure(reason: "invalid UTF-8 at byte \(offset)")
         }

@@ -1,0 +1,336 @@
+import Synchronization
+import TimelineCore
+
+/// The events of one partition of a checkpoint as decoded: each event's snapshot, timeline
+/// index, id's hash (``EventTable/hash(of:)``, which chooses its partition, shard and
+/// slot), date indices and whether it is an open range.
+struct PartitionEvents: Sendable {
+    var snapshots: [EventSnapshot] = []
+    var timelines: [UInt32] = []
+    var hashes: [UInt64] = []
+    /// Two per event: its first date's index, and its end's (or ``noDate``).
+    var dates: [UInt32] = []
+    /// Whether each event is a range without an end.
+    var isOpenRange: [Bool] = []
+
+    static let noDate = UInt32.max
+
+    /// The snapshot of the event with this id and hash, if the partition holds it.
+    /// - Complexity: O(*n*) for the partition's *n* events (a partition is a 64th of them).
+    func snapshot(_ id: EventID, hash: UInt64) -> EventSnapshot? {
+        for (offset, candidate) in hashes.enumerated() where candidate == hash && snapshots[offset].id == id {
+            return snapshots[offset]
+        }
+        return nil
+    }
+}
+
+/// Where a partition's events lie in a checkpoint, with what decoding them needs.
+///
+/// The partitions' bytes come one after the other, then each partition's index: for each
+/// of its events, its key (``SnapshotTable/key(for:)`` of its id's hash) and where it
+/// starts in the partition, 4 bytes each, in the order of keys.
+struct PartitionSource: Sendable {
+    /// Each partition's range of bytes and number of events.
+    var ranges: [Range<Int>]
+    var counts: [Int]
+    /// Where each partition's index lies.
+    var indexRanges: [Range<Int>]
+    var timelines: [TimelineID]
+    var dates: [DateValue]
+
+    /// The partitions of these lengths and counts, the first at `start`, then their indices.
+    init(lengths: [Int], counts: [Int], from start: Int, timelines: [TimelineID], dates: [DateValue]) {
+        ranges = Checkpoint.ranges(of: lengths, from: start)
+        indexRanges = Checkpoint.ranges(of: counts.map { 8 * $0 }, from: ranges.last?.upperBound ?? start)
+        self.counts = counts
+        self.timelines = timelines
+        self.dates = dates
+    }
+
+    /// Where the partitions and their indices end.
+    var end: Int { indexRanges.last?.upperBound ?? 0 }
+
+    /// The snapshot of the event with this id and hash in partition `index`, found through
+    /// its index and decoded alone.
+    /// - Complexity: O(log *n*) for the partition's *n* events.
+    func snapshot(_ id: EventID, hash: UInt64, partition index: Int, in bytes: UnsafeRawBufferPointer) -> EventSnapshot? {
+        let key = SnapshotTable.key(for: hash)
+        let entries = indexRanges[index]
+        func entry(_ number: Int) -> (key: UInt32, offset: Int) {
+            let at = entries.lowerBound + 8 * number
+            return (UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)),
+                    Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self))))
+        }
+        var low = 0, high = counts[index]
+        while low < high {
+            let middle = (low + high) / 2
+            if entry(middle).key < key { low = middle + 1 } else { high = middle }
+        }
+        var number = low
+        while number < counts[index], case let (found, offset) = entry(number), found == key {
+            var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<ranges[index].upperBound]))
+            reader.offset = ranges[index].lowerBound + offset
+            if let event = try? decodeEvent(&reader, make: true), let snapshot = event.snapshot, snapshot.id == id {
+                return snapshot
+            }
+            number += 1
+        }
+        return nil
+    }
+
+    /// One event at the reader's offset: its snapshot (with `make`), timeline and date
+    /// indices, and whether it is an open range; every bound, index and string checked.
+    @inline(__always)
+    private func decodeEvent(_ reader: inout ByteReader, make: Bool) throws(ByteReader.Failure)
+        -> (snapshot: EventSnapshot?, timeline: Int, start: Int, end: Int?, isOpenRange: Bool) {
+        let idBytes = try reader.readUTF8()
+        guard !idBytes.isEmpty else { throw ByteReader.Failure(reason: "an event without an id at byte \(reader.offset)") }
+        let timeline = try reader.readIndex(below: timelines.count, of: "timeline")
+        // Copied from the checkpoint into the snapshot, with no `String` between (an
+        // allocation per title longer than 15 bytes).
+        let title = try reader.readUTF8()
+        let kind = try reader.read(UInt8.self)
+        guard kind <= 2 else { throw ByteReader.Failure(reason: "unknown dates kind \(kind)") }
+        let start = try reader.readIndex(below: dates.count, of: "date")
+        let end = kind == 2 ? try reader.readIndex(below: dates.count, of: "date") : nil
+        guard make else { return (nil, timeline, start, end, kind == 1) }
+        let eventDates: EventDates = kind == 0
+            ? .single(dates[start]) : .range(start: dates[start], end: end.map { dates[$0] })
+        let snapshot = EventSnapshot.make(id: EventID(String(decoding: idBytes, as: UTF8.self)),
+                                          timeline: timelines[timeline], title: title, dates: eventDates)
+        return (snapshot, timeline, start, end, kind == 1)
+    }
+
+    /// What ``decode(_:in:mode:)`` makes of a partition.
+    enum Mode {
+        /// Nothing: every bound, index and string is checked, as for decoding.
+        case check
+        /// Each event's timeline and date indices and whether it is an open range.
+        case indices
+        /// Everything ``PartitionEvents`` holds.
+        case events
+    }
+
+    /// Whether partition `index` of `bytes` decodes: every check of
+    /// ``decode(_:in:mode:)``, in one walk of the bytes that makes nothing (a store that
+    /// keeps no view checks every partition, and decodes few).
+    /// - Complexity: O(*b*) for the partition's *b* bytes.
+    func isWellFormed(_ index: Int, in bytes: UnsafeRawBufferPointer) -> Bool {
+        let range = ranges[index]
+        guard range.upperBound <= bytes.count else { return false }
+        guard let base = bytes.baseAddress, !range.isEmpty else { return counts[index] == 0 }
+        var at = range.lowerBound
+        let end = range.upperBound
+        let timelineLimit = UInt32(timelines.count), dateLimit = UInt32(dates.count)
+        func word() -> UInt32? {
+            guard end - at >= 4 else { return nil }
+            defer { at += 4 }
+            return UInt32(littleEndian: (base + at).loadUnaligned(as: UInt32.self))
+        }
+        func text() -> Int? {
+            guard let count = word().map(Int.init), count <= end - at else { return nil }
+            let utf8 = UnsafeRawBufferPointer(start: base + at, count: count)
+            at += count
+            guard ByteReader.isASCII(utf8)
+                    || String(validating: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self) != nil else { return nil }
+            return count
+        }
+        for _ in 0..<counts[index] {
+            guard let id = text(), id > 0, let timeline = word(), timeline < timelineLimit, text() != nil,
+                  at < end else { return false }
+            let kind = base.load(fromByteOffset: at, as: UInt8.self)
+            at += 1
+            guard kind <= 2, let start = word(), start < dateLimit else { return false }
+            if kind == 2 {
+                guard let end = word(), end < dateLimit else { return false }
+            }
+        }
+        return at == end && (try? checkIndex(index, in: bytes)) != nil
+    }
+
+    /// Checks partition `index`'s index: within bounds, its keys in order and its places
+    /// inside the partition (a lookup decodes the event at a place with every check, so
+    /// a wrong place can only miss).
+    /// - Complexity: O(*n*) for the partition's *n* events.
+    func checkIndex(_ index: Int, in bytes: UnsafeRawBufferPointer) throws(ByteReader.Failure) {
+        let entries = indexRanges[index]
+        guard entries.upperBound <= bytes.count else { throw ByteReader.Failure(reason: "an index past the end") }
+        var previous: UInt32 = 0
+        for at in stride(from: entries.lowerBound, to: entries.upperBound, by: 8) {
+            let key = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+            let offset = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self))
+            guard key >= previous, Int(offset) < ranges[index].count else {
+                throw ByteReader.Failure(reason: "an index entry out of order or place at byte \(at)")
+            }
+            previous = key
+        }
+    }
+
+    /// The events of partition `index`, read from `bytes` (the checkpoint's body).
+    func decode(_ index: Int, in bytes: UnsafeRawBufferPointer, mode: Mode = .events)
+        throws(ByteReader.Failure) -> PartitionEvents {
+        let range = ranges[index], count = counts[index]
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<range.upperBound]))
+        reader.offset = range.lowerBound
+        var decoded = PartitionEvents()
+        if mode != .check {
+            decoded.timelines.reserveCapacity(count)
+            decoded.dates.reserveCapacity(2 * count)
+            decoded.isOpenRange.reserveCapacity(count)
+        }
+        if mode == .events {
+            decoded.snapshots.reserveCapacity(count)
+            decoded.hashes.reserveCapacity(count)
+        }
+        for _ in 0..<count {
+            let event = try decodeEvent(&reader, make: mode == .events)
+            guard mode != .check else { continue }
+            decoded.timelines.append(UInt32(event.timeline))
+            decoded.dates.append(UInt32(event.start))
+            decoded.dates.append(event.end.map(UInt32.init) ?? PartitionEvents.noDate)
+            decoded.isOpenRange.append(event.isOpenRange)
+            guard let snapshot = event.snapshot else { continue }
+            decoded.snapshots.append(snapshot)
+            decoded.hashes.append(EventTable.hash(of: snapshot.id))
+        }
+        guard reader.isAtEnd else { throw ByteReader.Failure(reason: "unexpected bytes after a partition of events") }
+        try checkIndex(index, in: bytes)
+        return decoded
+    }
+}
+
+/// A checkpoint's bytes: read into memory, or mapped from its file.
+enum CheckpointBytes: Sendable {
+    case array([UInt8])
+    case mapped(MappedFile)
+
+    /// Calls `body` with the bytes.
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        switch self {
+        case .array(let bytes): bytes.withUnsafeBytes(body)
+        case .mapped(let file): file.withUnsafeBytes(body)
+        }
+    }
+}
+
+/// The partitions of a checkpoint's events that no one has needed yet: a store opened to
+/// decide commands reads the events its commands look up, each through its partition's
+/// index, not every event (``EventTable``).
+///
+/// It keeps the checkpoint's bytes, every partition checked when the checkpoint was
+/// loaded (so decoding one later cannot fail), and decodes each partition once, whichever
+/// copy of the table asks first.
+final class PendingPartitions: Sendable {
+    /// The checkpoint's bytes.
+    private let bytes: CheckpointBytes
+    private let source: PartitionSource
+    /// The partitions decoded so far.
+    private let decoded: Mutex<[PartitionEvents?]>
+
+    /// Partitions of `bytes` as `source` places them, each already checked by
+    /// ``PartitionSource/decode(_:in:materialize:)``.
+    init(bytes: CheckpointBytes, source: PartitionSource) {
+        precondition(source.ranges.count == EventTable.partitionCount, "a checkpoint has a range for every partition")
+        self.bytes = bytes
+        self.source = source
+        decoded = Mutex(Array(repeating: nil, count: source.ranges.count))
+    }
+
+    /// How many events partition `index` holds.
+    func count(of index: Int) -> Int { source.counts[index] }
+
+    /// How many partitions have been decoded so far.
+    var decodedCount: Int { decoded.withLock { $0.count { $0 != nil } } }
+
+    /// The snapshot of the event with this id and hash in partition `index`, if it holds
+    /// it: from the partition if it was decoded, else found through its index and decoded
+    /// alone.
+    /// - Complexity: O(log *n*) for the partition's *n* events, O(*n*) once it is decoded.
+    func snapshot(_ id: EventID, hash: UInt64, partition index: Int) -> EventSnapshot? {
+        if let events = decoded.withLock({ $0[index] }) { return events.snapshot(id, hash: hash) }
+        return bytes.withUnsafeBytes { source.snapshot(id, hash: hash, partition: index, in: $0) }
+    }
+
+    /// The events of partition `index`, decoded on the first call.
+    /// - Complexity: O(*n*) for its *n* events on the first call, O(1) after.
+    func events(of index: Int) -> PartitionEvents {
+        if let events = decoded.withLock({ $0[index] }) { return events }
+        let events: PartitionEvents
+        do {
+            events = try bytes.withUnsafeBytes { raw in
+                Result { () throws(ByteReader.Failure) in try source.decode(index, in: raw) }
+            }.get()
+        } catch {
+            // The same bytes passed the same checks when the checkpoint was loaded.
+            preconditionFailure("a partition checked at loading fails to decode: \(error)")
+        }
+        return decoded.withLock { cache in
+            if let earlier = cache[index] { return earlier }
+            cache[index] = events
+            return events
+        }
+    }
+}
+
+/// What a checkpoint saves of a named timeline's summary: its counts, and its distinct
+/// dates in order (indices into the checkpoint's table of dates) with how many times its
+/// events have each.
+struct SavedSummary: Sendable, Equatable {
+    var events = 0
+    var ongoing = 0
+    var dates: [(date: UInt32, times: UInt32)] = []
+
+    static func == (a: SavedSummary, b: SavedSummary) -> Bool {
+        a.events == b.events && a.ongoing == b.ongoing && a.dates.elementsEqual(b.dates) { $0 == $1 }
+    }
+}
+
+extension Checkpoint {
+    /// Each timeline's summary counted from its events' indices (``PartitionSource/Mode/indices``),
+    /// empty for a timeline without a name (`named` false: no summary lists it).
+    ///
+    /// The dates' table is in order, so each timeline's dates are put in order by
+    /// counting their indices: O(*n* + *d*) for *n* dates of *d* distinct ones, not the
+    /// O(*n* log *n*) of sorting each timeline's dates.
+    static func summaryCounts(_ parts: [PartitionEvents], named: [Bool], dateCount: Int) -> [SavedSummary] {
+        var summaries = [SavedSummary](repeating: SavedSummary(), count: named.count)
+        // bucketStarts[d] is where date d's occurrences start in date order.
+        var bucketStarts = [Int](repeating: 0, count: dateCount + 1)
+        for part in parts {
+            for (offset, timeline) in part.timelines.enumerated() where named[Int(timeline)] {
+                summaries[Int(timeline)].events += 1
+                if part.isOpenRange[offset] { summaries[Int(timeline)].ongoing += 1 }
+                for date in part.dates[(2 * offset)..<(2 * offset + 2)] where date != PartitionEvents.noDate {
+                    bucketStarts[Int(date) + 1] += 1
+                }
+            }
+        }
+        for date in 0..<dateCount { bucketStarts[date + 1] += bucketStarts[date] }
+        var timelineByOccurrence = [UInt32](repeating: 0, count: bucketStarts[dateCount])
+        var next = bucketStarts
+        for part in parts {
+            for (offset, timeline) in part.timelines.enumerated() where named[Int(timeline)] {
+                for date in part.dates[(2 * offset)..<(2 * offset + 2)] where date != PartitionEvents.noDate {
+                    timelineByOccurrence[next[Int(date)]] = timeline
+                    next[Int(date)] += 1
+                }
+            }
+        }
+        // Each timeline's distinct dates in order, with their counts: the occurrences of
+        // one date come together, so a timeline's count for it is its last run's.
+        var lastDate = [Int](repeating: -1, count: named.count)
+        for date in 0..<dateCount {
+            for occurrence in bucketStarts[date]..<bucketStarts[date + 1] {
+                let timeline = Int(timelineByOccurrence[occurrence])
+                if lastDate[timeline] == date {
+                    summaries[timeline].dates[summaries[timeline].dates.count - 1].times += 1
+                } else {
+                    summaries[timeline].dates.append((UInt32(date), 1))
+                    lastDate[timeline] = date
+                }
+            }
+        }
+        return summaries
+    }
+}
