@@ -45,6 +45,8 @@ extension TimelineProjection {
         // A batch of a few events tracks its operations; a larger one, or one that may
         // touch many rows (a removed timeline), keeps a copy of each row set's old rows.
         let large = touched.events.count > 8 || removesTimeline
+        // A set of rows that many touched events sort afresh from every event.
+        if touched.events.count > resetThreshold, !rowSets.isEmpty { events.loadAll() }
         for i in rowSets.indices {
             rowSets[i].apply(touched.events, of: events, now: nowValue, large: large, to: position,
                              resetThreshold: resetThreshold, into: &changes.rows)

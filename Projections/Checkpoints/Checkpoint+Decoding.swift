@@ -225,8 +225,16 @@ extension Checkpoint {
         let shared = SharedBytes(bytes: reader.bytes)
         let shardCount = EventTable.defaultShardCount
         let partitionCount = EventTable.partitionCount
-        // Every partition checked, or decoded for the rows; the checksum beside them.
-        let mode: PartitionSource.Mode = savedRowSets.isEmpty ? .check : .events
+        // Every partition checked, or decoded for rows of everything; the checksum beside
+        // them. The rows of timelines that hold a fifth of the events or fewer decode only
+        // their events, where they lie; one by one, more would cost more than decoding
+        // every partition at the same time.
+        var rowEvents = 0
+        for timeline in Set(savedRowSets.map(\.filter)) {
+            guard case .timeline(let id) = timeline else { rowEvents = eventCount; break }
+            rowEvents += summaries.timelines[id]?.eventCount ?? 0
+        }
+        let mode: PartitionSource.Mode = 5 * rowEvents <= eventCount ? .check : .events
         var decoded = inParallel(partitionCount + 1) { index -> DecodedPart in
             if index == partitionCount { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
             // A partition that is not well formed is decoded, to say why.
@@ -241,10 +249,13 @@ extension Checkpoint {
             return events
         }
         var projection = TimelineProjection(views: [], now: now)
+        let nowValue = now.microsecondsSinceEpoch
         guard mode == .events else {
-            let pending = PendingPartitions(bytes: owner, source: partitions)
-            projection.restore(position: position, events: EventTable(pending: pending, shardCount: shardCount),
-                               summaries: summaries, rowSets: [])
+            var table = EventTable(pending: PendingPartitions(bytes: owner, source: partitions), shardCount: shardCount)
+            let rowSets = try savedRowSets.map { saved in
+                try restoredRowSet(saved, in: shared.bytes, from: partitions, into: &table, now: nowValue)
+            }
+            projection.restore(position: position, events: table, summaries: summaries, rowSets: rowSets)
             return Checkpoint(projection: projection, resumePoint: resumePoint)
         }
         // Every event by its number, for the rows; unretained, as `parts` holds each
@@ -254,7 +265,6 @@ extension Checkpoint {
         let eventTimelines = derivedRowSets.isEmpty ? [] : parts.flatMap(\.timelines)
 
         // Each shard of the events' table and each set of rows at the same time.
-        let nowValue = now.microsecondsSinceEpoch
         let built = try withExtendedLifetime(parts) { try inParallel(shardCount + savedRowSets.count) { [savedRowSets, eventTimelines] task -> RestoredPart in
             if task < shardCount { return .shard(task, try restoredShard(task, of: shardCount, parts: parts)) }
             let saved = savedRowSets[task - shardCount]
@@ -354,6 +364,42 @@ extension Checkpoint {
             return RowEntry(event: snapshots[index].takeUnretainedValue(), kind: kind, now: now, placement: placement)
         }
         var rowSet = RowSet(filter: saved.filter, placement: placement)
+        for view in saved.views { rowSet.addView(view.definition, position: view.position, now: now) }
+        rowSet.replaceRows(with: index, now: now)
+        return rowSet
+    }
+
+    /// A set of one timeline's rows (saved, or taken from the saved list of everything:
+    /// ``SavedRowSet/timeline``), with its events decoded where they lie in their
+    /// partitions and adopted by `table`, which leaves the others there.
+    /// - Complexity: O(*r* + *k*) for the *r* saved rows read and the *k* events decoded.
+    private static func restoredRowSet(_ saved: SavedRowSet, in bytes: UnsafeRawBufferPointer,
+                                       from partitions: PartitionSource, into table: inout EventTable, now: Int64)
+        throws -> RowSet {
+        let eventCount = partitions.counts.reduce(0, +)
+        var reader = ByteReader(bytes)
+        reader.offset = saved.rowsStart
+        var rows: [(number: Int, kind: RowKind)] = []
+        for _ in 0..<saved.count {
+            let number = try reader.readIndex(below: eventCount, of: "row of event")
+            let code = try reader.read(UInt8.self)
+            if let timeline = saved.timeline, try partitions.timeline(ofNumber: number, in: bytes) != Int(timeline) { continue }
+            rows.append((number, try element(RowKind.self, code)))
+        }
+        var made: [Int: EventSnapshot] = [:]
+        made.reserveCapacity(rows.count)
+        let index = try OrderedIndex<RowEntry>(count: rows.count) { place in
+            let (number, kind) = rows[place]
+            let snapshot: EventSnapshot
+            if let known = made[number] {
+                snapshot = known
+            } else {
+                snapshot = table.adopt(try partitions.snapshot(ofNumber: number, in: bytes))
+                made[number] = snapshot
+            }
+            return RowEntry(event: snapshot, kind: kind, now: now, placement: saved.placement)
+        }
+        var rowSet = RowSet(filter: saved.filter, placement: saved.placement)
         for view in saved.views { rowSet.addView(view.definition, position: view.position, now: now) }
         rowSet.replaceRows(with: index, now: now)
         return rowSet

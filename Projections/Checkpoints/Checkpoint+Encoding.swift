@@ -89,6 +89,14 @@ extension Checkpoint {
                 writer.write(entry.offset)
             }
         }
+        // Each event's place in its partition, then its timeline's index, by its number: a
+        // row finds its event there, and a timeline's rows are picked from everything's.
+        for block in blocks {
+            for entry in block.index { writer.write(entry.offset) }
+        }
+        for partition in partitioned {
+            for snapshot in partition { writer.write(timelineIndices[snapshot.timeline]!) }
+        }
 
         writer.write(UInt32(projection.rowSets.count))
         for rowSet in projection.rowSets {

@@ -8,8 +8,9 @@ import TimelineCore
 /// opaque description, so that the log is reopened reading only what follows), the
 /// timelines, the distinct date texts in the order of dates, the events in
 /// ``EventTable/partitionCount`` partitions by their ids' hashes (each event's timeline
-/// and dates as indices into those tables; each partition's count and length first), the
-/// views (each view's definition and position, with the row order once for all views of
+/// and dates as indices into those tables; each partition's count and length first; then
+/// each partition's index, and each event's place and timeline by number: see
+/// ``PartitionSource``), the views (each view's definition and position, with the row order once for all views of
 /// one filter and placement), each named timeline's summary (its counts, and its distinct
 /// dates as indices with how many times its events have each), and ends with a CRC-32C of
 /// everything before it.
@@ -17,8 +18,9 @@ import TimelineCore
 /// Loading checks the checksum and every partition on every processor. For a store that
 /// restores views it decodes the partitions at the same time, then builds the event
 /// table's shards and each set of rows at the same time; for one that keeps no view
-/// (a command that prints no rows) it leaves the events in their partitions, each
-/// decoded the first time a command needs one of its events (``PendingPartitions``). A
+/// (a command that prints no rows), or only views of timelines that hold a fifth of the
+/// events or fewer, it leaves the events in their partitions, and decodes each event
+/// where it lies when a command or a row needs it (``PendingPartitions``). A
 /// checkpoint of another schema version, or a damaged one, is refused by ``load(_:keeping:)``;
 /// the caller rebuilds from the log instead.
 package struct Checkpoint: Sendable {

@@ -29,13 +29,20 @@ struct PartitionEvents: Sendable {
 ///
 /// The partitions' bytes come one after the other, then each partition's index: for each
 /// of its events, its key (``SnapshotTable/key(for:)`` of its id's hash) and where it
-/// starts in the partition, 4 bytes each, in the order of keys.
+/// starts in the partition, 4 bytes each, in the order of keys; then where each event
+/// starts in its partition, then the index of its timeline, 4 bytes each, in the order of
+/// the events' numbers (partition after partition, as they lie), which the saved rows name.
 struct PartitionSource: Sendable {
     /// Each partition's range of bytes and number of events.
     var ranges: [Range<Int>]
     var counts: [Int]
     /// Where each partition's index lies.
     var indexRanges: [Range<Int>]
+    /// Where the events' places lie, and their timelines' indices.
+    var places: Range<Int>
+    var timelineIndices: Range<Int>
+    /// The number of each partition's first event, and the number of events after the last.
+    var firstNumbers: [Int]
     var timelines: [TimelineID]
     var dates: [DateValue]
 
@@ -43,13 +50,55 @@ struct PartitionSource: Sendable {
     init(lengths: [Int], counts: [Int], from start: Int, timelines: [TimelineID], dates: [DateValue]) {
         ranges = Checkpoint.ranges(of: lengths, from: start)
         indexRanges = Checkpoint.ranges(of: counts.map { 8 * $0 }, from: ranges.last?.upperBound ?? start)
+        let total = counts.reduce(0, +)
+        let placesStart = indexRanges.last?.upperBound ?? start
+        places = placesStart..<(placesStart + 4 * total)
+        timelineIndices = places.upperBound..<(places.upperBound + 4 * total)
+        firstNumbers = [0]
+        for count in counts { firstNumbers.append(firstNumbers[firstNumbers.count - 1] + count) }
         self.counts = counts
         self.timelines = timelines
         self.dates = dates
     }
 
-    /// Where the partitions and their indices end.
-    var end: Int { indexRanges.last?.upperBound ?? 0 }
+    /// Where the partitions, their indices, the places and the timelines' indices end.
+    var end: Int { timelineIndices.upperBound }
+
+    /// The partition of the event numbered `number`, and where the event starts in the bytes.
+    /// - Complexity: O(log *p*) for *p* partitions.
+    private func place(of number: Int, in bytes: UnsafeRawBufferPointer) throws(ByteReader.Failure)
+        -> (partition: Int, start: Int) {
+        guard number >= 0, number < firstNumbers[firstNumbers.count - 1] else {
+            throw ByteReader.Failure(reason: "row of event \(number) of \(firstNumbers[firstNumbers.count - 1])")
+        }
+        var low = 0, high = counts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if firstNumbers[middle] <= number { low = middle } else { high = middle - 1 }
+        }
+        let offset = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: places.lowerBound + 4 * number,
+                                                                  as: UInt32.self)))
+        guard offset < ranges[low].count else { throw ByteReader.Failure(reason: "event \(number) placed past its partition") }
+        return (low, ranges[low].lowerBound + offset)
+    }
+
+    /// The timeline index of the event numbered `number` (below the number of events).
+    @inline(__always)
+    func timeline(ofNumber number: Int, in bytes: UnsafeRawBufferPointer) throws(ByteReader.Failure) -> Int {
+        let index = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: timelineIndices.lowerBound + 4 * number,
+                                                                 as: UInt32.self)))
+        guard index < timelines.count else { throw ByteReader.Failure(reason: "timeline \(index) of \(timelines.count)") }
+        return index
+    }
+
+    /// The snapshot of the event numbered `number`, decoded at its place.
+    func snapshot(ofNumber number: Int, in bytes: UnsafeRawBufferPointer) throws(ByteReader.Failure) -> EventSnapshot {
+        let (partition, start) = try place(of: number, in: bytes)
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<ranges[partition].upperBound]))
+        reader.offset = start
+        guard let snapshot = try decodeEvent(&reader, make: true).snapshot else { preconditionFailure("an event is made") }
+        return snapshot
+    }
 
     /// The snapshot of the event with this id and hash in partition `index`, found through
     /// its index and decoded alone.

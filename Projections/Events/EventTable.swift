@@ -136,6 +136,24 @@ struct EventTable: Sendable {
         }
     }
 
+    /// The table's snapshot of the event `snapshot` is of, as a pending partition holds
+    /// it: `snapshot` itself, taken over into its shard unless the shard has the event
+    /// already (a row restored from a checkpoint shares its snapshot with the table).
+    /// - Complexity: O(1) on average.
+    mutating func adopt(_ snapshot: EventSnapshot) -> EventSnapshot {
+        let hash = Self.hash(of: snapshot.id)
+        let shard = Self.shard(ofHash: hash, count: shards.count)
+        if let held = shards[shard].events.snapshot(snapshot.id, hash: hash) { return held }
+        changePartly { partly, shards in
+            let partition = Self.partition(ofHash: hash)
+            guard partly.isPending(partition), !partly.takenOver.contains(snapshot.id) else { return }
+            shards[shard].events.update(snapshot, hash: hash)
+            shards[shard].members.add(SnapshotTable.key(for: hash), to: snapshot.timeline)
+            partly.takenOver.insert(snapshot.id)
+        }
+        return snapshot
+    }
+
     /// Moves every pending partition into the shards.
     /// - Complexity: O(*n*) for the *n* events still pending.
     mutating func loadAll() {

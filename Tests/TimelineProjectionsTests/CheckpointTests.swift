@@ -331,6 +331,76 @@ struct CheckpointTests {
         #expect(lazy.domainState == projection.domainState)
     }
 
+    /// One timeline's rows, saved or taken from the saved list of everything, are restored
+    /// with only their events decoded, where they lie: the views read as the projection
+    /// saved, and change as its views do, record after record; adding the list of
+    /// everything at the end (which loads every event) gives its rows too.
+    @Test(arguments: 0..<12)
+    func aTimelinesRowsRestoredInPlaceFollowEveryRecord(seed: UInt64) throws {
+        var generator = FactGenerator(seed: seed)
+        // Most events in a timeline of their own, so that the views' hold a fifth or fewer.
+        var facts: [Fact] = [.timelineCreated(timeline: "bulk", name: "Bulk")]
+        for number in 0..<2_000 {
+            facts.append(.eventAdded(event: EventID("bulk-\(number)"), timeline: "bulk", title: "Bulk \(number)",
+                                     date: date("1990-01-01")))
+        }
+        let records = [Record(position: 1, facts: facts)]
+            + (2...400).map { Record(position: Int64($0), facts: generator.nextFacts()) }
+        let now = date("2015-06-01T12:00Z").instant
+        // "home" saved with its own rows; "work" taken from everything's.
+        let saved = [ViewDefinition(), ViewDefinition(filter: .timeline("home")),
+                     ViewDefinition(filter: .timeline("home"), order: .descending, sections: .year)]
+        var original = TimelineProjection(records: records.prefix(250), views: saved, now: now)
+        let wanted = [ViewDefinition(filter: .timeline("home"), order: .descending, sections: .year),
+                      ViewDefinition(filter: .timeline("work")),
+                      ViewDefinition(filter: .timeline("work"), placement: .last, sections: .month)]
+        for view in wanted { original.addView(view) }
+        #expect(wanted.contains { original.rows($0)?.isEmpty == false }, "a view shows rows")
+        var lazy = TimelineProjection(try Checkpoint.load(original.checkpoint().encoded(), keeping: Set(wanted)))
+        #expect(lazy.events.hasPendingEvents)
+        #expect(lazy.events.decodedPartitions == 0)
+        for view in wanted {
+            #expect(lazy.rows(view).map(Array.init) == original.rows(view).map(Array.init), "\(view)")
+            #expect(lazy.sections(view) == original.sections(view))
+        }
+        for record in records.dropFirst(250) {
+            let expected = original.apply(record), changes = lazy.apply(record)
+            for view in wanted {
+                #expect(changes.changeSet(for: view) == expected.changeSet(for: view), "\(view) at \(record.position)")
+                #expect(lazy.rows(view).map(Array.init) == original.rows(view).map(Array.init))
+            }
+        }
+        #expect(lazy.domainState == original.domainState)
+        lazy.addView(ViewDefinition())
+        #expect(!lazy.events.hasPendingEvents)
+        #expect(lazy.rows(ViewDefinition()).map(Array.init) == original.rows(ViewDefinition()).map(Array.init))
+        // And it saves what it holds: a checkpoint of it loads as the original's does.
+        Self.expectEqual(TimelineProjection(try Checkpoint.load(lazy.checkpoint().encoded(), keeping: Set(wanted))),
+                         TimelineProjection(try Checkpoint.load(original.checkpoint().encoded(), keeping: Set(wanted))))
+    }
+
+    /// The rows of timelines that hold more than a fifth of the events are restored as the
+    /// list of everything is, decoding every partition at the same time.
+    @Test func aLargeTimelinesRowsDecodeEveryEvent() throws {
+        var projection = TimelineProjection(views: [], now: date("2015").instant)
+        var facts: [Fact] = [.timelineCreated(timeline: "big", name: "Big"), .timelineCreated(timeline: "small", name: "Small")]
+        for number in 0..<100 {
+            facts.append(.eventAdded(event: EventID("e\(number)"), timeline: number < 30 ? "small" : "big",
+                                     title: "E\(number)", date: date("2001-01-01")))
+        }
+        projection.apply(Record(position: 1, facts: facts))
+        projection.addView(ViewDefinition())
+        let bytes = projection.checkpoint().encoded()
+        let big = TimelineProjection(try Checkpoint.load(bytes, keeping: [ViewDefinition(filter: .timeline("big"))]))
+        #expect(!big.events.hasPendingEvents)
+        #expect(big.rows(ViewDefinition(filter: .timeline("big")))?.count == 70)
+        let small = TimelineProjection(try Checkpoint.load(bytes, keeping: [ViewDefinition(filter: .timeline("small"))]))
+        #expect(!small.events.hasPendingEvents, "30 of 100 events: more than a fifth")
+        let none = TimelineProjection(try Checkpoint.load(bytes, keeping: [ViewDefinition(filter: .timeline("none"))]))
+        #expect(none.events.hasPendingEvents)
+        #expect(none.rows(ViewDefinition(filter: .timeline("none")))?.count == 0)
+    }
+
     /// Looking an event up, and changing it, reads it through its partition's index:
     /// no partition is decoded.
     @Test func aFactAboutOneEventDecodesNoPartition() throws {
