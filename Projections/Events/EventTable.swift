@@ -13,9 +13,9 @@ import TimelineCore
 /// A table restored from a checkpoint for a store that keeps no view may leave the
 /// checkpoint's events where they are (``PendingPartitions``): the events fall into
 /// ``partitionCount`` partitions by the same hash, partition `p` in shard `p % shards`.
-/// While partition `p` is pending, its events are those it holds, but for those the
-/// shards took over (``Partly/takenOver``: the event as it is now is in its shard, or it
-/// was removed), and those its shard holds: a lookup reads the partition's index, a change
+/// While partition `p` is pending, its events are those its shard holds (taken over from
+/// it, or new), and those it holds that its shard does not and that were not removed
+/// since (``Partly/removed``): a lookup reads the partition's index, a change
 /// takes the event over first. Anything that goes through every event joins every
 /// partition to its shard first (``loadAll()``).
 struct EventTable: Sendable {
@@ -39,9 +39,12 @@ struct EventTable: Sendable {
         let pending: PendingPartitions
         /// Bit `p` set: partition `p` joined its shard.
         var joined: UInt64 = 0
-        /// The events of pending partitions that the shards took over: changed (their
-        /// state is in their shard) or removed.
-        var takenOver: Set<EventID> = []
+        /// How many events of pending partitions their shards took over (changed, or
+        /// adopted by a row: the shard's copy is the event) or that were removed since:
+        /// counted in their partitions, not to be counted again.
+        var shadowed = 0
+        /// The events removed since loading (one of a pending partition stays out of it).
+        var removed: Set<EventID> = []
 
         func isPending(_ partition: Int) -> Bool { joined & (1 << UInt64(partition)) == 0 }
         var isComplete: Bool { joined == UInt64.max }
@@ -93,7 +96,7 @@ struct EventTable: Sendable {
 
     /// Changes the state of a table whose events are partly in partitions (`nil` for
     /// one whose events are all in its shards), held once while `body` runs, so that the
-    /// set of events taken over is changed in place, not copied.
+    /// set of removed events is changed in place, not copied.
     private mutating func changePartly<R>(_ body: (inout Partly, inout [Shard]) -> R) -> R? {
         guard case .partly(var partly) = residence else { return nil }
         residence = .inShards
@@ -109,13 +112,21 @@ struct EventTable: Sendable {
             guard partly.isPending(partition) else { return }
             let events = partly.pending.events(of: partition)
             let shard = partition % shards.count
-            for (offset, snapshot) in events.snapshots.enumerated() where !partly.takenOver.contains(snapshot.id) {
+            let anyShadowed = partly.shadowed > 0 || !partly.removed.isEmpty
+            for (offset, snapshot) in events.snapshots.enumerated() {
                 let hash = events.hashes[offset]
+                if anyShadowed, shards[shard].events.snapshot(snapshot.id, hash: hash) != nil
+                    || partly.removed.contains(snapshot.id) {
+                    partly.shadowed -= 1
+                    continue
+                }
                 // A forged checkpoint may list an id twice: the later one stands, as in a fold.
                 if let old = shards[shard].events.update(snapshot, hash: hash), old.timeline == snapshot.timeline { continue }
                 shards[shard].members.add(SnapshotTable.key(for: hash), to: snapshot.timeline)
             }
-            partly.takenOver = partly.takenOver.filter { Self.partition(ofHash: Self.hash(of: $0)) != partition }
+            if !partly.removed.isEmpty {
+                partly.removed = partly.removed.filter { Self.partition(ofHash: Self.hash(of: $0)) != partition }
+            }
             partly.joined |= 1 << UInt64(partition)
         }
     }
@@ -126,13 +137,24 @@ struct EventTable: Sendable {
     private mutating func takeOver(_ id: EventID, hash: UInt64) {
         changePartly { partly, shards in
             let partition = Self.partition(ofHash: hash)
-            guard partly.isPending(partition), !partly.takenOver.contains(id) else { return }
             let shard = Self.shard(ofHash: hash, count: shards.count)
-            guard shards[shard].events.snapshot(id, hash: hash) == nil,
+            guard partly.isPending(partition), shards[shard].events.snapshot(id, hash: hash) == nil,
+                  !partly.removed.contains(id),
                   let base = partly.pending.snapshot(id, hash: hash, partition: partition) else { return }
             shards[shard].events.update(base, hash: hash)
             shards[shard].members.add(SnapshotTable.key(for: hash), to: base.timeline)
-            partly.takenOver.insert(id)
+            partly.shadowed += 1
+        }
+    }
+
+    /// After a fact about the event with this id: if its shard no longer holds it (it was
+    /// removed, or never was), its partition's copy, if pending, is no longer the event.
+    private mutating func noteRemoval(_ id: EventID, hash: UInt64) {
+        changePartly { partly, shards in
+            let partition = Self.partition(ofHash: hash)
+            guard partly.isPending(partition),
+                  shards[Self.shard(ofHash: hash, count: shards.count)].events.snapshot(id, hash: hash) == nil else { return }
+            partly.removed.insert(id)
         }
     }
 
@@ -145,11 +167,10 @@ struct EventTable: Sendable {
         let shard = Self.shard(ofHash: hash, count: shards.count)
         if let held = shards[shard].events.snapshot(snapshot.id, hash: hash) { return held }
         changePartly { partly, shards in
-            let partition = Self.partition(ofHash: hash)
-            guard partly.isPending(partition), !partly.takenOver.contains(snapshot.id) else { return }
+            guard partly.isPending(Self.partition(ofHash: hash)), !partly.removed.contains(snapshot.id) else { return }
             shards[shard].events.update(snapshot, hash: hash)
             shards[shard].members.add(SnapshotTable.key(for: hash), to: snapshot.timeline)
-            partly.takenOver.insert(snapshot.id)
+            partly.shadowed += 1
         }
         return snapshot
     }
@@ -196,7 +217,7 @@ struct EventTable: Sendable {
             for partition in 0..<Self.partitionCount where partly.isPending(partition) {
                 count += partly.pending.count(of: partition)
             }
-            count -= partly.takenOver.count
+            count -= partly.shadowed
         }
         return count
     }
@@ -239,7 +260,7 @@ struct EventTable: Sendable {
         let inShard = shards[Self.shard(ofHash: hash, count: shards.count)].events.snapshot(id, hash: hash)
         let partition = Self.partition(ofHash: hash)
         guard inShard == nil, case .partly(let partly) = residence, partly.isPending(partition),
-              !partly.takenOver.contains(id) else { return inShard }
+              !partly.removed.contains(id) else { return inShard }
         return partly.pending.snapshot(id, hash: hash, partition: partition)
     }
 
@@ -248,8 +269,11 @@ struct EventTable: Sendable {
     mutating func apply(_ fact: Fact) -> (old: EventSnapshot?, new: EventSnapshot?)? {
         guard let id = fact.event else { return nil }
         let hash = Self.hash(of: id)
-        if hasPendingEvents { takeOver(id, hash: hash) }
-        return shards[Self.shard(ofHash: hash, count: shards.count)].apply(fact, hash: hash)
+        guard hasPendingEvents else { return shards[Self.shard(ofHash: hash, count: shards.count)].apply(fact, hash: hash) }
+        takeOver(id, hash: hash)
+        let change = shards[Self.shard(ofHash: hash, count: shards.count)].apply(fact, hash: hash)
+        if change?.new == nil { noteRemoval(id, hash: hash) }
+        return change
     }
 
     /// Applies a fact to the events alone, for a bulk build: a fact about an event to its
@@ -259,6 +283,7 @@ struct EventTable: Sendable {
             let hash = Self.hash(of: id)
             if hasPendingEvents { takeOver(id, hash: hash) }
             shards[Self.shard(ofHash: hash, count: shards.count)].fold(fact, hash: hash)
+            if hasPendingEvents { noteRemoval(id, hash: hash) }
         } else {
             loadAll()
             for index in shards.indices { shards[index].fold(fact, hash: 0) }
