@@ -226,15 +226,15 @@ extension Checkpoint {
         let shardCount = EventTable.defaultShardCount
         let partitionCount = EventTable.partitionCount
         // Every partition checked, or decoded for rows of everything; the checksum beside
-        // them. The rows of timelines that hold a fifth of the events or fewer decode only
-        // their events, where they lie; one by one, more would cost more than decoding
-        // every partition at the same time.
+        // them. The rows of timelines that hold half of the events or fewer decode only
+        // their events, where they lie (in parts at the same time); more would cost more
+        // than decoding every partition and building the table at once.
         var rowEvents = 0
         for timeline in Set(savedRowSets.map(\.filter)) {
             guard case .timeline(let id) = timeline else { rowEvents = eventCount; break }
             rowEvents += summaries.timelines[id]?.eventCount ?? 0
         }
-        let mode: PartitionSource.Mode = 5 * rowEvents <= eventCount ? .check : .events
+        let mode: PartitionSource.Mode = 2 * rowEvents <= eventCount ? .check : .events
         var decoded = inParallel(partitionCount + 1) { index -> DecodedPart in
             if index == partitionCount { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
             // A partition that is not well formed is decoded, to say why.
@@ -386,18 +386,33 @@ extension Checkpoint {
             if let timeline = saved.timeline, try partitions.timeline(ofNumber: number, in: bytes) != Int(timeline) { continue }
             rows.append((number, try element(RowKind.self, code)))
         }
-        var made: [Int: EventSnapshot] = [:]
-        made.reserveCapacity(rows.count)
-        let index = try OrderedIndex<RowEntry>(count: rows.count) { place in
-            let (number, kind) = rows[place]
-            let snapshot: EventSnapshot
-            if let known = made[number] {
-                snapshot = known
-            } else {
-                snapshot = table.adopt(try partitions.snapshot(ofNumber: number, in: bytes))
-                made[number] = snapshot
+        // Each event once (a range has two rows), decoded in parts at the same time, then
+        // adopted by the table in order.
+        var slots = [Int32](repeating: -1, count: eventCount)
+        var needed: [Int] = []
+        for row in rows where slots[row.number] < 0 {
+            slots[row.number] = Int32(needed.count)
+            needed.append(row.number)
+        }
+        let shared = SharedBytes(bytes: bytes)
+        let parts = max(1, min(64, needed.count / 4_096))
+        var snapshots: [EventSnapshot] = []
+        snapshots.reserveCapacity(needed.count)
+        for part in concurrentMap(parts, { [needed] part in
+            Result { () throws(ByteReader.Failure) -> [EventSnapshot] in
+                var made: [EventSnapshot] = []
+                for number in needed[(part * needed.count / parts)..<((part + 1) * needed.count / parts)] {
+                    made.append(try partitions.snapshot(ofNumber: number, in: shared.bytes))
+                }
+                return made
             }
-            return RowEntry(event: snapshot, kind: kind, now: now, placement: saved.placement)
+        }) {
+            snapshots += try part.get()
+        }
+        for place in snapshots.indices { snapshots[place] = table.adopt(snapshots[place]) }
+        let index = OrderedIndex<RowEntry>(count: rows.count) { place in
+            let (number, kind) = rows[place]
+            return RowEntry(event: snapshots[Int(slots[number])], kind: kind, now: now, placement: saved.placement)
         }
         var rowSet = RowSet(filter: saved.filter, placement: saved.placement)
         for view in saved.views { rowSet.addView(view.definition, position: view.position, now: now) }

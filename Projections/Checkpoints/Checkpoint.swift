@@ -18,7 +18,7 @@ import TimelineCore
 /// Loading checks the checksum and every partition on every processor. For a store that
 /// restores views it decodes the partitions at the same time, then builds the event
 /// table's shards and each set of rows at the same time; for one that keeps no view
-/// (a command that prints no rows), or only views of timelines that hold a fifth of the
+/// (a command that prints no rows), or only views of timelines that hold half of the
 /// events or fewer, it leaves the events in their partitions, and decodes each event
 /// where it lies when a command or a row needs it (``PendingPartitions``). A
 /// checkpoint of another schema version, or a damaged one, is refused by ``load(_:keeping:)``;
