@@ -325,14 +325,10 @@ final class PendingPartitions: Sendable {
 /// What a checkpoint saves of a named timeline's summary: its counts, and its distinct
 /// dates in order (indices into the checkpoint's table of dates) with how many times its
 /// events have each.
-struct SavedSummary: Sendable, Equatable {
+struct SavedSummary: Sendable {
     var events = 0
     var ongoing = 0
     var dates: [(date: UInt32, times: UInt32)] = []
-
-    static func == (a: SavedSummary, b: SavedSummary) -> Bool {
-        a.events == b.events && a.ongoing == b.ongoing && a.dates.elementsEqual(b.dates) { $0 == $1 }
-    }
 }
 
 extension Checkpoint {
