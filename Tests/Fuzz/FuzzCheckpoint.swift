@@ -15,5 +15,13 @@ public func fuzzCheckpoint(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let projection = TimelineProjection(checkpoint)
         _ = projection.timelineSummaries
     }
+    // Loaded to decide commands, its events read where they lie: a checkpoint that loads
+    // reads every event later, without a crash.
+    if let checkpoint = try? Checkpoint.load(bytes, keeping: []) {
+        var projection = TimelineProjection(checkpoint)
+        _ = projection.event(EventID("e1"))
+        projection.events.loadAll()
+        _ = projection.eventCount
+    }
     return 0
 }

@@ -15,6 +15,13 @@ echo "fuzz work directory: $work"
 mapfile -t sources < <(find "$root/Sources/TimelineCore" -name '*.swift' | sort)
 mapfile -t projections < <(find "$root/Projections" -name '*.swift' | sort)
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld -package-name timeline)
+# TimelineCore's imports: the C library behind SystemShim (a Swift module, built first), and
+# the header-only C modules (memmem, the CRC-32C instruction).
+shim="$work/shim"
+mkdir -p "$shim"
+swiftc "${flags[@]}" -module-name SystemShim -emit-module -emit-module-path "$shim/SystemShim.swiftmodule" \
+    -emit-library -static "$root"/Sources/SystemShim/*.swift -o "$shim/libSystemShim.a"
+flags+=(-I "$shim" -L "$shim" -lSystemShim -I "$root/Sources/CStringSearch" -I "$root/Sources/CChecksum")
 status=0
 for target in "${targets[@]}"; do
     binary="$work/$target"
