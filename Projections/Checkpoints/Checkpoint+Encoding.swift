@@ -57,9 +57,13 @@ extension Checkpoint {
         for (offset, event) in snapshots.enumerated() { eventNumbers.insert(event, number: UInt32(offset)) }
         // Room for the rest at once (the blocks, the rows' 5 bytes each, the tables roughly):
         // growing by doubling would copy the blocks again and again, into fresh memory each time.
-        let blockBytes = blocks.reduce(0) { $0 + 8 + $1.writer.bytes.count }
+        // The partitions' indices, places and timelines take 16 bytes an event; the
+        // summaries 8 for each distinct date of each timeline, at most.
+        let blockBytes = blocks.reduce(0) { $0 + 8 + $1.writer.bytes.count } + 16 * snapshots.count
         let rowBytes = projection.rowSets.reduce(0) { $0 + 64 + 5 * $1.index.count }
-        writer.bytes.reserveCapacity(writer.bytes.count + blockBytes + rowBytes + 32 * (timelines.count + dates.count) + 64)
+        let summaryBytes = 12 * timelines.count + 8 * min(2 * snapshots.count, timelines.count * dates.count)
+        writer.bytes.reserveCapacity(writer.bytes.count + blockBytes + rowBytes + summaryBytes
+            + 32 * (timelines.count + dates.count) + 64)
         writer.write(UInt32(timelines.count))
         for timeline in timelines {
             writer.write(timeline.id.rawValue)
