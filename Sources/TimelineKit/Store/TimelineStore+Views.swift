@@ -46,7 +46,8 @@ extension TimelineStore {
         buffer.onCancel = { [weak self] in
             Task { await self?.dropEndedSubscriptions(of: view) }
         }
-        subscribers[view, default: []].append(buffer)
+        // A closed store publishes nothing more: its streams end after what they hold.
+        if isReleased { buffer.finish() } else { subscribers[view, default: []].append(buffer) }
         return ViewSubscription(snapshot: snapshot, changes: ChangeStream(buffer: buffer, token: SubscriptionToken(buffer: buffer)))
     }
 

@@ -47,7 +47,7 @@ public actor TimelineStore {
     /// Whether the last catch-up with the log failed.
     private var followingFailed = false
     /// Set by ``release()``: the log is closed, and other processes' appends are not read.
-    private var isReleased = false
+    private(set) var isReleased = false
     /// Whether a catch-up with the log is already on its way (notifications coalesce).
     private nonisolated let catchUpPending = Atomic<Bool>(false)
     /// Where checkpoints go, if the store keeps them.
@@ -227,6 +227,9 @@ public actor TimelineStore {
     /// records (``importFacts(_:lines:foldedOnAnEmptyLog:)``); `nil` to apply them.
     func append(_ options: AppendOptions, deciding decide: () throws(StoreError) -> [Fact],
                 projected: () -> TimelineProjection? = { nil }) throws(StoreError) -> AppendResult {
+        // A closed store appends nothing, whatever its log (another store may share an
+        // in-memory log, which stays open).
+        guard !isReleased else { throw .log(.closed(path: logFilePath ?? "the store's log")) }
         var attempts = 0
         while true {
             attempts += 1
@@ -315,7 +318,8 @@ public actor TimelineStore {
         followLog()
         projection.tracksSummaryChanges = true
         buffer.push(.initial(projection.timelineSummaries, position: projection.position))
-        summarySubscribers.append(buffer)
+        // A closed store publishes nothing more: the stream ends after the current list.
+        if isReleased { buffer.finish() } else { summarySubscribers.append(buffer) }
         return SummaryStream(buffer: buffer, token: SubscriptionToken(buffer: buffer))
     }
 
