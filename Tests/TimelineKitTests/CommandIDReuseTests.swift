@@ -36,7 +36,7 @@ struct CommandIDReuseTests {
     @Test func aRetryOfASendThatMakesItsIdsIsTheSameCommand() async throws {
         let store = try TimelineStore(clock: ManualClock(Instant(microsecondsSinceEpoch: 0)))
         try await store.send(.createTimeline("life", name: "Life"))
-        func add(_ title: String) -> (NewIdentifiers) -> Command {
+        func add(_ title: String) -> @Sendable (NewIdentifiers) -> Command {
             { ids in .addEvent(ids.eventID(), timeline: "life", title: title, dates: .single(date("2001"))) }
         }
         let first = try await store.send(commandID: "made", making: add("Mine"))

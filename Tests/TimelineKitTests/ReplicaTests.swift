@@ -170,6 +170,8 @@ struct ReplicaTests {
         try await sync(laptop)
         try await sync(phone)
         #expect(await phone.notices.count == 1, "the phone's trip was rejected: the id was taken first")
+        // The menu names what undo() undoes: it named the rejected trip, which undo passes over.
+        #expect(await phone.undoActionName == #"Retitle "Born""#)
         let undo = try #require(try await phone.undo())
         #expect(undo.commands == [.retitleEvent("born", title: "Born")])
         #expect(await !phone.canUndo)
@@ -273,6 +275,70 @@ struct ReplicaTests {
         _ = try await phone.sync(with: try FileEventLog(path: shared))
         #expect(await eventually { model.pending.isEmpty && model.position == 3 })
         #expect(model.rows.first?.title == "Mine" && model.pendingCount == 0)
+    }
+
+    /// The model's count of pending submissions and its notices follow sends, syncs and
+    /// dismissals that change no row: they stayed as they were until a row changed.
+    @MainActor
+    @Test func theViewModelFollowsPendingCountsAndNoticesThatChangeNoRow() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, phone) = try await sharedAndReplica()
+        let (_, laptop) = try await sharedAndReplica("laptop")
+        let model = ReplicaViewModel(replica: phone)
+        defer { model.stop() }
+        #expect(await eventually { model.rows.count == 1 })
+        _ = try await phone.send([.createTimeline("trips", name: "Trips")])
+        #expect(await eventually { model.pendingCount == 1 }, "a send that shows no row")
+        _ = try await laptop.send([.createTimeline("trips", name: "Travel")])
+        _ = try await laptop.sync(with: try FileEventLog(path: shared))
+        _ = try await phone.sync(with: try FileEventLog(path: shared))
+        #expect(await eventually { model.notices.count == 1 && model.pendingCount == 0 })
+        #expect(try await phone.dismissAllNotices() == 1)
+        #expect(await eventually { model.notices.isEmpty }, "a dismissal")
+        #expect(model.rows.count == 1)
+    }
+
+    /// A read that fails is tried again: it waited for the next change of the replica's
+    /// files, so a model stayed empty until something wrote.
+    @Test func shownChangesTriesAFailedReadAgain() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (_, phone) = try await sharedAndReplica()
+        let stream = await phone.shownChanges(ViewDefinition(), now: { Instant(microsecondsSinceEpoch: 0) },
+                                              failingReads: 3)
+        let count = await withTaskGroup(of: Int?.self) { group in
+            group.addTask { for await shown in stream { return shown.rows.count }; return nil }
+            group.addTask { try? await Task.sleep(for: .seconds(20)); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        #expect(count == 1, "nothing shown within 20 s")
+    }
+
+    /// A plain log, or nothing, is not a replica: it said the replica's identity was
+    /// damaged and to restore it from a backup.
+    @Test func aPlainLogIsNotAReplica() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, _) = try await sharedAndReplica()
+        for path in [shared, directory + "/nothing.jsonl"] {
+            #expect(throws: ReplicaError.notAReplica(path: path)) { _ = try TimelineReplica(path: path) }
+        }
+        #expect(ReplicaError.notAReplica(path: "a.jsonl").description
+            == "a.jsonl is not a replica (there is no a.jsonl.replica beside it): make one by cloning the shared log")
+    }
+
+    /// Front ends send from the main actor, with ids made in the state the command is
+    /// decided in: the closures did not compile there (they were not `@Sendable`).
+    @MainActor
+    @Test func aFrontEndOnTheMainActorSendsWithIdsItMakes() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (_, phone) = try await sharedAndReplica()
+        let title = "Walk", date = EventDates.single(try DateValue(parsing: "2001"))
+        let sent = try await phone.send { ids in [.addEvent(ids.eventID(), timeline: "life", title: title, dates: date)] }
+        #expect(sent.commands.count == 1)
+        let store = try TimelineStore()
+        let timeline = try await store.send { ids in .createTimeline(ids.timelineID(name: title), name: title) }
+        #expect(timeline.command == .createTimeline("walk", name: "Walk"))
     }
 }
 

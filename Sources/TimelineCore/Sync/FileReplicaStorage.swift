@@ -34,6 +34,7 @@ package struct FileReplicaStorage: ReplicaStorage {
         let bytes: [UInt8]?
         bytes = try Self.readSideFile(file)
         guard let bytes else {
+            guard isReplica(path) else { throw .notAReplica(path: path) }
             throw .damaged(path: file, reason: "it is missing, and the replica's other files beside \(path) say it is "
                 + "a replica, which cannot sync without the device id it holds")
         }

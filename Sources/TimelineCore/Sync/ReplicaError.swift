@@ -18,6 +18,9 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
     case sentNotRecorded(shared: String, sent: [SubmissionID], path: String, reason: String)
     /// One of the replica's own files is damaged.
     case damaged(path: String, reason: String)
+    /// Nothing at `path` says it is a replica (no identity, queue or pending submissions
+    /// beside it): a plain log, or nothing at all.
+    case notAReplica(path: String)
     /// Another copy of this device used one of its command ids: it pushes nothing more.
     case stopped(conflict: SubmissionID)
     /// A sync was stopped at a step on purpose (fault injection in tests).
@@ -83,6 +86,8 @@ public enum ReplicaError: Error, Hashable, Sendable, CustomStringConvertible {
         case .damaged(let path, let reason):
             "the replica's file \(path) is damaged: \(reason); restore it from a backup (moving it aside drops what "
                 + "it holds)"
+        case .notAReplica(let path):
+            "\(path) is not a replica (there is no \(path).replica beside it): make one by cloning the shared log"
         case .stopped(let id):
             "another copy of this device (restored from a backup, or copied) already used the command id \(id): "
                 + "this replica pushes nothing more; its pending submissions are kept: make a new replica by "

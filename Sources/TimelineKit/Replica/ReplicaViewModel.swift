@@ -35,14 +35,13 @@ public final class ReplicaViewModel {
         self.view = view
         task = Task { [weak self] in
             for await shown in await replica.shownChanges(view, now: { clock.now() }) {
-                let notices = await replica.notices, pendingCount = await replica.pending.count
                 guard let self else { return }
                 self.rows = shown.rows
                 self.sections = shown.sections
                 self.pending = shown.pending
                 self.position = shown.position
-                self.notices = notices
-                self.pendingCount = pendingCount
+                self.notices = shown.notices
+                self.pendingCount = shown.pendingCount
             }
         }
     }

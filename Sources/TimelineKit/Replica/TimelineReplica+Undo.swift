@@ -115,18 +115,33 @@ extension TimelineReplica {
 
     // MARK: Undo and redo of this replica's sends
 
-    /// Whether ``undo()`` has a send of this replica (made through this instance) to undo.
-    public var canUndo: Bool { !undoHistory.undoSteps.isEmpty }
+    /// Whether ``undo()`` has a send of this replica (made through this instance) to undo:
+    /// one the shared log has not rejected (a rejected send changed nothing).
+    public var canUndo: Bool { top(of: \.undoSteps) != nil }
 
-    /// Whether ``redo()`` has an undo to redo (one made since the last send).
-    public var canRedo: Bool { !undoHistory.redoSteps.isEmpty }
+    /// Whether ``redo()`` has an undo to redo (one made since the last send, not rejected).
+    public var canRedo: Bool { top(of: \.redoSteps) != nil }
 
     /// The name of what ``undo()`` undoes, for a menu's "Undo …": `Retitle "Born"`; `nil`
     /// when there is nothing to undo.
-    public var undoActionName: String? { undoHistory.undoSteps.last?.actionName }
+    public var undoActionName: String? { top(of: \.undoSteps)?.actionName }
 
     /// The name of what ``redo()`` redoes, for a menu's "Redo …"; `nil` when there is nothing to redo.
-    public var redoActionName: String? { undoHistory.redoSteps.last?.actionName }
+    public var redoActionName: String? { top(of: \.redoSteps)?.actionName }
+
+    /// The last step of `steps` that the shared log has not rejected, as the mirror holds
+    /// it (read again first, if another process synced): the one ``undo()`` or ``redo()``
+    /// takes, passing over the rejected ones.
+    private func top(of steps: KeyPath<UndoHistory<ReplicaUndoStep>, [ReplicaUndoStep]>) -> ReplicaUndoStep? {
+        let candidates = undoHistory[keyPath: steps]
+        let rejected = (try? exclusively { engine throws(ReplicaError) in
+            Set(candidates.map(\.id).filter { id in
+                guard let outcome = engine.shared.outcomes[id.description] else { return false }
+                return outcome.position <= engine.mirrorPosition && outcome.rule != nil
+            })
+        }) ?? []
+        return candidates.last { !rejected.contains($0.id) }
+    }
 
     /// Undoes this replica's last send not yet undone, as a front end's undo manager expects:
     /// sends the undo of its batch (``revert(batchContaining:localID:)``), one submission that

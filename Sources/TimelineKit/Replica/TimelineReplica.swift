@@ -149,7 +149,7 @@ public actor TimelineReplica {
     /// this replica saved before it, and ids made offline go up by one per command.
     /// Returns the commands sent and their submission.
     public func send(condition: UndoCondition? = nil, localID: String? = nil,
-                     making make: (NewIdentifiers) -> [Command])
+                     making make: @Sendable (NewIdentifiers) -> [Command])
         throws(ReplicaSendError) -> (commands: [Command], submission: Submission) {
         let nonce = Submission.makeNonce(using: &random)
         let madeAt = DateValue(utc: clock.now())
@@ -437,6 +437,10 @@ extension TimelineReplica {
         /// The events whose shown value differs from the mirror's because of a pending
         /// submission, or that exist only because of one.
         public var pending: Set<EventID>
+        /// How many submissions wait to be synced.
+        public var pendingCount: Int
+        /// This device's submissions the shared log rejected, not yet dismissed.
+        public var notices: [Notice]
     }
 
     /// What the replica shows of `view` now, then again whenever it changes (a send, a
@@ -446,23 +450,40 @@ extension TimelineReplica {
     /// Each element is the whole view: a front end animates it as a reset, or diffs it.
     /// - Complexity: O(*r* + *n* log *n*) per change for the mirror's *r* records and *n* rows.
     public func shownChanges(_ view: ViewDefinition, now: @escaping @Sendable () -> Instant) -> AsyncStream<Shown> {
+        shownChanges(view, now: now, failingReads: 0)
+    }
+
+    /// ``shownChanges(_:now:)`` whose first `failingReads` reads fail, as a file replaced
+    /// under them or a process out of descriptors would make them.
+    package func shownChanges(_ view: ViewDefinition, now: @escaping @Sendable () -> Instant,
+                              failingReads: Int) -> AsyncStream<Shown> {
         let (stream, continuation) = AsyncStream<Shown>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let watches = [path, path + ".pending", path + ".queue"].compactMap {
             try? FileWatch.start(path: $0) { wake.yield() }
         }
         let task = Task {
-            var last: (position: Int64, rows: [Row], pending: Set<EventID>)?
+            var last: (position: Int64, rows: [Row], pending: Set<EventID>, count: Int, notices: [Notice])?
             var iterator = wakes.makeAsyncIterator()
+            // A read that fails (a file replaced under it by another process) is tried again
+            // after a pause, doubled up to a second: nothing may write again for a long time.
+            var pause = Duration.milliseconds(20), failing = failingReads
             repeat {
-                guard let shown = try? self.shownProjection(views: [view], now: now()) else { continue }
+                failing -= 1
+                guard failing < 0, let shown = try? self.shownProjection(views: [view], now: now()) else {
+                    try? await Task.sleep(for: pause)
+                    pause = min(pause * 2, .seconds(1))
+                    wake.yield()
+                    continue
+                }
+                pause = .milliseconds(20)
                 let rows = shown.projection.rows(view) ?? RowList()
-                let position = self.position
-                let state = (position, Array(rows), shown.pending)
-                if let last, last.position == state.0, last.rows == state.1, last.pending == state.2 { continue }
+                let state = (self.position, Array(rows), shown.pending, self.pending.count, self.notices)
+                if let last, last.position == state.0, last.rows == state.1, last.pending == state.2,
+                   last.count == state.3, last.notices == state.4 { continue }
                 last = state
-                continuation.yield(Shown(position: position, rows: rows, sections: shown.projection.sections(view),
-                                         pending: shown.pending))
+                continuation.yield(Shown(position: state.0, rows: rows, sections: shown.projection.sections(view),
+                                         pending: state.2, pendingCount: state.3, notices: state.4))
             } while await iterator.next() != nil && !Task.isCancelled
             continuation.finish()
         }

@@ -55,7 +55,7 @@ extension TimelineStore {
     /// the command is decided in: under the log's lock, after every record other processes
     /// committed, so an id made is free when the command is appended. Recorded for undo as
     /// ``send(_:commandID:expectedPosition:)`` is. Returns the command sent and its records.
-    public func send(commandID: String? = nil, making make: (NewIdentifiers) -> Command)
+    public func send(commandID: String? = nil, making make: @Sendable (NewIdentifiers) -> Command)
         throws(StoreError) -> (command: Command, records: [Record]) {
         var made: Command?
         let sent = try sendRecordingUndo({ projection in

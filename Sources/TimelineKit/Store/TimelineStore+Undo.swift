@@ -80,6 +80,16 @@ extension TimelineStore {
 
     // MARK: Reverting any batch of the log
 
+    /// Undoes the log's batch that holds the record at `position`, whoever sent it: appends
+    /// the commands that bring what it touched back to their state before it, refused as
+    /// ``undo()`` is. This is what a refusal's advice "revert record N" asks for.
+    /// - Returns: the records appended; none when the batch changed nothing.
+    /// - Complexity: O(*n*) for the log's *n* records.
+    @discardableResult
+    public func revert(batchContaining position: Int64) throws(StoreError) -> [Record] {
+        try perform(compensation(forBatchContaining: position)).records
+    }
+
     /// The undo of the batch of the log that holds the record at `position`, checked
     /// against every record after it (``Compensation/checkLater(_:)``).
     ///
