@@ -9,26 +9,19 @@ extension Checkpoint {
     /// filter and placement) are restored; the others are checked by the checksum, not
     /// decoded: opening a store that keeps no view costs the events, not rows it would drop.
     /// - Complexity: O(*n*) in the number of events and restored rows.
+    ///
+    /// A store that keeps no view keeps `bytes` and reads its events where they lie in them.
+    /// They are the file's bytes read into memory, not the file mapped: a file changed in
+    /// place under a mapping (copied over, cut shorter) would change, or fault, under
+    /// events read after the checksum was checked.
     package static func load(_ bytes: [UInt8], keeping views: Set<ViewDefinition>? = nil) throws(Failure) -> Checkpoint {
-        try load(CheckpointBytes.array(bytes), keeping: views)
-    }
-
-    /// ``load(_:keeping:)-([UInt8],_)`` of a checkpoint file mapped into memory: a store that
-    /// keeps no view reads its events where they lie in the file.
-    package static func load(_ file: MappedFile, keeping views: Set<ViewDefinition>? = nil) throws(Failure)
-        -> Checkpoint {
-        try load(CheckpointBytes.mapped(file), keeping: views)
-    }
-
-    private static func load(_ source: CheckpointBytes, keeping views: Set<ViewDefinition>?) throws(Failure)
-        -> Checkpoint {
-        try source.withUnsafeBytes { raw in
-            Result { () throws(Failure) in try load(raw, owner: source, keeping: views) }
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(Failure) in try load(raw, owner: bytes, keeping: views) }
         }.get()
     }
 
     /// `bytes` are `owner`'s: a store that reads only some events keeps them.
-    private static func load(_ bytes: UnsafeRawBufferPointer, owner: CheckpointBytes, keeping views: Set<ViewDefinition>?)
+    private static func load(_ bytes: UnsafeRawBufferPointer, owner: [UInt8], keeping views: Set<ViewDefinition>?)
         throws(Failure) -> Checkpoint {
         guard bytes.count >= magic.count + 8, magic.elementsEqual(bytes.prefix(magic.count)) else {
             throw .damaged("not a checkpoint file")
@@ -114,7 +107,7 @@ extension Checkpoint {
     /// processor, and then the views and the events' table at the same time. With no
     /// view to restore, the partitions are only checked, and left to be decoded when
     /// needed (``PendingPartitions``).
-    private static func decodeBody(_ reader: inout ByteReader, owner: CheckpointBytes, checksum: UInt32,
+    private static func decodeBody(_ reader: inout ByteReader, owner: [UInt8], checksum: UInt32,
                                    keeping wanted: Set<ViewDefinition>?) throws -> Checkpoint {
         let position = try reader.read(Int64.self)
         let nowMicroseconds = try reader.read(Int64.self)

@@ -181,8 +181,7 @@ struct PartitionSource: Sendable {
             guard let count = word().map(Int.init), count <= end - at else { return nil }
             let utf8 = UnsafeRawBufferPointer(start: base + at, count: count)
             at += count
-            guard ByteReader.isASCII(utf8)
-                    || String(validating: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self) != nil else { return nil }
+            guard ByteReader.isUTF8(utf8) else { return nil }
             return count
         }
         for _ in 0..<counts[index] {
@@ -249,20 +248,6 @@ struct PartitionSource: Sendable {
     }
 }
 
-/// A checkpoint's bytes: read into memory, or mapped from its file.
-enum CheckpointBytes: Sendable {
-    case array([UInt8])
-    case mapped(MappedFile)
-
-    /// Calls `body` with the bytes.
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        switch self {
-        case .array(let bytes): bytes.withUnsafeBytes(body)
-        case .mapped(let file): file.withUnsafeBytes(body)
-        }
-    }
-}
-
 /// The partitions of a checkpoint's events that no one has needed yet: a store opened to
 /// decide commands reads the events its commands look up, each through its partition's
 /// index, not every event (``EventTable``).
@@ -272,14 +257,14 @@ enum CheckpointBytes: Sendable {
 /// copy of the table asks first.
 final class PendingPartitions: Sendable {
     /// The checkpoint's bytes.
-    private let bytes: CheckpointBytes
+    private let bytes: [UInt8]
     private let source: PartitionSource
     /// The partitions decoded so far.
     private let decoded: Mutex<[PartitionEvents?]>
 
     /// Partitions of `bytes` as `source` places them, each already checked by
     /// ``PartitionSource/decode(_:in:materialize:)``.
-    init(bytes: CheckpointBytes, source: PartitionSource) {
+    init(bytes: [UInt8], source: PartitionSource) {
         precondition(source.ranges.count == EventTable.partitionCount, "a checkpoint has a range for every partition")
         self.bytes = bytes
         self.source = source

@@ -36,6 +36,33 @@ struct CheckpointCorruptionTests {
         try await store.close()
     }
 
+    /// A store that keeps no view reads its events from the checkpoint after opening: the
+    /// file changed in place meanwhile (cut short, then copied over by another log's) does
+    /// not change what it reads. Mapped, the file cut short faulted (a bus error), and the
+    /// other log's bytes refused an event that exists.
+    @Test func aCheckpointChangedInPlaceAfterOpeningChangesNothingRead() async throws {
+        let directory = TemporaryDirectory()
+        let log = directory.path + "/log.jsonl", other = directory.path + "/other.jsonl"
+        try await populate(log, prefix: "e")
+        try await populate(other, prefix: "x")
+        let checkpoint = TimelineStore.checkpointPath(forLog: log)
+        let foreign = try #require(try DurableFile.read(TimelineStore.checkpointPath(forLog: other)))
+        for change in ["cut short", "copied over"] {
+            let store = try TimelineStore(path: log, clock: ManualClock(fixedNow), views: [])
+            #expect(store.openingReport.checkpointPosition != nil)
+            let file = try #require(FileHandle(forWritingAtPath: checkpoint))
+            try file.truncate(atOffset: 100)
+            if change == "copied over" {
+                try file.seek(toOffset: 0)
+                try file.write(contentsOf: Data(foreign))
+            }
+            try file.close()
+            try await store.send(.retitleEvent("e4", title: "Changed \(change)"))
+            #expect(await store.event("e4")?.title == "Changed \(change)", "\(change)")
+            try await store.close()
+        }
+    }
+
     @Test func seededMutationsNeverCrashAndGiveTheRowsOfAFreshReplay() async throws {
         let directory = TemporaryDirectory()
         let log = directory.path + "/log.jsonl", other = directory.path + "/other.jsonl"

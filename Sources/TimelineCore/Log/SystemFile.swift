@@ -124,9 +124,28 @@ final class SystemFile: Sendable {
         if done < count { bytes.removeSubrange(done...) }
     }
 
-    /// Reads the whole file.
+    /// Reads the whole file, into memory not cleared first (a checkpoint is tens of
+    /// megabytes at a million records).
     func readAll() throws(EventLogError) -> [UInt8] {
-        try read(at: 0, count: size())
+        let count = try size()
+        guard count > 0 else { return [] }
+        var failure: Int32?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let n = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if n == 0 { break }
+                done += n
+            }
+            initialized = done
+        }
+        if let failure { throw .io(path: path, operation: "read", code: failure) }
+        return bytes
     }
 
     /// Writes all of `bytes` at `offset`; with `nil`, where the descriptor stands (a FIFO or

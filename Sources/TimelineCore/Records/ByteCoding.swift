@@ -82,19 +82,28 @@ package struct ByteReader {
         return index
     }
 
-    /// Whether every byte is below 0x80, read eight at a time.
+    /// Whether every byte is below 0x80, read eight at a time; the last word (or, below
+    /// eight bytes, two words of four) overlaps the one before rather than going byte by
+    /// byte, as most ids and titles are short.
     /// - Complexity: O(*n*) for *n* bytes.
     @inline(__always)
     @inlinable package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        guard count >= 8 else {
+            if count >= 4 {
+                let words = bytes.loadUnaligned(as: UInt32.self) | bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                return words & 0x8080_8080 == 0
+            }
+            var high: UInt8 = 0
+            for offset in 0..<count { high |= bytes[offset] }
+            return high < 0x80
+        }
         var offset = 0, high: UInt64 = 0
-        while offset + 8 <= bytes.count {
+        while offset + 8 <= count {
             high |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             offset += 8
         }
-        while offset < bytes.count {
-            high |= UInt64(bytes[offset])
-            offset += 1
-        }
+        high |= bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
         return high & 0x8080_8080_8080_8080 == 0
     }
 
@@ -110,12 +119,52 @@ package struct ByteReader {
         guard count <= bytes.count - offset else { throw Failure(reason: "truncated string at byte \(offset)") }
         defer { offset += count }
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]).assumingMemoryBound(to: UInt8.self)
-        // ASCII (most ids, titles and dates) is valid UTF-8 as it is, and needs none of
-        // `String(validating:)`'s generic metadata lookup per string.
-        if Self.isASCII(UnsafeRawBufferPointer(utf8)) { return utf8 }
-        guard String(validating: utf8, as: UTF8.self) != nil else {
-            throw Failure(reason: "invalid UTF-8 at byte \(offset)")
-        }
+        guard Self.isUTF8(UnsafeRawBufferPointer(utf8)) else { throw Failure(reason: "invalid UTF-8 at byte \(offset)") }
         return utf8
+    }
+
+    /// Whether the bytes are well-formed UTF-8 (Unicode's table 3-7: no overlong form, no
+    /// surrogate, nothing past U+10FFFF), ASCII runs read eight bytes at a time. Not
+    /// generic, unlike `String(validating:)`, whose metadata lookup per call cost more than
+    /// the check itself for a checkpoint's short titles.
+    /// - Complexity: O(*n*) for *n* bytes.
+    @inline(__always)
+    @inlinable package static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        isASCII(bytes) || isUTF8BeyondASCII(bytes)
+    }
+
+    /// ``isUTF8(_:)`` of bytes not all ASCII.
+    @usableFromInline static func isUTF8BeyondASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        let count = bytes.count
+        while offset < count {
+            if count - offset >= 8,
+               bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                offset += 8
+                continue
+            }
+            let lead = bytes[offset]
+            if lead < 0x80 {
+                offset += 1
+                continue
+            }
+            // The sequence's length, and the range its second byte must lie in.
+            let length: Int
+            var low: UInt8 = 0x80, high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; high = 0x9F
+            case 0xF0: length = 4; low = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; high = 0x8F
+            default: return false
+            }
+            guard count - offset >= length, (low...high).contains(bytes[offset + 1]) else { return false }
+            for next in (offset + 2)..<(offset + length) where bytes[next] & 0xC0 != 0x80 { return false }
+            offset += length
+        }
+        return true
     }
 }

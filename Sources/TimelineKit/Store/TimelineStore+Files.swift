@@ -186,14 +186,14 @@ extension TimelineStore {
     /// drop them); otherwise `nil`, with the reason in `problem` (none when there is no file).
     private static func loadCheckpoint(at file: String, keeping views: [ViewDefinition], problem: inout String?)
         -> Checkpoint? {
-        let mapped: MappedFile?
-        do { mapped = try MappedFile.map(file) } catch {
+        let bytes: [UInt8]?
+        do { bytes = try DurableFile.read(file) } catch {
             problem = error.description
             return nil
         }
-        guard let mapped else { return nil }
+        guard let bytes else { return nil }
         let checkpoint: Checkpoint
-        do { checkpoint = try Checkpoint.load(mapped, keeping: Set(views)) } catch {
+        do { checkpoint = try Checkpoint.load(bytes, keeping: Set(views)) } catch {
             problem = error.description
             return nil
         }
