@@ -228,8 +228,13 @@ extension Checkpoint {
             rowEvents += summaries.timelines[id]?.eventCount ?? 0
         }
         let mode: PartitionSource.Mode = 2 * rowEvents <= eventCount ? .check : .events
+        // With no rows to restore, each partition is checked when first read: a command
+        // reads a few (``PendingPartitions``). Rows restored in place take their events
+        // from any partition, so all are checked here, as the table adopts those events.
+        let checkLater = mode == .check && savedRowSets.isEmpty
         var decoded = inParallel(partitionCount + 1) { index -> DecodedPart in
             if index == partitionCount { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
+            if checkLater { return .events(PartitionEvents()) }
             // A partition that is not well formed is decoded, to say why.
             if mode == .check, partitions.isWellFormed(index, in: shared.bytes) { return .events(PartitionEvents()) }
             return .events(try partitions.decode(index, in: shared.bytes, mode: mode))
@@ -244,7 +249,8 @@ extension Checkpoint {
         var projection = TimelineProjection(views: [], now: now)
         let nowValue = now.microsecondsSinceEpoch
         guard mode == .events else {
-            var table = EventTable(pending: PendingPartitions(bytes: owner, source: partitions), shardCount: shardCount)
+            var table = EventTable(pending: PendingPartitions(bytes: owner, source: partitions, checked: !checkLater),
+                                   shardCount: shardCount)
             let rowSets = try savedRowSets.map { saved in
                 try restoredRowSet(saved, in: shared.bytes, from: partitions, into: &table, now: nowValue)
             }

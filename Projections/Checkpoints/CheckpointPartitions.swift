@@ -252,56 +252,88 @@ struct PartitionSource: Sendable {
 /// decide commands reads the events its commands look up, each through its partition's
 /// index, not every event (``EventTable``).
 ///
-/// It keeps the checkpoint's bytes, every partition checked when the checkpoint was
-/// loaded (so decoding one later cannot fail), and decodes each partition once, whichever
-/// copy of the table asks first.
+/// It keeps the checkpoint's bytes (their checksum matched), and checks each partition
+/// when it is first read, unless loading checked them all: a store that restores no rows
+/// reads a few partitions, and checking all 64 was most of opening. A partition whose
+/// bytes do not decode (behind a matching checksum: a forged file, as a damaged one fails
+/// the checksum) holds no event from then on, never a trap: a forged checkpoint can say
+/// anything well formed too. Each partition is decoded once, whichever copy of the table
+/// asks first.
 final class PendingPartitions: Sendable {
+    /// What is known of a partition's bytes.
+    private enum Partition: Sendable {
+        /// Not read yet, and not checked by loading.
+        case unchecked
+        /// Checked (``PartitionSource/isWellFormed(_:in:)``), not decoded.
+        case checked
+        case decoded(PartitionEvents)
+        /// They do not decode: the partition holds no event.
+        case malformed
+    }
+
     /// The checkpoint's bytes.
     private let bytes: [UInt8]
     private let source: PartitionSource
-    /// The partitions decoded so far.
-    private let decoded: Mutex<[PartitionEvents?]>
+    private let partitions: Mutex<[Partition]>
 
-    /// Partitions of `bytes` as `source` places them, each already checked by
-    /// ``PartitionSource/decode(_:in:materialize:)``.
-    init(bytes: [UInt8], source: PartitionSource) {
+    /// Partitions of `bytes` as `source` places them; `checked`: loading checked each.
+    init(bytes: [UInt8], source: PartitionSource, checked: Bool) {
         precondition(source.ranges.count == EventTable.partitionCount, "a checkpoint has a range for every partition")
         self.bytes = bytes
         self.source = source
-        decoded = Mutex(Array(repeating: nil, count: source.ranges.count))
+        partitions = Mutex(Array(repeating: checked ? .checked : .unchecked, count: source.ranges.count))
     }
 
-    /// How many events partition `index` holds.
-    func count(of index: Int) -> Int { source.counts[index] }
+    /// How many events partition `index` holds: as listed, until it is found malformed.
+    func count(of index: Int) -> Int {
+        partitions.withLock { if case .malformed = $0[index] { 0 } else { source.counts[index] } }
+    }
 
-    /// How many partitions have been decoded so far.
-    var decodedCount: Int { decoded.withLock { $0.count { $0 != nil } } }
+    /// How many partitions have been decoded so far, and how many were found malformed.
+    var decodedCount: Int { partitions.withLock { $0.count { if case .decoded = $0 { true } else { false } } } }
+    var malformedCount: Int { partitions.withLock { $0.count { if case .malformed = $0 { true } else { false } } } }
 
     /// The snapshot of the event with this id and hash in partition `index`, if it holds
     /// it: from the partition if it was decoded, else found through its index and decoded
-    /// alone.
-    /// - Complexity: O(log *n*) for the partition's *n* events, O(*n*) once it is decoded.
+    /// alone (the partition checked first, the first time).
+    /// - Complexity: O(log *n*) for the partition's *n* events, O(*n*) once it is decoded
+    ///   or the first time it is read.
     func snapshot(_ id: EventID, hash: UInt64, partition index: Int) -> EventSnapshot? {
-        if let events = decoded.withLock({ $0[index] }) { return events.snapshot(id, hash: hash) }
-        return bytes.withUnsafeBytes { source.snapshot(id, hash: hash, partition: index, in: $0) }
+        let state = partitions.withLock { states in
+            if case .unchecked = states[index] {
+                states[index] = bytes.withUnsafeBytes { source.isWellFormed(index, in: $0) } ? .checked : .malformed
+            }
+            return states[index]
+        }
+        switch state {
+        case .decoded(let events): return events.snapshot(id, hash: hash)
+        case .malformed: return nil
+        case .checked, .unchecked: return bytes.withUnsafeBytes { source.snapshot(id, hash: hash, partition: index, in: $0) }
+        }
     }
 
-    /// The events of partition `index`, decoded on the first call.
+    /// The events of partition `index`, decoded on the first call (none if it is malformed).
     /// - Complexity: O(*n*) for its *n* events on the first call, O(1) after.
     func events(of index: Int) -> PartitionEvents {
-        if let events = decoded.withLock({ $0[index] }) { return events }
-        let events: PartitionEvents
-        do {
-            events = try bytes.withUnsafeBytes { raw in
-                Result { () throws(ByteReader.Failure) in try source.decode(index, in: raw) }
-            }.get()
-        } catch {
-            // The same bytes passed the same checks when the checkpoint was loaded.
-            preconditionFailure("a partition checked at loading fails to decode: \(error)")
+        switch partitions.withLock({ $0[index] }) {
+        case .decoded(let events): return events
+        case .malformed: return PartitionEvents()
+        case .checked, .unchecked: break
         }
-        return decoded.withLock { cache in
-            if let earlier = cache[index] { return earlier }
-            cache[index] = events
+        let decoded = bytes.withUnsafeBytes { raw in
+            Result { () throws(ByteReader.Failure) in try source.decode(index, in: raw) }
+        }
+        return partitions.withLock { states in
+            switch states[index] {
+            case .decoded(let earlier): return earlier
+            case .malformed: return PartitionEvents()
+            case .checked, .unchecked: break
+            }
+            guard case .success(let events) = decoded else {
+                states[index] = .malformed
+                return PartitionEvents()
+            }
+            states[index] = .decoded(events)
             return events
         }
     }

@@ -94,6 +94,13 @@ struct EventTable: Sendable {
         return 0
     }
 
+    /// How many of the checkpoint's pending partitions were found not to decode, and so
+    /// hold no event (0 when there were none, or once every partition joined).
+    var malformedPartitions: Int {
+        if case .partly(let partly) = residence { return partly.pending.malformedCount }
+        return 0
+    }
+
     /// Changes the state of a table whose events are partly in partitions (`nil` for
     /// one whose events are all in its shards), held once while `body` runs, so that the
     /// set of removed events is changed in place, not copied.
