@@ -232,8 +232,12 @@ extension Checkpoint {
         // reads a few (``PendingPartitions``). Rows restored in place take their events
         // from any partition, so all are checked here, as the table adopts those events.
         let checkLater = mode == .check && savedRowSets.isEmpty
+        // Then only the checksum is left to compute: in parts, on every processor.
+        let parallelChecksum = checkLater ? CRC32C.checksum(shared.bytes, inParts: ProcessInfoCount.active) : nil
         var decoded = inParallel(partitionCount + 1) { index -> DecodedPart in
-            if index == partitionCount { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
+            if index == partitionCount {
+                return .checksumMatches((parallelChecksum ?? CRC32C.checksum(shared.bytes)) == checksum)
+            }
             if checkLater { return .events(PartitionEvents()) }
             // A partition that is not well formed is decoded, to say why.
             if mode == .check, partitions.isWellFormed(index, in: shared.bytes) { return .events(PartitionEvents()) }

@@ -68,6 +68,23 @@ private func referenceCRC32C(_ bytes: [UInt8]) -> UInt32 {
         #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.update(0, with: $0, instruction: true) } == 0xE306_9283)
     }
 
+    /// Two parts' checksums combine into the whole's, at any cut (zero bytes, odd
+    /// lengths, large counts), and a checksum in parts on several processors is the whole's.
+    @Test func partsChecksummedApartCombineIntoTheWhole() {
+        var rng = SplitMix64(seed: 0xC0B1)
+        for _ in 0..<300 {
+            let bytes = (0..<Int.random(in: 0...600, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let cut = Int.random(in: 0...bytes.count, using: &rng)
+            let combined = CRC32C.combine(CRC32C.checksum(bytes[..<cut]), CRC32C.checksum(bytes[cut...]),
+                                          count: bytes.count - cut)
+            #expect(combined == CRC32C.checksum(bytes), "\(bytes.count) bytes cut at \(cut)")
+        }
+        let large = (0..<1_000_003).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        for parts in 1...5 {
+            #expect(large.withUnsafeBytes { CRC32C.checksum($0, inParts: parts) } == CRC32C.checksum(large), "\(parts) parts")
+        }
+    }
+
     @Test func updateContinuesAChecksum() {
         var rng = SplitMix64(seed: 42)
         for _ in 0..<200 {
