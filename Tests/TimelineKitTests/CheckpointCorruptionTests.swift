@@ -36,17 +36,24 @@ struct CheckpointCorruptionTests {
         try await store.close()
     }
 
+    /// Two filled logs in a new directory (kept while it lives): `log` and its checkpoint,
+    /// and another log's checkpoint's bytes.
+    func twoLogs() async throws -> (directory: TemporaryDirectory, log: String, checkpoint: String, foreign: [UInt8]) {
+        let directory = TemporaryDirectory()
+        let log = directory.path + "/log.jsonl", other = directory.path + "/other.jsonl"
+        try await populate(log, prefix: "e")
+        try await populate(other, prefix: "x")
+        let foreign = try #require(try DurableFile.read(TimelineStore.checkpointPath(forLog: other)))
+        return (directory, log, TimelineStore.checkpointPath(forLog: log), foreign)
+    }
+
     /// A store that keeps no view reads its events from the checkpoint after opening: the
     /// file changed in place meanwhile (cut short, then copied over by another log's) does
     /// not change what it reads. Mapped, the file cut short faulted (a bus error), and the
     /// other log's bytes refused an event that exists.
     @Test func aCheckpointChangedInPlaceAfterOpeningChangesNothingRead() async throws {
-        let directory = TemporaryDirectory()
-        let log = directory.path + "/log.jsonl", other = directory.path + "/other.jsonl"
-        try await populate(log, prefix: "e")
-        try await populate(other, prefix: "x")
-        let checkpoint = TimelineStore.checkpointPath(forLog: log)
-        let foreign = try #require(try DurableFile.read(TimelineStore.checkpointPath(forLog: other)))
+        let (directory, log, checkpoint, foreign) = try await twoLogs()
+        defer { withExtendedLifetime(directory) {} }
         for change in ["cut short", "copied over"] {
             let store = try TimelineStore(path: log, clock: ManualClock(fixedNow), views: [])
             #expect(store.openingReport.checkpointPosition != nil)
@@ -64,13 +71,9 @@ struct CheckpointCorruptionTests {
     }
 
     @Test func seededMutationsNeverCrashAndGiveTheRowsOfAFreshReplay() async throws {
-        let directory = TemporaryDirectory()
-        let log = directory.path + "/log.jsonl", other = directory.path + "/other.jsonl"
-        try await populate(log, prefix: "e")
-        try await populate(other, prefix: "x")
-        let checkpoint = TimelineStore.checkpointPath(forLog: log)
+        let (directory, log, checkpoint, foreign) = try await twoLogs()
+        defer { withExtendedLifetime(directory) {} }
         let good = try #require(try DurableFile.read(checkpoint))
-        let foreign = try #require(try DurableFile.read(TimelineStore.checkpointPath(forLog: other)))
         let records = try FileEventLog.read(path: log).records
         let fresh = TimelineProjection(records: records, views: Self.views, now: fixedNow)
         let expected = Self.views.map { Array(fresh.rows($0) ?? RowList()) }
