@@ -104,9 +104,9 @@ extension Checkpoint {
 
     /// Reads the header and tables, finds the partitions of events and the views' rows,
     /// and reads the summaries; then decodes the partitions at the same time on every
-    /// processor, and then the views and the events' table at the same time. With no
-    /// view to restore, the partitions are only checked, and left to be decoded when
-    /// needed (``PendingPartitions``).
+    /// processor, and then the views and the events' table at the same time. With rows of
+    /// a few timelines to restore, the partitions are only checked, and left to be decoded
+    /// when needed (``PendingPartitions``); with no rows, not even checked until read.
     private static func decodeBody(_ reader: inout ByteReader, owner: [UInt8], checksum: UInt32,
                                    keeping wanted: Set<ViewDefinition>?) throws -> Checkpoint {
         let position = try reader.read(Int64.self)
@@ -218,8 +218,8 @@ extension Checkpoint {
         let shared = SharedBytes(bytes: reader.bytes)
         let shardCount = EventTable.defaultShardCount
         let partitionCount = EventTable.partitionCount
-        // Every partition checked, or decoded for rows of everything; the checksum beside
-        // them. The rows of timelines that hold half of the events or fewer decode only
+        // Every partition checked, or decoded for rows of everything, the checksum beside
+        // them; or, with no rows, only the checksum. The rows of timelines that hold half of the events or fewer decode only
         // their events, where they lie (in parts at the same time); more would cost more
         // than decoding every partition and building the table at once.
         var rowEvents = 0

@@ -162,8 +162,8 @@ struct PartitionSource: Sendable {
     }
 
     /// Whether partition `index` of `bytes` decodes: every check of
-    /// ``decode(_:in:mode:)``, in one walk of the bytes that makes nothing (a store that
-    /// keeps no view checks every partition, and decodes few).
+    /// ``decode(_:in:mode:)``, in one walk of the bytes that makes nothing (a partition is
+    /// checked before its first lookup, or at loading when rows are restored in place).
     /// - Complexity: O(*b*) for the partition's *b* bytes.
     func isWellFormed(_ index: Int, in bytes: UnsafeRawBufferPointer) -> Bool {
         let range = ranges[index]

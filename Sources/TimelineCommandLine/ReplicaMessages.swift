@@ -21,7 +21,7 @@ extension Runner {
                         + "(repair moves the damaged line aside, and the record with it)"
                 } ?? "")
         case .sharedLogChanged(let shared, _): "to make a new replica: timeline clone \(shellWord(shared)) --log NEW"
-        case .notAReplica: "to make one: timeline clone \(shared.map(shellWord) ?? "SHARED") --log \(replica)"
+        case .notAReplica: "to make one: timeline clone \(shared.map(shellWord) ?? "SHARED") --log NEW"
         case .stopped: "to make a new replica: timeline clone \(shared.map(shellWord) ?? "SHARED") --log NEW"
         case .notSharedFolder(let path):
             "on the device that keeps the shared log: timeline sequence --log SHARED --folder \(shellWord(path))"

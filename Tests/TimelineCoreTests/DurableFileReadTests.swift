@@ -2,8 +2,8 @@ import Testing
 @testable import TimelineCore
 
 @Suite struct DurableFileReadTests {
-    /// A file past 8 MiB is read in parts at the same time: every byte lands in its place,
-    /// whatever the size's remainder.
+    /// A file of 16 MiB or more is read in parts at the same time (with two processors or
+    /// more): every byte lands in its place, whatever the size's remainder.
     @Test(arguments: [0, 1, 5, 8 << 20, (17 << 20) + 3])
     func aFileReadsWholeInParts(size: Int) throws {
         try withTemporaryDirectory { directory in

@@ -132,8 +132,9 @@ final class SystemFile: Sendable {
         var failure: Int32?
         let descriptor = self.descriptor
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            // In parts at the same time past 8 MiB: the kernel's copy, and the pages it
-            // faults in, are most of reading a file already in the page cache.
+            // In parts at the same time from 16 MiB, one per processor and 8 MiB at least:
+            // the kernel's copy, and the pages it faults in, are most of reading a file
+            // already in the page cache.
             let parts = max(1, min(ProcessInfoCount.active, count >> 23))
             let size = (count + parts - 1) / parts
             let base = UInt(bitPattern: buffer.baseAddress!)

@@ -57,6 +57,7 @@ package enum CRC32C {
     /// `crc32_combine`), which also undoes the conditioning the two share.
     /// - Complexity: O(log *count*) multiplications of 32 steps each.
     package static func combine(_ first: UInt32, _ second: UInt32, count: Int) -> UInt32 {
+        precondition((0...(Int.max / 8)).contains(count), "a part of \(count) bytes")
         // Polynomials are reflected: bit 31 is x⁰.
         func multiply(_ a: UInt32, _ b: UInt32) -> UInt32 {
             var a = a, b = b, product: UInt32 = 0
@@ -82,7 +83,8 @@ package enum CRC32C {
         return multiply(shift, first) ^ second
     }
 
-    /// The checksum of `bytes` computed in `parts` parts at the same time, on every processor.
+    /// The checksum of `bytes` computed in `parts` parts at the same time (fewer for fewer
+    /// than 64 KiB a part), on every processor.
     /// - Complexity: O(*n*) in the number of bytes, divided among the processors.
     package static func checksum(_ bytes: UnsafeRawBufferPointer, inParts parts: Int) -> UInt32 {
         let parts = max(1, min(parts, bytes.count / 65_536))

@@ -132,6 +132,8 @@ extension TimelineReplica {
     /// The last step of `steps` that the shared log has not rejected, as the mirror holds
     /// it (read again first, if another process synced): the one ``undo()`` or ``redo()``
     /// takes, passing over the rejected ones.
+    /// - Complexity: the replica's lock, and a read of its files if another process
+    ///   changed them; O(*s*) for the *s* steps.
     private func top(of steps: KeyPath<UndoHistory<ReplicaUndoStep>, [ReplicaUndoStep]>) -> ReplicaUndoStep? {
         let candidates = undoHistory[keyPath: steps]
         let rejected = (try? exclusively { engine throws(ReplicaError) in
