@@ -298,6 +298,31 @@ struct ReplicaTests {
         #expect(model.rows.count == 1)
     }
 
+    /// A mirror damaged under a view model is said (`problem`), the rows kept as last
+    /// read, and the problem goes once a sync fetches the mirror again: the model went
+    /// on showing the old rows with nothing to say why nothing changed.
+    @MainActor
+    @Test func theViewModelSaysWhyItCannotReadTheReplica() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (shared, phone) = try await sharedAndReplica()
+        let model = ReplicaViewModel(replica: phone)
+        defer { model.stop() }
+        #expect(await eventually { model.rows.count == 1 && model.problem == nil })
+        let mirror = try #require(FileHandle(forWritingAtPath: phone.path))
+        try mirror.seekToEnd()
+        try mirror.write(contentsOf: Data("not a record\n".utf8))
+        try mirror.close()
+        #expect(await eventually { model.problem != nil })
+        #expect(model.rows.count == 1)
+        if case .damaged(let path, _)? = model.problem {
+            #expect(path == phone.path)
+        } else {
+            Issue.record("not the mirror's damage: \(String(describing: model.problem))")
+        }
+        _ = try await phone.sync(with: try FileEventLog(path: shared))
+        #expect(await eventually { model.problem == nil && model.rows.count == 1 })
+    }
+
     /// A read that fails is tried again: it waited for the next change of the replica's
     /// files, so a model stayed empty until something wrote.
     @Test func shownChangesTriesAFailedReadAgain() async throws {
@@ -305,14 +330,22 @@ struct ReplicaTests {
         let (_, phone) = try await sharedAndReplica()
         let stream = await phone.shownChanges(ViewDefinition(), now: { Instant(microsecondsSinceEpoch: 0) },
                                               failingReads: 3)
-        let count = await withTaskGroup(of: Int?.self) { group in
-            group.addTask { for await shown in stream { return shown.rows.count }; return nil }
+        // The three failures are said once, then the rows come.
+        let seen = await withTaskGroup(of: [Int]?.self) { group in
+            group.addTask {
+                var problems: [Int] = []
+                for await shown in stream {
+                    guard shown.problem == nil else { problems.append(shown.rows.count); continue }
+                    return problems + [shown.rows.count]
+                }
+                return nil
+            }
             group.addTask { try? await Task.sleep(for: .seconds(20)); return nil }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
         }
-        #expect(count == 1, "nothing shown within 20 s")
+        #expect(seen == [0, 1], "a problem with no rows yet, then the rows; within 20 s")
     }
 
     /// A plain log, or nothing, is not a replica: it said the replica's identity was

@@ -24,6 +24,9 @@ public final class ReplicaViewModel {
     public private(set) var notices: [Notice] = []
     /// The shared log's position the mirror has reached.
     public private(set) var position: Int64 = 0
+    /// Why the replica could not be read the last time, when it could not (the rows are
+    /// the last read's): a damaged mirror, which a sync fetches again.
+    public private(set) var problem: ReplicaError?
 
     /// The view this model shows.
     public let view: ViewDefinition
@@ -42,6 +45,7 @@ public final class ReplicaViewModel {
                 self.position = shown.position
                 self.notices = shown.notices
                 self.pendingCount = shown.pendingCount
+                self.problem = shown.problem
             }
         }
     }

@@ -441,6 +441,9 @@ extension TimelineReplica {
         public var pendingCount: Int
         /// This device's submissions the shared log rejected, not yet dismissed.
         public var notices: [Notice]
+        /// Why the replica could not be read the last time, when it could not (its mirror
+        /// damaged: a sync, or a repair, fetches it again); the rest is the last read's.
+        public var problem: ReplicaError?
     }
 
     /// What the replica shows of `view` now, then again whenever it changes (a send, a
@@ -463,27 +466,42 @@ extension TimelineReplica {
             try? FileWatch.start(path: $0) { wake.yield() }
         }
         let task = Task {
-            var last: (position: Int64, rows: [Row], pending: Set<EventID>, count: Int, notices: [Notice])?
+            // The last yielded, and its rows as an array to compare.
+            var shown: Shown?, shownRows: [Row] = []
             var iterator = wakes.makeAsyncIterator()
-            // A read that fails (a file replaced under it by another process) is tried again
-            // after a pause, doubled up to a second: nothing may write again for a long time.
+            // A read that fails (a file replaced under it by another process, a damaged
+            // mirror) is said once and tried again after a pause, doubled up to a second:
+            // nothing may write again for a long time.
             var pause = Duration.milliseconds(20), failing = failingReads
             repeat {
                 failing -= 1
-                guard failing < 0, let shown = try? self.shownProjection(views: [view], now: now()) else {
+                let read = failing >= 0 ? .failure(.storage(path: path, reason: "a read that failed on purpose"))
+                    : Result { () throws(ReplicaError) in try self.shownProjection(views: [view], now: now()) }
+                switch read {
+                case .failure(let problem):
+                    if shown?.problem != problem {
+                        var failed = shown ?? Shown(position: position, rows: RowList(), sections: SectionList(), pending: [],
+                                                    pendingCount: pending.count, notices: notices)
+                        failed.problem = problem
+                        shown = failed
+                        continuation.yield(failed)
+                    }
                     try? await Task.sleep(for: pause)
                     pause = min(pause * 2, .seconds(1))
                     wake.yield()
-                    continue
+                case .success(let (projection, pendingRows)):
+                    pause = .milliseconds(20)
+                    let rows = projection.rows(view) ?? RowList()
+                    let next = Shown(position: position, rows: rows, sections: projection.sections(view),
+                                     pending: pendingRows, pendingCount: pending.count, notices: notices)
+                    let array = Array(rows)
+                    if let shown, shown.problem == nil, shown.position == next.position, shownRows == array,
+                       shown.pending == next.pending, shown.pendingCount == next.pendingCount,
+                       shown.notices == next.notices { continue }
+                    shown = next
+                    shownRows = array
+                    continuation.yield(next)
                 }
-                pause = .milliseconds(20)
-                let rows = shown.projection.rows(view) ?? RowList()
-                let state = (self.position, Array(rows), shown.pending, self.pending.count, self.notices)
-                if let last, last.position == state.0, last.rows == state.1, last.pending == state.2,
-                   last.count == state.3, last.notices == state.4 { continue }
-                last = state
-                continuation.yield(Shown(position: state.0, rows: rows, sections: shown.projection.sections(view),
-                                         pending: state.2, pendingCount: state.3, notices: state.4))
             } while await iterator.next() != nil && !Task.isCancelled
             continuation.finish()
         }
