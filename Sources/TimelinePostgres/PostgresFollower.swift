@@ -29,30 +29,29 @@ enum PostgresFollower {
         let callEnded = DispatchSemaphore(value: 0)
     }
 
-    /// Starts following; returns once the first connection listens.
-    static func start(location: PostgresLocation,
-                      changed: @escaping @Sendable () -> Void) throws(EventLogError) -> LogWatch {
+    /// Starts following; returns once the first connection listens. `beforeWake` runs in
+    /// a cancel between setting the flag and waking the thread (tests widen that gap).
+    static func start(location: PostgresLocation, changed: @escaping @Sendable () -> Void,
+                      beforeWake: (@Sendable () -> Void)? = nil) throws(EventLogError) -> LogWatch {
         // Listening before returning: whatever commits after this is notified.
         let first = try listen(location)
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
+        // The thread may return on its own, having seen the cancel flag, before the wake
+        // is written: the pipe then stays open until both sides let go (no SIGPIPE).
+        guard let wake = WakePipe() else {
             throw .io(path: location.displayName, operation: "pipe", code: errno)
         }
-        let (wakeRead, wakeWrite) = (fds[0], fds[1])
         let shared = Shared()
         spawnThread {
             shared.gate.withLock { $0.thread = pthread_self() }
-            defer { close(wakeRead) }
-            follow(location, first: first, wake: wakeRead, shared: shared, changed: changed)
+            follow(location, first: first, wake: wake.readEnd, shared: shared, changed: changed)
         }
         return LogWatch {
             let wait = shared.gate.withLock { gate in
                 gate.cancelled = true
                 return gate.calling && gate.thread.map { pthread_equal($0, pthread_self()) == 0 } ?? false
             }
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
-            close(wakeWrite)
+            beforeWake?()
+            wake.wake()
             if wait { shared.callEnded.wait() }
         }
     }

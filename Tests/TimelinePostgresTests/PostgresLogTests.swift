@@ -181,6 +181,42 @@ struct PostgresLogTests {
         #expect(calls.withLock { $0 } == 1)
     }
 
+    /// Watches cancelled while notifications pour in: the follower's thread may see the
+    /// cancel's flag and return before the cancel wakes it (here the gap is widened to
+    /// 2 ms). The wake must then not write into a pipe whose reader is closed: `SIGPIPE`
+    /// would end the whole process, as it ended a test run once.
+    @Test func cancellingAWatchWhileNotificationsArriveNeverBreaksItsPipe() throws {
+        let url = TestServer.url(log: TestServer.newLogName("cancel-race"))
+        let location = try PostgresLocation(url: url)
+        let writing = Atomic(true)
+        let appended = Atomic(0)
+        let writer = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { writer.signal() }
+            guard let other = try? PostgresEventLog(url: url) else { return }
+            defer { other.close() }
+            while writing.load(ordering: .relaxed) {
+                guard (try? other.append([.eventRemoved(event: EventID("x"))], options: AppendOptions())) != nil else { return }
+                appended.add(1, ordering: .relaxed)
+            }
+        }
+        defer {
+            writing.store(false, ordering: .relaxed)
+            writer.wait()
+        }
+        var calledBeforeTheCancel = 0
+        for _ in 0..<20 {
+            let called = DispatchSemaphore(value: 0)
+            let watch = try PostgresFollower.start(location: location, changed: { called.signal() },
+                                                   beforeWake: { usleep(2_000) })
+            if called.wait(timeout: .now() + 10) == .success { calledBeforeTheCancel += 1 }
+            watch.cancel()
+        }
+        // Reaching here is the test (the process lives); these say the race was run.
+        #expect(appended.load(ordering: .relaxed) > 20, "the writer stopped early: notifications did not flow")
+        #expect(calledBeforeTheCancel == 20)
+    }
+
     /// A client killed while its batch is in the database leaves nothing of the batch.
     @Test func killingTheClientMidBatchLeavesNothingOfIt() throws {
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

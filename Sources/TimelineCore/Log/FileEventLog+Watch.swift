@@ -51,21 +51,16 @@ package enum FileWatch {
     package static func readEvents(inotify: Int32, path: String, name: String,
                                    _ handle: @escaping @Sendable (ArraySlice<UInt8>) -> Void) throws(EventLogError)
         -> LogWatch {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
+        guard let wake = WakePipe() else {
             let code = errno
             close(inotify)
             throw .io(path: path, operation: "pipe", code: code)
         }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let (wake, stop) = (pipeEnds[0], pipeEnds[1])
         let thread = Thread {
-            defer {
-                close(inotify)
-                close(wake)
-            }
+            defer { close(inotify) }
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
             while true {
                 fds[0].revents = 0
                 fds[1].revents = 0
@@ -79,11 +74,7 @@ package enum FileWatch {
         }
         thread.name = name
         thread.start()
-        return LogWatch {
-            var byte: UInt8 = 1
-            _ = write(stop, &byte, 1)
-            close(stop)
-        }
+        return LogWatch { wake.wake() }
     }
 
     /// The directories watched for one path, and the names in each that matter.
