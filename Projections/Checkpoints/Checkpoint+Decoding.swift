@@ -228,27 +228,31 @@ extension Checkpoint {
             rowEvents += summaries.timelines[id]?.eventCount ?? 0
         }
         let mode: PartitionSource.Mode = 2 * rowEvents <= eventCount ? .check : .events
-        // With no rows to restore, each partition is checked when first read: a command
-        // reads a few (``PendingPartitions``). Rows restored in place take their events
+        // With no rows to restore, a partition is checked when it is decoded whole: a
+        // command looks up a few events, each decoded alone (``PendingPartitions``). Rows restored in place take their events
         // from any partition, so all are checked here, as the table adopts those events.
         let checkLater = mode == .check && savedRowSets.isEmpty
-        // Then only the checksum is left to compute: in parts, on every processor.
-        let parallelChecksum = checkLater ? CRC32C.checksum(shared.bytes, inParts: ProcessInfoCount.active) : nil
-        var decoded = inParallel(partitionCount + 1) { index -> DecodedPart in
-            if index == partitionCount {
-                return .checksumMatches((parallelChecksum ?? CRC32C.checksum(shared.bytes)) == checksum)
+        let parts: [PartitionEvents]
+        if checkLater {
+            // Then only the checksum is left to compute: in parts, on every processor.
+            guard CRC32C.checksum(shared.bytes, inParts: ProcessInfoCount.active) == checksum else {
+                throw Failure.damaged("checksum mismatch")
             }
-            if checkLater { return .events(PartitionEvents()) }
-            // A partition that is not well formed is decoded, to say why.
-            if mode == .check, partitions.isWellFormed(index, in: shared.bytes) { return .events(PartitionEvents()) }
-            return .events(try partitions.decode(index, in: shared.bytes, mode: mode))
-        }
-        guard case .success(.checksumMatches(true)) = decoded.removeLast() else {
-            throw Failure.damaged("checksum mismatch")
-        }
-        let parts = try decoded.map { result in
-            guard case .events(let events) = try result.get() else { preconditionFailure("a partition gives events") }
-            return events
+            parts = []
+        } else {
+            var decoded = inParallel(partitionCount + 1) { index -> DecodedPart in
+                if index == partitionCount { return .checksumMatches(CRC32C.checksum(shared.bytes) == checksum) }
+                // A partition that is not well formed is decoded, to say why.
+                if mode == .check, partitions.isWellFormed(index, in: shared.bytes) { return .events(PartitionEvents()) }
+                return .events(try partitions.decode(index, in: shared.bytes, mode: mode))
+            }
+            guard case .success(.checksumMatches(true)) = decoded.removeLast() else {
+                throw Failure.damaged("checksum mismatch")
+            }
+            parts = try decoded.map { result in
+                guard case .events(let events) = try result.get() else { preconditionFailure("a partition gives events") }
+                return events
+            }
         }
         var projection = TimelineProjection(views: [], now: now)
         let nowValue = now.microsecondsSinceEpoch

@@ -138,6 +138,7 @@ final class SystemFile: Sendable {
             let parts = max(1, min(ProcessInfoCount.active, count >> 23))
             let size = (count + parts - 1) / parts
             let base = UInt(bitPattern: buffer.baseAddress!)
+            if count >= 4 << 20 { Self.adviseHugePages(base: base, count: count) }
             let outcomes = concurrentMap(parts) { part -> (read: Int, failure: Int32?) in
                 let start = part * size, end = min(count, start + size)
                 var done = start
@@ -163,6 +164,19 @@ final class SystemFile: Sendable {
         }
         if let failure { throw .io(path: path, operation: "read", code: failure) }
         return bytes
+    }
+
+    /// Asks the kernel for transparent huge pages for the 2 MiB-aligned interior of a large
+    /// buffer about to be filled: faulting it in 2 MiB at a time instead of 4 KiB (where the
+    /// kernel gives huge pages only to memory that asks, the usual `madvise` mode) spares
+    /// thousands of page faults, each charged to the process's memory group.
+    private static func adviseHugePages(base: UInt, count: Int) {
+        #if os(Linux)
+        let huge: UInt = 2 << 20
+        let start = (base + huge - 1) & ~(huge - 1), end = (base + UInt(count)) & ~(huge - 1)
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: start), Int(end - start), MADV_HUGEPAGE)
+        #endif
     }
 
     /// Writes all of `bytes` at `offset`; with `nil`, where the descriptor stands (a FIFO or
