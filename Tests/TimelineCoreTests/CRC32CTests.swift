@@ -68,6 +68,26 @@ private func referenceCRC32C(_ bytes: [UInt8]) -> UInt32 {
         #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.update(0, with: $0, instruction: true) } == 0xE306_9283)
     }
 
+    /// Runs of three lanes (24 KiB and more) are computed side by side and joined: the
+    /// result is the tables', at lengths around each block's edge and from any start.
+    @Test(.enabled(if: CRC32C.hasInstruction, "the processor has no CRC-32C instruction"))
+    func longRunsComputedInLanesAgreeWithTheTables() {
+        var rng = SplitMix64(seed: 0x1A4E5)
+        let block = 3 * 8192
+        let pool = (0..<(3 * block + 64)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        pool.withUnsafeBytes { all in
+            var lengths = [0, 1, block - 1, block, block + 1, block + 7, 2 * block, 2 * block + 13, 3 * block]
+            lengths += (0..<40).map { _ in Int.random(in: block...(3 * block), using: &rng) }
+            for length in lengths {
+                let start = Int.random(in: 0..<64, using: &rng)
+                let bytes = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
+                let seed = UInt32.random(in: 0...UInt32.max, using: &rng)
+                #expect(CRC32C.update(seed, with: bytes, instruction: true)
+                        == CRC32C.update(seed, with: bytes, instruction: false), "start \(start), length \(length)")
+            }
+        }
+    }
+
     /// Two parts' checksums combine into the whole's, at any cut (zero bytes, odd
     /// lengths, large counts), and a checksum in parts on several processors is the whole's.
     @Test func partsChecksummedApartCombineIntoTheWhole() {
