@@ -79,6 +79,11 @@ extension TimelineProjection {
         Checkpoint(projection: self, resumePoint: resumePoint?.position == position ? resumePoint : nil)
     }
 
+    /// Whether this projection came from a checkpoint with a partition that did not decode
+    /// (a forged file, its checksum matching): events are missing from it, and it must not
+    /// be saved as a checkpoint (``EventTable/lostPartitions``).
+    package var lostCheckpointEvents: Bool { events.lostPartitions }
+
     /// The projection a checkpoint saved, with its views.
     package init(_ checkpoint: consuming Checkpoint) {
         self = checkpoint.projection

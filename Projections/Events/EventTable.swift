@@ -51,6 +51,8 @@ struct EventTable: Sendable {
     }
 
     private var residence = Residence.inShards
+    /// A partition found malformed was joined (as no events): see ``lostPartitions``.
+    private var joinedMalformed = false
 
     /// As many shards as processors, from two to eight, a power of two (it divides
     /// ``partitionCount``).
@@ -101,6 +103,11 @@ struct EventTable: Sendable {
         return 0
     }
 
+    /// Whether a partition of the checkpoint this table came from was found not to decode
+    /// (behind a matching checksum: a forged file), so that its events are missing: such a
+    /// table must not be saved as a checkpoint. Stays true once every partition joined.
+    var lostPartitions: Bool { joinedMalformed || malformedPartitions > 0 }
+
     /// Changes the state of a table whose events are partly in partitions (`nil` for
     /// one whose events are all in its shards), held once while `body` runs, so that the
     /// set of removed events is changed in place, not copied.
@@ -115,8 +122,8 @@ struct EventTable: Sendable {
     /// those the shard took over.
     /// - Complexity: O(*n*) for its *n* events the first time, O(1) after.
     private mutating func join(_ partition: Int) {
-        changePartly { partly, shards in
-            guard partly.isPending(partition) else { return }
+        let malformed = changePartly { partly, shards -> Bool in
+            guard partly.isPending(partition) else { return false }
             let events = partly.pending.events(of: partition)
             let shard = partition % shards.count
             let anyShadowed = partly.shadowed > 0 || !partly.removed.isEmpty
@@ -135,7 +142,9 @@ struct EventTable: Sendable {
                 partly.removed = partly.removed.filter { Self.partition(ofHash: Self.hash(of: $0)) != partition }
             }
             partly.joined |= 1 << UInt64(partition)
+            return partly.pending.malformedCount > 0
         }
+        if malformed == true { joinedMalformed = true }
     }
 
     /// Before a change to the event with this id and hash: puts it in its shard as the

@@ -70,6 +70,45 @@ struct CheckpointCorruptionTests {
         }
     }
 
+    /// A forged checkpoint (its checksum matching) whose partition holding an event does
+    /// not decode: a store that keeps no view looks up other events without decoding that
+    /// partition, and saving its checkpoint decodes it and finds it malformed. The new
+    /// checkpoint must not be written without that partition's events (they would be lost
+    /// to every later opening, `rows` included); the forged one goes, and the next opening
+    /// replays the whole log. Found by a hostile pass: the events were lost, silently.
+    @Test func aForgedPartitionFoundAtSavingLeavesNoCheckpointThatLosesItsEvents() async throws {
+        let directory = TemporaryDirectory()
+        let log = directory.path + "/log.jsonl"
+        try await populate(log, prefix: "e")
+        let checkpoint = TimelineStore.checkpointPath(forLog: log)
+        var bytes = try #require(try DurableFile.read(checkpoint))
+        // An event is its id, timeline, title, then its kind of dates (0–2): a kind of 7
+        // does not decode. "Home 4" is e4's title, found once.
+        let title = Array("Home 4".utf8)
+        let at = try #require((0...(bytes.count - title.count)).first { bytes[$0..<($0 + title.count)].elementsEqual(title) })
+        #expect(bytes[at + title.count] == 0)
+        bytes[at + title.count] = 7
+        bytes.removeLast(4)
+        var crc = CRC32C.checksum(bytes).littleEndian
+        withUnsafeBytes(of: &crc) { bytes.append(contentsOf: $0) }
+        try DurableFile.write(bytes, to: checkpoint)
+
+        let store = try TimelineStore(path: log, clock: ManualClock(fixedNow), views: [])
+        #expect(store.openingReport.checkpointPosition != nil, "the forged checkpoint opens: its checksum matches")
+        try await store.send(.retitleEvent("e8", title: "Home 8, again"))
+        try await store.close()
+        #expect(!FileManager.default.fileExists(atPath: checkpoint), "a checkpoint that lost e4's partition was kept")
+
+        let reopened = try TimelineStore(path: log, clock: ManualClock(fixedNow), views: Self.views)
+        defer { (reopened.log as? FileEventLog)?.close() }
+        #expect(reopened.openingReport.checkpointPosition == nil)
+        let fresh = TimelineProjection(records: try FileEventLog.read(path: log).records, views: Self.views, now: fixedNow)
+        for view in Self.views {
+            #expect(Array(await reopened.rows(view)) == Array(fresh.rows(view) ?? RowList()))
+        }
+        #expect(await reopened.event("e4")?.title == "Home 4")
+    }
+
     @Test func seededMutationsNeverCrashAndGiveTheRowsOfAFreshReplay() async throws {
         let (directory, log, checkpoint, foreign) = try await twoLogs()
         defer { withExtendedLifetime(directory) {} }

@@ -212,6 +212,13 @@ extension TimelineStore {
         // is written but not used: opening reads and replays the whole log, with the reason.
         let resumePoint = try? log.resumePoint(at: projection.position)
         let bytes = projection.checkpoint(resumePoint: resumePoint).encoded()
+        // Encoding joins every partition: one that did not decode (a forged checkpoint,
+        // its checksum matching) lost its events, which a new checkpoint must not make
+        // lasting. The old one goes too, so the next opening replays the whole log.
+        guard !projection.lostCheckpointEvents else {
+            unlink(checkpointPath)
+            return
+        }
         do {
             if let logFilePath {
                 try DurableFile.write(bytes, to: checkpointPath, permissionsOf: logFilePath)
