@@ -229,8 +229,9 @@ extension Checkpoint {
         }
         let mode: PartitionSource.Mode = 2 * rowEvents <= eventCount ? .check : .events
         // With no rows to restore, a partition is checked when it is decoded whole: a
-        // command looks up a few events, each decoded alone (``PendingPartitions``). Rows restored in place take their events
-        // from any partition, so all are checked here, as the table adopts those events.
+        // command looks up a few events, each decoded alone (``PendingPartitions``). Rows
+        // restored in place take their events from any partition, so all are checked
+        // here, as the table adopts those events.
         let checkLater = mode == .check && savedRowSets.isEmpty
         let parts: [PartitionEvents]
         if checkLater {

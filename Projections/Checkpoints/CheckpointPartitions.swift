@@ -257,8 +257,9 @@ struct PartitionSource: Sendable {
 /// reads a few events of each partition, and checking all 64 was most of opening. A lookup
 /// decodes its one event with every check. A partition whose bytes do not decode (behind
 /// a matching checksum: a forged file, as a damaged one fails the checksum) holds no event
-/// once that is found, never a trap: a forged checkpoint can say anything well formed too. Each partition is decoded once, whichever copy of the table
-/// asks first.
+/// once that is found, never a trap: a forged checkpoint can say anything well formed
+/// too, and a store never saves a checkpoint from it (``EventTable/lostPartitions``).
+/// Each partition is decoded once, whichever copy of the table asks first.
 final class PendingPartitions: Sendable {
     /// What is known of a partition's bytes.
     private enum Partition: Sendable {

@@ -37,9 +37,8 @@ enum PostgresFollower {
         let first = try listen(location)
         // The thread may return on its own, having seen the cancel flag, before the wake
         // is written: the pipe then stays open until both sides let go (no SIGPIPE).
-        guard let wake = WakePipe() else {
-            throw .io(path: location.displayName, operation: "pipe", code: errno)
-        }
+        let wake: WakePipe
+        do { wake = try WakePipe() } catch { throw .io(path: location.displayName, operation: "pipe", code: error.code) }
         let shared = Shared()
         spawnThread {
             shared.gate.withLock { $0.thread = pthread_self() }

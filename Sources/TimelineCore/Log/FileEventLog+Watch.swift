@@ -51,10 +51,10 @@ package enum FileWatch {
     package static func readEvents(inotify: Int32, path: String, name: String,
                                    _ handle: @escaping @Sendable (ArraySlice<UInt8>) -> Void) throws(EventLogError)
         -> LogWatch {
-        guard let wake = WakePipe() else {
-            let code = errno
+        let wake: WakePipe
+        do { wake = try WakePipe() } catch {
             close(inotify)
-            throw .io(path: path, operation: "pipe", code: code)
+            throw .io(path: path, operation: "pipe", code: error.code)
         }
         let thread = Thread {
             defer { close(inotify) }

@@ -11,11 +11,16 @@ package final class WakePipe: Sendable {
     package let readEnd: Int32
     private let writeEnd: Int32
 
+    /// Why the pipe could not be made: `pipe`'s `errno`.
+    package struct Failure: Error {
+        package let code: Int32
+    }
+
     /// Opens the pipe, both ends close-on-exec, the writing end non-blocking (a wake
-    /// into a full pipe is a wake already given); nil when `pipe` fails (`errno` says why).
-    package init?() {
+    /// into a full pipe is a wake already given).
+    package init() throws(Failure) {
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { return nil }
+        guard pipe(&ends) == 0 else { throw Failure(code: errno) }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         (readEnd, writeEnd) = (ends[0], ends[1])
